@@ -1,0 +1,116 @@
+"""Command line: ``imagekit sandbox init|serve|user add`` and ``imagekit demo``.
+
+The sandbox commands are a contract other scripts rely on: ``init`` and ``user add`` print the
+API key as the last line of stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _sandbox(data: str, **settings):
+    from .sandbox.service import Sandbox
+    from .sandbox.settings import SandboxSettings
+
+    Path(data).mkdir(parents=True, exist_ok=True)
+    return Sandbox(SandboxSettings(data_dir=Path(data), **settings))
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from .sandbox.seed import DEMO_EMAIL, initialize, is_initialized
+
+    sandbox = _sandbox(args.data)
+    fresh = not is_initialized(sandbox)
+    key = initialize(sandbox)
+    sandbox.close()
+    print(f"{'Created' if fresh else 'Reused'} sandbox data in {args.data}; API key of {DEMO_EMAIL}:")
+    print(key)
+    return 0
+
+
+def cmd_user_add(args: argparse.Namespace) -> int:
+    from .sandbox.errors import SandboxError
+    from .sandbox.seed import is_initialized, register_user
+
+    sandbox = _sandbox(args.data)
+    try:
+        if not is_initialized(sandbox):
+            print(f"error: {args.data} holds no sandbox; run `imagekit sandbox init --data {args.data}` first",
+                  file=sys.stderr)
+            return 2
+        user_id, key = register_user(sandbox, args.email, args.plan)
+    except SandboxError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+    finally:
+        sandbox.close()
+    print(f"Added user {user_id} <{args.email}> on plan {args.plan}; API key:")
+    print(key)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .sandbox.app import create_app
+    from .sandbox.faults import quiet_dropped_connections
+    from .sandbox.seed import initialize, is_initialized
+
+    sandbox = _sandbox(args.data, latency=args.latency)
+    if not is_initialized(sandbox):
+        print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
+    quiet_dropped_connections()
+    print(f"Serving the imagekit sandbox on http://{args.host}:{args.port} (latency {args.latency}s)", flush=True)
+    uvicorn.run(create_app(sandbox.settings, sandbox), host=args.host, port=args.port,
+                log_level=args.log_level, access_log=args.log_level == "debug")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(Path(args.out))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="imagekit", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    sandbox = commands.add_parser("sandbox", help="the local sandbox service").add_subparsers(
+        dest="sandbox_command", required=True)
+    init = sandbox.add_parser("init", help="create the database, plans and demo user; print its API key")
+    init.add_argument("--data", required=True, help="data directory")
+    init.set_defaults(run=cmd_init)
+
+    user = sandbox.add_parser("user", help="manage users").add_subparsers(dest="user_command", required=True)
+    add = user.add_parser("add", help="add a user and print its API key")
+    add.add_argument("--data", required=True, help="data directory")
+    add.add_argument("--email", required=True)
+    add.add_argument("--plan", default="standard", help="free, standard, pro or enterprise")
+    add.set_defaults(run=cmd_user_add)
+
+    serve = sandbox.add_parser("serve", help="serve the API")
+    serve.add_argument("--data", required=True, help="data directory")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8800)
+    serve.add_argument("--latency", type=float, default=0.0,
+                       help="seconds added to every generation and edit")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.set_defaults(run=cmd_serve)
+
+    demo = commands.add_parser("demo", help="the main job against an embedded sandbox")
+    demo.add_argument("--out", default="out", help="output folder")
+    demo.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""The sandbox: a local implementation of the whole interface, embeddable in any process.
+
+``EmbeddedSandbox`` serves it on a loopback port from a background thread; it is what
+``imagekit.connect()`` starts when no server is configured. Heavy imports (FastAPI, SQLAlchemy,
+OpenCV) happen on ``start()``, not on import.
+"""
+
+from __future__ import annotations
+
+import socket
+import tempfile
+import threading
+from pathlib import Path
+
+__all__ = ["EmbeddedSandbox"]
+
+
+class EmbeddedSandbox:
+    """A sandbox server on 127.0.0.1 in a background thread, with its own data directory."""
+
+    def __init__(self, data_dir: str | Path | None = None, latency: float = 0.0, host: str = "127.0.0.1",
+                 port: int = 0, **settings):
+        self._tmp = None if data_dir is not None else tempfile.TemporaryDirectory(prefix="imagekit-sandbox-")
+        self.data_dir = Path(data_dir if data_dir is not None else self._tmp.name)
+        self._latency, self._host, self._port, self._extra = latency, host, port, settings
+        self._server = self._thread = self.sandbox = None
+        self.url = ""
+        self.api_key = ""
+
+    def start(self) -> EmbeddedSandbox:
+        import uvicorn
+
+        from .app import create_app
+        from .faults import quiet_dropped_connections
+        from .seed import initialize
+        from .service import Sandbox
+        from .settings import SandboxSettings
+
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        settings = SandboxSettings(data_dir=self.data_dir, latency=self._latency, **self._extra)
+        self.sandbox = Sandbox(settings)
+        self.api_key = initialize(self.sandbox)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self._host, self._port))
+        config = uvicorn.Config(create_app(settings, self.sandbox), log_level="warning", access_log=False,
+                                timeout_keep_alive=30, limit_concurrency=512)
+        self._server = uvicorn.Server(config)
+        quiet_dropped_connections()
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
+                                        name="imagekit-sandbox", daemon=True)
+        self._thread.start()
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError("the embedded sandbox failed to start; see the log above")
+            self._thread.join(0.01)
+        host, port = sock.getsockname()[:2]
+        self.url = f"http://{host}:{port}"
+        return self
+
+    def add_user(self, email: str, plan: str = "standard") -> str:
+        """A new user on ``plan``; returns its API key."""
+        from .seed import register_user
+
+        return register_user(self.sandbox, email, plan)[1]
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=30)
+            self._server = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> EmbeddedSandbox:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"EmbeddedSandbox(url={self.url!r}, data_dir={str(self.data_dir)!r})"

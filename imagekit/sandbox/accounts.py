@@ -1,0 +1,125 @@
+"""Accounts: users on plans, API keys stored hashed, login sessions for the connect.sid cookie."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import uuid
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .catalog import ENTERPRISE_GRADE
+from .errors import SandboxError, invalid
+from .tables import ApiKey, Enterprise, EnterpriseDownload, LoginSession, Plan, State, User
+
+KEY_PREFIX = "iks_"
+_PREFIX_LEN = 12
+# A well-formed key that matches nothing: compared when the prefix is unknown, so a wrong key
+# costs the same time as a right one and timing does not reveal which prefixes exist.
+_DUMMY_HASH = hashlib.sha256(b"no such key").hexdigest()
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def issue_key(session: Session, user_id: int, now: datetime, expires_at: datetime | None = None) -> str:
+    """Create an API key for a user; only its hash is stored, the key itself is returned once."""
+    prefix = secrets.token_hex(_PREFIX_LEN // 2)
+    key = f"{KEY_PREFIX}{prefix}_{secrets.token_urlsafe(24)}"
+    session.add(ApiKey(user_id=user_id, prefix=prefix, key_hash=_digest(key), created_at=now, expires_at=expires_at))
+    return key
+
+
+def authenticate_key(session: Session, key: str, now: datetime) -> User:
+    """The user owning ``key``; 401 wrong_api_key or api_key_expired otherwise."""
+    prefix = key[len(KEY_PREFIX):len(KEY_PREFIX) + _PREFIX_LEN] if key.startswith(KEY_PREFIX) else ""
+    row = session.scalar(select(ApiKey).where(ApiKey.prefix == prefix)) if prefix else None
+    matches = hmac.compare_digest(_digest(key), row.key_hash if row else _DUMMY_HASH)
+    if row is None or not matches:
+        raise SandboxError(401, "wrong_api_key", "The API key is invalid.")
+    if row.expires_at is not None and row.expires_at <= now:
+        raise SandboxError(401, "api_key_expired", "The API key has expired.")
+    return session.get(User, row.user_id)
+
+
+def _cookie_secret(session: Session) -> bytes:
+    row = session.get(State, "cookie_secret")
+    if row is None:
+        row = State(key="cookie_secret", value=secrets.token_hex(32))
+        session.add(row)
+        session.flush()
+    return bytes.fromhex(row.value)
+
+
+def _sign(secret: bytes, sid: str) -> str:
+    mac = hmac.new(secret, sid.encode(), hashlib.sha256).digest()
+    return base64.b64encode(mac).decode().rstrip("=")
+
+
+def open_session(session: Session, user_id: int, now: datetime, ttl: timedelta = timedelta(days=1)) -> str:
+    """Log a user in; returns the ``connect.sid`` cookie value (``s:<sid>.<signature>``)."""
+    sid = secrets.token_urlsafe(24)
+    session.add(LoginSession(sid_hash=_digest(sid), user_id=user_id, expires_at=now + ttl))
+    return f"s:{sid}.{_sign(_cookie_secret(session), sid)}"
+
+
+def authenticate_cookie(session: Session, cookie: str, now: datetime) -> User | None:
+    """The user of a signed, unexpired ``connect.sid`` cookie, or None."""
+    if not cookie.startswith("s:") or "." not in cookie:
+        return None
+    sid, _, signature = cookie[2:].rpartition(".")
+    secret = session.get(State, "cookie_secret")
+    if secret is None or not hmac.compare_digest(_sign(bytes.fromhex(secret.value), sid), signature):
+        return None
+    row = session.get(LoginSession, _digest(sid))
+    if row is None or row.expires_at <= now:
+        return None
+    return session.get(User, row.user_id)
+
+
+def plan_by_grade(session: Session, grade: str) -> Plan:
+    plan = session.scalar(select(Plan).where(Plan.grade == grade))
+    if plan is None:
+        raise invalid(f"Unknown plan {grade!r}.", "unknown_plan")
+    return plan
+
+
+def add_user(session: Session, email: str, grade: str, now: datetime, name: str | None = None) -> User:
+    """A new user on a plan with that plan's opening balances; enterprise grade adds an Enterprise."""
+    if "@" not in email or len(email) > 254:
+        raise invalid(f"Not an e-mail address: {email!r}.")
+    if session.scalar(select(User).where(User.email == email)) is not None:
+        raise SandboxError(409, "email_taken", f"A user with e-mail {email} exists already.")
+    plan = plan_by_grade(session, grade)
+    user = User(
+        email=email, name=name or email.split("@")[0], customer_key=str(uuid.uuid4()), created_at=now,
+        plan=plan, plan_started_at=now, default_credit=plan.default_credit, daily_credit=plan.daily_credit,
+        monthly_credit=plan.monthly_credit, max_credit=plan.max_credit, daily_granted_on=now.date(),
+        monthly_granted_at=now,
+    )
+    session.add(user)
+    session.flush()
+    if grade == ENTERPRISE_GRADE:
+        _attach_enterprise(session, user, plan, now)
+    return user
+
+
+def _attach_enterprise(session: Session, user: User, plan: Plan, now: datetime) -> None:
+    """A postpaid enterprise account billed monthly, bound to the enterprise model."""
+    enterprise = Enterprise(
+        user_id=user.user_id, name=f"{user.name} Inc.", categories="design,marketing",
+        expires_at=now + timedelta(days=365), monthly_credit=20000, yearly_credit=240000, amount=2000,
+        currency="USD", simultaneous_limit=plan.simultaneous_limit, max_edit_number=plan.max_edit_number,
+        edit_count_period="month", payment_period="monthly", postpaid=True,
+        model_url="imagekit/procedural:enterprise", logo="/static/enterprise-logo.png",
+        models=list(plan.models),
+    )
+    session.add(enterprise)
+    user.monthly_credit = enterprise.monthly_credit
+    session.add_all(EnterpriseDownload(user_id=user.user_id, scale_size=s, credit=c)
+                    for s, c in (("1x", 0), ("2x", 1), ("4x", 2), ("8x", 4)))

@@ -1,0 +1,89 @@
+"""``create_app(settings)``: the sandbox's FastAPI app, with one renderer for every error."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .errors import SandboxError
+from .faults import FaultMiddleware
+from .limits import BodyLimitMiddleware
+from .routes import control, edits, images, prompts, users
+from .schemas import ErrorBody
+from .service import Sandbox
+from .settings import SandboxSettings
+
+_HTTP_NAMES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
+               415: "unsupported_media_type"}
+# A header whose value breaks the interface's rules has its own error name.
+_HEADER_ERRORS = {"x-platform": "invalid_platform", "x-api-type": "invalid_api_type",
+                  "x-request-id": "invalid_request_id"}
+
+ERROR_RESPONSES = {status: {"model": ErrorBody, "description": text} for status, text in (
+    (400, "Invalid input"), (401, "Wrong or expired API key"), (402, "Not enough credit"),
+    (403, "Not logged in, or not allowed by the plan"), (404, "Not found"), (409, "Conflict"),
+    (413, "Too large"), (415, "Unsupported media type"), (429, "Over a concurrency or rate limit"),
+    (503, "Unavailable (injected fault)"))}
+
+
+def error_response(error: SandboxError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def _validation_error(exc: RequestValidationError) -> SandboxError:
+    first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+    loc = [str(part) for part in first.get("loc", ())]
+    if first.get("type") == "json_invalid":
+        return SandboxError(400, "malformed_json", "The body is not valid JSON.")
+    if loc[:1] == ["header"] and len(loc) > 1 and loc[1].lower() in _HEADER_ERRORS:
+        return SandboxError(400, _HEADER_ERRORS[loc[1].lower()], f"{loc[1]}: {first['msg']}")
+    where = ".".join(part for part in loc if part != "body") or "request"
+    return SandboxError(400, "invalid_request", f"{where}: {first['msg']}")
+
+
+def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> FastAPI:
+    """A sandbox app over ``settings`` (its own database, files, clock and faults)."""
+    sandbox = sandbox or Sandbox(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        sandbox.recover()
+        yield
+        sandbox.close()
+
+    app = FastAPI(title="imagekit sandbox", version="1.1", lifespan=lifespan,
+                  description="A local implementation of the image generation and editing interface "
+                              "(generation is procedural). Error bodies: {success, code, data, message}.",
+                  responses=ERROR_RESPONSES)
+    app.state.sandbox = sandbox
+    app.include_router(users.router)
+    app.include_router(edits.router)
+    app.include_router(prompts.router)
+    app.include_router(images.router)
+    if settings.controls:
+        app.include_router(control.router)
+
+    @app.exception_handler(SandboxError)
+    async def sandbox_error(request: Request, exc: SandboxError) -> JSONResponse:
+        return error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(_validation_error(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        name = _HTTP_NAMES.get(exc.status_code, "invalid_request" if exc.status_code < 500 else "internal_error")
+        return error_response(SandboxError(exc.status_code, name, str(exc.detail)))
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        return error_response(SandboxError(500, "internal_error", "The sandbox failed; see its log."))
+
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)
+    app.add_middleware(FaultMiddleware, faults=sandbox.faults)
+    return app

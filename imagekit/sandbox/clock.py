@@ -1,0 +1,43 @@
+"""The sandbox clock: real UTC time plus an offset that tests can advance (persisted)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from .db import Database
+from .tables import State
+
+_KEY = "clock_offset_seconds"
+
+
+class Clock:
+    """Naive-UTC ``now()`` shifted by an advanceable offset, so grants and periods can be exercised."""
+
+    def __init__(self, db: Database):
+        self._db = db
+        with db.read() as session:
+            row = session.get(State, _KEY)
+            self._offset = timedelta(seconds=float(row.value)) if row else timedelta()
+
+    def now(self) -> datetime:
+        return datetime.now(UTC).replace(tzinfo=None) + self._offset
+
+    @property
+    def offset_seconds(self) -> float:
+        return self._offset.total_seconds()
+
+    def advance(self, seconds: float) -> datetime:
+        """Move the clock forward (never back: periods and grants only move forward)."""
+        if seconds < 0:
+            raise ValueError("the sandbox clock only moves forward")
+        with self._db.write() as session:
+            self._offset += timedelta(seconds=seconds)
+            session.merge(State(key=_KEY, value=str(self._offset.total_seconds())))
+        return self.now()
+
+
+def iso(moment: datetime | None) -> str | None:
+    """ISO 8601 with a Z suffix, the way the interface writes date-times."""
+    if moment is None:
+        return None
+    return moment.replace(microsecond=(moment.microsecond // 1000) * 1000).isoformat(timespec="milliseconds") + "Z"

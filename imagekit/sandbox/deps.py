@@ -1,0 +1,78 @@
+"""Request dependencies: the sandbox, the authenticated caller, the platform and API-type headers."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+from fastapi.security import APIKeyCookie, APIKeyHeader
+from sqlalchemy.orm import joinedload, selectinload
+
+from . import credits
+from .accounts import authenticate_cookie, authenticate_key
+from .errors import SandboxError
+from .schemas import ApiType, Platform
+from .service import Sandbox
+from .tables import Enterprise, Plan, User
+
+api_key_scheme = APIKeyHeader(name="X-Api-Key", auto_error=False, description="The issued API key.")
+cookie_scheme = APIKeyCookie(name="connect.sid", auto_error=False,
+                             description="Login session (accepted on GET /api/users/me only).")
+
+
+def get_sandbox(request: Request) -> Sandbox:
+    return request.app.state.sandbox
+
+
+SandboxDep = Annotated[Sandbox, Depends(get_sandbox)]
+
+_USER_OPTIONS = (
+    joinedload(User.plan).selectinload(Plan.costs), joinedload(User.plan).selectinload(Plan.models),
+    joinedload(User.enterprise).selectinload(Enterprise.models), selectinload(User.downloads),
+)
+
+
+def _load_user(sandbox: Sandbox, user_id: int) -> User:
+    """The caller with plan, costs and enterprise loaded; due grants applied first."""
+    now = sandbox.clock.now()
+    with sandbox.db.read() as session:
+        user = session.get(User, user_id, options=_USER_OPTIONS)
+    if credits.grants_due(user, now):
+        with sandbox.db.write() as session:
+            fresh = session.get(User, user_id)
+            credits.apply_grants(fresh, now)
+        with sandbox.db.read() as session:
+            user = session.get(User, user_id, options=_USER_OPTIONS)
+    return user
+
+
+def _authenticate(sandbox: Sandbox, key: str | None, cookie: str | None) -> User:
+    now = sandbox.clock.now()
+    with sandbox.db.read() as session:
+        if key:
+            user_id = authenticate_key(session, key, now).user_id
+        else:
+            user = authenticate_cookie(session, cookie, now) if cookie else None
+            user_id = user.user_id if user else None
+    if user_id is None:
+        raise SandboxError(403, "not_logged_in", "Send the X-Api-Key header (or log in).")
+    return _load_user(sandbox, user_id)
+
+
+def current_user(sandbox: SandboxDep, key: Annotated[str | None, Depends(api_key_scheme)]) -> User:
+    """The caller by API key (every /api endpoint)."""
+    return _authenticate(sandbox, key, None)
+
+
+def current_user_or_session(sandbox: SandboxDep, key: Annotated[str | None, Depends(api_key_scheme)],
+                            cookie: Annotated[str | None, Depends(cookie_scheme)]) -> User:
+    """The caller by API key or, failing that, by the connect.sid login cookie."""
+    return _authenticate(sandbox, key, cookie)
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+SessionUser = Annotated[User, Depends(current_user_or_session)]
+PlatformHeader = Annotated[Platform, Header(alias="X-Platform", description="Platform tag.")]
+ApiTypeHeader = Annotated[ApiType, Header(alias="X-Api-Type", description="API type: standard or enterprise.")]
+RequestIdHeader = Annotated[str | None, Header(alias="X-Request-Id", max_length=64, pattern=r"^[\w.:-]+$",
+                                               description="Request id, used to cancel an edit.")]

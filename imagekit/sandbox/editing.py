@@ -1,0 +1,154 @@
+"""Every edit as one job: check, charge, run the engine (cancellable), then commit or refund.
+
+An edit is charged when it starts and counted from then on; if it is cancelled before it
+completes, or fails, the charge is refunded, so it is neither charged nor counted, and it leaves
+no image row and no file. Completion and cancellation are decided atomically by the job registry:
+a cancel that arrives after completion changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import credits, jobs
+from .errors import Cancelled, SandboxError
+from .references import ready_image
+from .tables import Charge, Image, User
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class EditResult:
+    """What an edit engine made: pixels, and for vectorize the SVG text as well."""
+
+    pixels: np.ndarray
+    svg: str | None = None
+
+
+@dataclass
+class Edit:
+    """One edit request: the operation, its price type, its parameters and the work to run."""
+
+    op: str
+    """The edit's name as the endpoint spells it (enhance, outpaint, retry, fill, cleanUp, ...)."""
+    cost_type: str
+    """CreditCostInfo type that prices it (enhance-2x, outpaint, ...)."""
+    run: Callable[[np.ndarray, int, Callable[[], None]], EditResult]
+    """(source pixels, seed, check) -> result; must call check inside long loops."""
+    scale_size: str = "1x"
+    prompt: str | None = None
+    params: dict = field(default_factory=dict)
+    out_size: tuple[int, int] | None = None
+    """Result (width, height) when known in advance, checked against the output limit first."""
+
+
+@dataclass
+class Outcome:
+    image: Image
+    charged: int
+    balance: int
+
+
+def _check_limits(session, user: User, edit: Edit, now) -> None:
+    cap = credits.max_edits(user)
+    used = credits.edit_count(session, user, now)
+    if used >= cap:
+        raise SandboxError(403, "edit_limit_exceeded",
+                           f"{used} of {cap} edits used this {credits.edit_period(user)}.")
+    credits.check_special_limit(session, user, edit.cost_type, now)
+
+
+def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | None,
+             platform: str) -> Outcome:
+    """Run ``edit`` on one of the caller's images as a cancellable, charged job."""
+    from .engines.edits.codecs import check_output_size
+
+    request_id = request_id or uuid.uuid4().hex
+    with sandbox.db.read() as session:
+        source = ready_image(session, user, image_id)
+        price = credits.price(session, user, edit.cost_type)
+    if edit.out_size:
+        check_output_size(*edit.out_size)
+    with sandbox.gate.slot(user.user_id, credits.simultaneous_limit(user)):
+        job = sandbox.jobs.start(user.user_id, request_id)
+        try:
+            with sandbox.db.write() as session:
+                fresh = session.get(User, user.user_id)
+                _check_limits(session, fresh, edit, sandbox.clock.now())
+                charge_id = credits.charge(session, fresh, edit.cost_type, price, sandbox.clock.now(),
+                                           request_id).charge_id
+        except BaseException:
+            sandbox.jobs.finish(job)
+            raise
+        return _work(sandbox, user, source, edit, job, charge_id, price, platform)
+
+
+def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: int, price: int,
+          platform: str) -> Outcome:
+    seed = secrets.randbelow(2**31)
+    try:
+        jobs.wait(sandbox.settings.latency, job.check)
+        result = edit.run(sandbox.store.read_pixels(source.file_name), seed, job.check)
+        if not sandbox.jobs.complete(job):
+            raise Cancelled(job.request_id)
+        return _commit(sandbox, user, source, edit, job, charge_id, price, platform, seed, result)
+    except BaseException as exc:
+        sandbox.jobs.finish(job)
+        with sandbox.db.write() as session:
+            credits.refund(session, session.get(Charge, charge_id))
+        if isinstance(exc, Cancelled):
+            raise SandboxError(409, "edit_cancelled", f"Edit {job.request_id} was cancelled; nothing was charged.") from None
+        if not isinstance(exc, SandboxError | KeyboardInterrupt | SystemExit):
+            log.exception("edit %s of image %s failed", edit.op, source.image_id)
+            raise SandboxError(500, "edit_failed", f"The {edit.op} edit failed; nothing was charged.") from exc
+        raise
+
+
+def _commit(sandbox, user, source: Image, edit: Edit, job, charge_id, price, platform, seed,
+            result: EditResult) -> Outcome:
+    """Insert the new image and its files in one step; on any error neither remains."""
+    height, width = result.pixels.shape[:2]
+    names: list[str] = []
+    try:
+        with sandbox.db.write() as session:
+            image = Image(owner_id=user.user_id, created_at=sandbox.clock.now(), status="COMPLETED",
+                          width=width, height=height, kind="edit", mode=edit.op,
+                          prompt=edit.prompt if edit.prompt is not None else source.prompt,
+                          style_id=source.style_id, group_id=source.group_id, variation_id=seed,
+                          credit_cost=price, platform=platform, api_type=source.api_type,
+                          model_id=source.model_id, source_id=source.image_id, scale_size=edit.scale_size,
+                          request_id=job.request_id, charge_id=charge_id, unit_price=price,
+                          watermarked=source.watermarked, meta={"params": edit.params})
+            session.add(image)
+            session.flush()
+            names.append(sandbox.store.write_pixels(image.image_id, result.pixels))
+            image.file_name = names[-1]
+            if result.svg is not None:
+                names.append(sandbox.store.write_bytes(f"{image.image_id}.svg", result.svg.encode()))
+                image.vector_file = names[-1]
+            fresh = session.get(User, user.user_id)
+            balance = credits.total_balance(fresh)
+    except BaseException:
+        sandbox.store.delete(*names)
+        raise
+    finally:
+        sandbox.jobs.finish(job)
+    return Outcome(image=image, charged=price, balance=balance)
+
+
+def edit_result_view(image: Image, source: Image | None = None) -> dict:
+    """The interface's Edit result: the new image, linked to its source through EditInfo."""
+    return {"image": {
+        "imageId": image.image_id, "resolution": f"{image.width}x{image.height}", "scaleSize": image.scale_size,
+        "ownerId": image.owner_id,
+        "EditInfo": {"originalPrompt": image.prompt, "super": "edit", "main": image.mode,
+                     "variationId": image.variation_id, "groupId": image.group_id,
+                     "blurReason": image.blur_reason, "sourceImageId": image.source_id},
+    }}

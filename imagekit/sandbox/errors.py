@@ -1,0 +1,36 @@
+"""Domain errors of the sandbox: each carries its HTTP status and the spec's error name.
+
+One exception handler (see ``app.py``) renders every one of them as the spec's error body
+``{"success": false, "code": <status>, "data": "<name>", "message": "..."}``. Code anywhere in the
+sandbox (routes, credits, engines) raises these; nothing builds an error response by hand.
+"""
+
+from __future__ import annotations
+
+
+class SandboxError(Exception):
+    """A refusal with an HTTP status, a stable error name and a human message."""
+
+    def __init__(self, status: int, name: str, message: str = "", *, headers: dict[str, str] | None = None):
+        super().__init__(message or name)
+        self.status = status
+        self.name = name
+        self.message = message or name.replace("_", " ")
+        self.headers = headers or {}
+
+    def body(self) -> dict:
+        return {"success": False, "code": self.status, "data": self.name, "message": self.message}
+
+
+def invalid(message: str, name: str = "invalid_request") -> SandboxError:
+    """A 400 for input that breaks the interface's rules."""
+    return SandboxError(400, name, message)
+
+
+def not_found(name: str, message: str) -> SandboxError:
+    """A 404; another user's resource answers exactly like an unknown one."""
+    return SandboxError(404, name, message)
+
+
+class Cancelled(Exception):
+    """Raised inside a job when its edit was cancelled; never reaches a client as an error body."""

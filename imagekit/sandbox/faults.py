@@ -1,0 +1,106 @@
+"""Fault injection for testing clients: latency, 503s, 429s with Retry-After, dropped connections.
+
+Faults apply to ``/api/`` paths only, as an ASGI middleware in front of the whole app. A dropped
+connection starts a response and then aborts it, so the client sees the connection die with no
+usable answer. ``drop_phase="after"`` runs (and charges) the operation first: the case a client
+must never blindly retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import threading
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class FaultConfig:
+    rate_503: float = 0.0
+    rate_429: float = 0.0
+    retry_after: float = 1.0
+    drop_rate: float = 0.0
+    drop_phase: Literal["before", "after"] = "before"
+    latency: float = 0.0
+    fail_generation_rate: float = 0.0
+    seed: int | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class Faults:
+    """The current fault configuration and its random source (seeded for repeatable runs)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.set(FaultConfig())
+
+    def set(self, config: FaultConfig) -> None:
+        with self._lock:
+            self.config = config
+            self._rng = random.Random(config.seed)
+
+    def roll(self, rate: float) -> bool:
+        if rate <= 0:
+            return False
+        with self._lock:
+            return self._rng.random() < rate
+
+
+class DroppedConnection(Exception):
+    """Raised after a response has started, so the server closes the connection mid-response."""
+
+
+class _QuietDrops(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], DroppedConnection))
+
+
+def quiet_dropped_connections() -> None:
+    """Keep deliberate drops out of the server's error log."""
+    logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
+
+
+class FaultMiddleware:
+    """ASGI middleware applying the configured faults to ``/api/`` requests."""
+
+    def __init__(self, app, faults: Faults):
+        self.app = app
+        self.faults = faults
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        config = self.faults.config
+        if config.latency > 0:
+            await asyncio.sleep(config.latency)
+        for rate, status, name in ((config.rate_503, 503, "service_unavailable"),
+                                   (config.rate_429, 429, "rate_limited")):
+            if self.faults.roll(rate):
+                await _error(send, status, name, config.retry_after)
+                return
+        if not self.faults.roll(config.drop_rate):
+            await self.app(scope, receive, send)
+            return
+        if config.drop_phase == "after":
+            async def swallow(message) -> None:
+                pass
+            await self.app(scope, receive, swallow)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"65536")]})
+        await send({"type": "http.response.body", "body": b"{", "more_body": True})
+        raise DroppedConnection(scope["path"])
+
+
+async def _error(send, status: int, name: str, retry_after: float) -> None:
+    body = json.dumps({"success": False, "code": status, "data": name,
+                       "message": f"Injected fault: {name.replace('_', ' ')}."}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               (b"retry-after", f"{retry_after:g}".encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,179 @@
+"""POST /api/images/create as a service: validate and price, charge, draw, refund what failed.
+
+Every refusal happens in ``prepare`` before a credit is taken. ``start`` charges and inserts the
+PENDING rows in one transaction; ``draw`` renders them and settles each image: COMPLETED with its
+file, or FAILED with its share of the charge refunded (no orphan file either way).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import uuid
+from dataclasses import dataclass, field
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from . import credits, jobs
+from .engines.base import GenerationRequest
+from .errors import SandboxError, invalid, not_found
+from .references import read_reference
+from .schemas import CreateBody
+from .tables import Charge, Collection, Image, Model, Style, User
+
+log = logging.getLogger(__name__)
+
+_RATIOS = {"square": (1, 1), "1:1": (1, 1), "vertical": (3, 4), "3:4": (3, 4),
+           "horizontal": (4, 3), "4:3": (4, 3), "9:16": (9, 16), "16:9": (16, 9)}
+
+
+def resolution(ratio: str, base: int) -> tuple[int, int]:
+    """Width and height for a ratio: the long side is ``base``, both multiples of 8."""
+    w, h = _RATIOS[ratio]
+    scale = base / max(w, h)
+    return int(round(w * scale / 8)) * 8, int(round(h * scale / 8)) * 8
+
+
+@dataclass
+class Order:
+    """A validated, priced create request, ready to charge."""
+
+    body: CreateBody
+    mode: str
+    cost_type: str
+    """The CreditCostInfo type that prices (and watermarks) each image."""
+    unit_price: int
+    width: int
+    height: int
+    model: Model
+    platform: str
+    api_type: str
+    style: Style | None = None
+    collection: Collection | None = None
+    reference: np.ndarray | None = field(default=None, repr=False)
+    reference_id: int | None = None
+
+
+def find_style(session: Session, user: User, style_id: int, platform: str) -> Style:
+    style = session.get(Style, style_id)
+    if style is None or style.owner_id not in (None, user.user_id):
+        raise not_found("style_not_found", f"No style {style_id}.")
+    if user.enterprise and user.enterprise.can_use_own_only and style.owner_id != user.user_id:
+        raise SandboxError(403, "style_not_allowed", "This enterprise account may use its own styles only.")
+    if platform == "api" and not style.api_enabled:
+        raise SandboxError(403, "style_not_allowed", f"Style {style_id} is not enabled for the API.")
+    return style
+
+
+def _collection(session: Session, user: User, collection_id: int) -> Collection:
+    collection = session.get(Collection, collection_id)
+    if collection is None or collection.owner_id not in (None, user.user_id):
+        raise not_found("collection_not_found", f"No collection {collection_id}.")
+    if collection.premium and not user.plan.premium_available:
+        raise SandboxError(403, "premium_required", "Premium collections need a plan with premium access.")
+    return collection
+
+
+def _model(user: User, api_type: str) -> Model:
+    if api_type == "enterprise":
+        if user.enterprise is None:
+            raise SandboxError(403, "enterprise_only", "The enterprise API type needs an enterprise account.")
+        models = list(user.enterprise.models)
+    else:
+        models = sorted(user.plan.models, key=lambda m: not m.is_main_generation)
+    if not models:
+        raise SandboxError(403, "model_not_available", "No generation model is bound to this account.")
+    return models[0]
+
+
+def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: str, api_type: str,
+            host: str) -> Order:
+    """Check everything about a create request and price it; raises before anything is charged."""
+    chosen = [name for name in ("image", "styleId", "collectionId") if getattr(body, name) is not None]
+    if len(chosen) != 1:
+        raise invalid("Give exactly one of image, styleId or collectionId with the prompt "
+                      f"(got {', '.join(chosen) or 'none'}).", "invalid_generation_mode")
+    if not body.prompt.strip():
+        raise invalid("The prompt is empty.")
+    width, height = resolution(body.ratio, sandbox.settings.base_size)
+    order = Order(body=body, mode="", cost_type="generate", unit_price=0, width=width, height=height,
+                  model=_model(user, api_type), platform=platform, api_type=api_type)
+    if body.styleId is not None:
+        order.mode, order.style = "style", find_style(session, user, body.styleId, platform)
+        order.unit_price = order.style.credit_cost or credits.price(session, user, "generate")
+    elif body.collectionId is not None:
+        order.mode, order.collection = "collection", _collection(session, user, body.collectionId)
+        order.cost_type = "collection-2x" if order.collection.premium else "collection"
+        order.unit_price = credits.price(session, user, order.cost_type)
+    else:
+        order.mode = "reference"
+        order.reference, order.reference_id = read_reference(
+            session, user, body.image, sandbox.store, host, sandbox.settings.max_upload_bytes,
+            sandbox.settings.max_upload_pixels)
+        order.cost_type = "reference"
+        order.unit_price = credits.price(session, user, "reference")
+    credits.check_special_limit(session, user, "create", sandbox.clock.now())
+    return order
+
+
+def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, list[Image]]:
+    """Charge the whole request and insert its PENDING images, in the caller's transaction."""
+    now, body = sandbox.clock.now(), order.body
+    count = body.count
+    charge = credits.charge(session, user, "create", order.unit_price * count, now)
+    seed = body.seed if body.seed is not None else secrets.randbelow(2**31 - 8)
+    watermarked = credits.watermarked(session, user, order.cost_type)
+    group = body.groupId or uuid.uuid4().hex
+    meta = {k: v for k, v in body.model_dump(include={"randomPrompt", "initialPrompt", "enhancedPrompt",
+            "captionPrompt", "captionTPrompt", "ratio"}).items() if v is not None}
+    if order.collection is not None:
+        meta["main"] = order.collection.name
+    images = [Image(owner_id=user.user_id, created_at=now, status="PENDING", width=order.width,
+                    height=order.height, kind="generation", mode=order.mode, prompt=body.prompt,
+                    style_id=body.styleId, collection_id=body.collectionId, group_id=group,
+                    variation_id=seed + i, credit_cost=order.unit_price, platform=order.platform,
+                    api_type=order.api_type, model_id=order.model.model_id, source_id=order.reference_id,
+                    charge_id=charge.charge_id, unit_price=order.unit_price, watermarked=watermarked,
+                    meta=meta)
+              for i in range(count)]
+    session.add_all(images)
+    session.flush()
+    return charge, images
+
+
+def draw(sandbox, order: Order, image_ids: list[int]) -> None:
+    """Render each PENDING image and settle it; failures are refunded, never half-written."""
+    jobs.wait(sandbox.settings.latency)
+    look = order.style.look if order.style else order.collection.look if order.collection else None
+    palette = [tuple(c) for c in order.collection.palette] if order.collection else None
+    for image_id in image_ids:
+        with sandbox.db.read() as session:
+            image = session.get(Image, image_id)
+        request = GenerationRequest(prompt=image.prompt, width=image.width, height=image.height,
+                                    seed=image.variation_id, style=look, reference=order.reference,
+                                    palette=palette)
+        name = None
+        try:
+            if sandbox.faults.roll(sandbox.faults.config.fail_generation_rate):
+                raise SandboxError(500, "generation_failed", "The engine failed (injected fault).")
+            pixels = sandbox.engine_for(order.model).generate(request)
+            name = sandbox.store.write_pixels(image_id, pixels)
+            settle(sandbox, image_id, name=name)
+        except Exception as exc:  # any failure of one image fails that image alone, refunded
+            if not isinstance(exc, SandboxError):
+                log.exception("generation of image %s failed", image_id)
+            sandbox.store.delete(name)
+            settle(sandbox, image_id, error=getattr(exc, "message", None) or "The generation failed.")
+
+
+def settle(sandbox, image_id: int, *, name: str | None = None, error: str | None = None) -> None:
+    """Mark an image COMPLETED with its file, or FAILED with its share of the charge refunded."""
+    with sandbox.db.write() as session:
+        image = session.get(Image, image_id)
+        if error is None:
+            image.status, image.file_name = "COMPLETED", name
+            return
+        image.status, image.error = "FAILED", error
+        if image.charge_id is not None and image.unit_price:
+            credits.refund(session, session.get(Charge, image.charge_id), image.unit_price)

@@ -1,0 +1,117 @@
+"""POST /api/images/create, GET /api/images/{id} and GET /api/images/{id}/binary."""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy import select
+
+from .. import credits, generation
+from ..binaries import MEDIA_TYPES, parse_scale, render
+from ..deps import ApiTypeHeader, CurrentUser, PlatformHeader, SandboxDep
+from ..engines.edits.codecs import encode_image
+from ..errors import not_found
+from ..schemas import CreateBody, CreateOut, ImageMetaOut
+from ..tables import Charge, Collection, DownloadLog, Image, Style, User
+from ..views import generated_image_view, image_meta_view
+
+router = APIRouter(prefix="/api/images", tags=["images"])
+ImageId = Annotated[int, Path(ge=1, le=2**53, description="Image id.")]
+
+
+def charge_headers(charged: int, remaining: int) -> dict[str, str]:
+    """The sandbox's extension headers on every charged 2xx (see the README)."""
+    return {"X-Credits-Consumed": str(charged), "X-Remaining-Credits": str(remaining)}
+
+
+@router.post("/create", response_model=None, responses={200: {"model": CreateOut}})
+def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: CurrentUser,
+           platform: PlatformHeader = "api", api_type: ApiTypeHeader = "standard") -> JSONResponse:
+    """Generate 1, 2 or 4 images from a prompt with a style, a reference image or a collection."""
+    with sandbox.db.read() as session:
+        order = generation.prepare(session, sandbox, user, body, platform, api_type,
+                                   request.headers.get("host", ""))
+    sandbox.gate.try_acquire(user.user_id, credits.simultaneous_limit(user))
+    try:
+        with sandbox.db.write() as session:
+            charge, images = generation.start(session, sandbox, session.get(User, user.user_id), order)
+            charge_id, image_ids = charge.charge_id, [image.image_id for image in images]
+    except BaseException:
+        sandbox.gate.release(user.user_id)
+        raise
+    if body.isAsync:
+        sandbox.executor.submit(_draw_then_release, sandbox, order, image_ids, user.user_id)
+    else:
+        _draw_then_release(sandbox, order, image_ids, user.user_id)
+    return _create_response(sandbox, user.user_id, charge_id, image_ids, order.style)
+
+
+def _draw_then_release(sandbox, order, image_ids: list[int], user_id: int) -> None:
+    try:
+        generation.draw(sandbox, order, image_ids)
+    finally:
+        sandbox.gate.release(user_id)
+
+
+def _create_response(sandbox, user_id: int, charge_id: int, image_ids: list[int], style) -> JSONResponse:
+    with sandbox.db.read() as session:
+        user = session.get(User, user_id)
+        charge = session.get(Charge, charge_id)
+        images = [session.get(Image, image_id) for image_id in image_ids]
+    views = []
+    for image in images:
+        inline = ""
+        if image.status == "COMPLETED":
+            inline = base64.b64encode(encode_image(sandbox.store.read_pixels(image.file_name), "jpeg")).decode()
+        views.append(generated_image_view(image, style, inline))
+    body = {"images": views, **credits.balances(user)}
+    return JSONResponse(body, headers=charge_headers(charge.credits - charge.refunded, credits.total_balance(user)))
+
+
+def visible_image(session, user: User, image_id: int, collection: bool = False) -> Image:
+    """An image the caller may read: their own, or public; with ``collection`` a collection item."""
+    image = session.get(Image, image_id)
+    visible = image is not None and image.owner_id in (None, user.user_id)
+    if collection:
+        item_of = session.get(Collection, image.member_of) if visible and image.member_of else None
+        visible = item_of is not None and item_of.owner_id in (None, user.user_id)
+    if not visible:
+        raise not_found("image_not_found", f"No image {image_id}.")
+    return image
+
+
+@router.get("/{id}", response_model=None, responses={200: {"model": ImageMetaOut}})
+def image_meta(id: ImageId, sandbox: SandboxDep, user: CurrentUser) -> dict:
+    """Metadata of one image."""
+    with sandbox.db.read() as session:
+        image = visible_image(session, user, id)
+        upscaled = session.scalars(select(Image).where(Image.source_id == id, Image.mode.in_(("enhance", "upsize")),
+                                                       Image.status == "COMPLETED")).all()
+        downloads = session.scalars(select(DownloadLog).where(DownloadLog.image_id == id)
+                                    .order_by(DownloadLog.download_id.desc()).limit(50)).all()
+        return image_meta_view(
+            image, owner=session.get(User, image.owner_id) if image.owner_id else None, upscaled=list(upscaled),
+            downloads=list(downloads), collection=session.get(Collection, image.member_of) if image.member_of else None,
+            style=session.get(Style, image.style_id) if image.style_id else None,
+            source=session.get(Image, image.source_id) if image.source_id else None)
+
+
+@router.get("/{id}/binary", response_class=Response,
+            responses={200: {"content": {t: {} for t in MEDIA_TYPES.values()}, "description": "The image file."}})
+def binary(id: ImageId, sandbox: SandboxDep, user: CurrentUser,
+           isCollection: Annotated[bool, Query(description="Look the id up among collection images.")] = False,
+           watermark: Annotated[bool, Query(description="Draw the watermark (always on for watermarked plans).")] = False,
+           scaleSize: Annotated[str | None, Query(pattern=r"^\d{1}x$", description="Scale, 1x to 8x.")] = None,
+           type: Annotated[Literal["jpeg", "png", "webp", "svg"] | None, Query(description="File type.")] = None,
+           ) -> Response:
+    """The image file: png by default (svg for vectorized images), optionally scaled and watermarked."""
+    scale = parse_scale(scaleSize)
+    with sandbox.db.read() as session:
+        image = visible_image(session, user, id, collection=isCollection)
+    data, media_type = render(image, sandbox.store, type, scale, watermark or image.watermarked)
+    with sandbox.db.write() as session:
+        session.add(DownloadLog(image_id=id, user_id=user.user_id, created_at=sandbox.clock.now()))
+    return Response(data, media_type=media_type)

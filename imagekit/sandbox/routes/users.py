@@ -1,0 +1,42 @@
+"""GET /api/users/me and its usage, styles and collection count."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from sqlalchemy import func, select
+
+from ..deps import CurrentUser, SandboxDep, SessionUser
+from ..schemas import StyleOut, UsageOut, UserOut
+from ..tables import Collection, Style
+from ..views import style_view, usage_view, user_view
+
+router = APIRouter(prefix="/api/users/me", tags=["users"])
+
+
+@router.get("", response_model=None, responses={200: {"model": UserOut}})
+def me(sandbox: SandboxDep, user: SessionUser) -> dict:
+    """The caller's profile, plan (with credit costs and price) and enterprise data."""
+    return user_view(user, sandbox.plan_view(user.plan), sandbox.settings.base_size)
+
+
+@router.get("/usage", response_model=None, responses={200: {"model": UsageOut}})
+def usage(sandbox: SandboxDep, user: CurrentUser) -> dict:
+    """Balances and this period's counters against the plan's maxima."""
+    with sandbox.db.read() as session:
+        return usage_view(session, user, sandbox.clock.now())
+
+
+@router.get("/styles", response_model=None, responses={200: {"model": list[StyleOut]}})
+def styles(sandbox: SandboxDep, user: CurrentUser) -> list[dict]:
+    """The caller's own styles."""
+    with sandbox.db.read() as session:
+        rows = session.scalars(select(Style).where(Style.owner_id == user.user_id).order_by(Style.style_id))
+        return [style_view(style) for style in rows]
+
+
+@router.get("/collectionCount", response_model=None, responses={200: {"model": int}})
+def collection_count(sandbox: SandboxDep, user: CurrentUser) -> int:
+    """How many collections the caller owns."""
+    with sandbox.db.read() as session:
+        return session.scalar(select(func.count()).select_from(Collection)
+                              .where(Collection.owner_id == user.user_id)) or 0

@@ -1,0 +1,73 @@
+"""One running sandbox: its settings, database, clock, files, engines and in-flight work."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from sqlalchemy import select
+
+from . import credits
+from .clock import Clock
+from .db import Database
+from .engines import load_engine
+from .engines.base import GenerationEngine
+from .faults import Faults
+from .jobs import ConcurrencyGate, JobRegistry
+from .settings import SandboxSettings
+from .storage import ImageStore
+from .tables import Charge, Image, Model, Plan
+from .views import auth_plan_view
+
+log = logging.getLogger(__name__)
+
+
+class Sandbox:
+    """Everything a request handler needs, created once per app by ``create_app``."""
+
+    def __init__(self, settings: SandboxSettings):
+        self.settings = settings
+        self.db = Database(settings.url)
+        self.db.create_all()
+        self.clock = Clock(self.db)
+        self.store = ImageStore(settings.image_dir)
+        self.gate = ConcurrencyGate()
+        self.jobs = JobRegistry()
+        self.faults = Faults()
+        self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="sandbox-job")
+        self._engines: dict[str, GenerationEngine] = {}
+        self._plan_views: dict[int, dict] = {}
+
+    def engine_for(self, model: Model) -> GenerationEngine:
+        if model.engine not in self._engines:
+            self._engines[model.engine] = load_engine(model.engine)
+        return self._engines[model.engine]
+
+    @property
+    def engine(self) -> GenerationEngine:
+        """The built-in engine (seeding, edits that draw content)."""
+        if "procedural" not in self._engines:
+            self._engines["procedural"] = load_engine("procedural")
+        return self._engines["procedural"]
+
+    def plan_view(self, plan: Plan) -> dict:
+        """User.Plan for a plan, rendered once: plans do not change while the sandbox runs."""
+        if plan.plan_id not in self._plan_views:
+            self._plan_views[plan.plan_id] = auth_plan_view(plan)
+        return self._plan_views[plan.plan_id]
+
+    def recover(self) -> int:
+        """Fail and refund images left PENDING by a previous process; returns how many."""
+        with self.db.write() as session:
+            stale = session.scalars(select(Image).where(Image.status == "PENDING")).all()
+            for image in stale:
+                image.status, image.error = "FAILED", "The sandbox stopped before this image was finished."
+                if image.charge_id and image.unit_price:
+                    credits.refund(session, session.get(Charge, image.charge_id), image.unit_price)
+        if stale:
+            log.warning("failed and refunded %d image(s) left pending by a previous run", len(stale))
+        return len(stale)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=False)
+        self.db.dispose()

@@ -1,0 +1,38 @@
+"""Settings of one sandbox instance; passed to ``create_app``, never read from module globals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """Where a sandbox keeps its data and how it behaves."""
+
+    data_dir: Path
+    database_url: str | None = None
+    """Any SQLAlchemy URL; default: SQLite (WAL) at ``<data_dir>/sandbox.db``."""
+    latency: float = 0.0
+    """Seconds added to every generation and every edit (for testing clients)."""
+    base_size: int = 1024
+    """Long side, in pixels, of a generated image (ratios map onto it)."""
+    controls: bool = True
+    """Serve the sandbox-only controls under ``/sandbox`` (clock, faults, users)."""
+    max_upload_bytes: int = 30 * 1024 * 1024
+    """Largest request body, mask or ``data:`` URL accepted (Clipdrop's anchor: 30 MB)."""
+    max_upload_pixels: int = 25_000_000
+    """Largest decoded upload (Clipdrop's anchor: 16-25 MP)."""
+    max_output_side: int = 8192
+    """Largest side of any image the sandbox makes (an 8x enhance of 1024 px)."""
+    workers: int = 4
+    """Threads that run asynchronous generations."""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return self.database_url or f"sqlite:///{Path(self.data_dir) / 'sandbox.db'}"
+
+    @property
+    def image_dir(self) -> Path:
+        return Path(self.data_dir) / "images"

@@ -1,0 +1,60 @@
+"""Fixtures: real sandboxes on 127.0.0.1 (port 0) with temporary data directories."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from imagekit.sandbox import EmbeddedSandbox
+
+_emails = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
+    """One sandbox for the whole session (tests that change the clock or faults use their own)."""
+    with EmbeddedSandbox(tmp_path_factory.mktemp("sandbox")) as running:
+        yield running
+
+
+@pytest.fixture
+def own_sandbox(tmp_path) -> Iterator[EmbeddedSandbox]:
+    """A sandbox for one test, free to advance the clock or inject faults."""
+    with EmbeddedSandbox(tmp_path / "sandbox") as running:
+        yield running
+
+
+def make_user(box: EmbeddedSandbox, plan: str = "standard") -> tuple[int, str]:
+    """A fresh user on ``plan`` in ``box``; returns (user id, API key)."""
+    response = httpx.post(f"{box.url}/sandbox/users", json={"email": f"user{next(_emails)}@test.local", "plan": plan})
+    response.raise_for_status()
+    return response.json()["userId"], response.json()["apiKey"]
+
+
+@pytest.fixture
+def api(sandbox) -> Iterator[httpx.Client]:
+    """A raw HTTP client for a fresh standard user of the shared sandbox."""
+    _, key = make_user(sandbox)
+    with httpx.Client(base_url=sandbox.url, headers={"X-Api-Key": key}, timeout=60) as client:
+        yield client
+
+
+@pytest.fixture
+def client_for(sandbox):
+    """``client_for(plan)``: a raw HTTP client for a fresh user on that plan (closed after the test)."""
+    opened: list[httpx.Client] = []
+
+    def open_client(plan: str = "standard", box: EmbeddedSandbox | None = None) -> httpx.Client:
+        box = box or sandbox
+        user_id, key = make_user(box, plan)
+        client = httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60)
+        client.user_id = user_id
+        opened.append(client)
+        return client
+
+    yield open_client
+    for client in opened:
+        client.close()
