@@ -1,0 +1,113 @@
+"""imagekit: a client and local sandbox for a credit-metered image generation and editing service.
+
+    import imagekit
+    ik = imagekit.connect()                 # IMAGEKIT_BASE_URL/IMAGEKIT_API_KEY, else a local sandbox
+    res = ik.create("a lighthouse at dusk", style=1, count=4, ratio="16:9")
+    img = res.images[0].enhance("2x")
+
+Importing this package loads only httpx, pydantic and the standard library; Pillow and NumPy load
+when pixels are touched, the sandbox when ``connect()`` needs it.
+"""
+
+from ._retry import RetryPolicy
+from .client import AsyncClient, Client, connect
+from .config import VERSION as __version__, Config
+from .errors import (
+    APIConnectionError,
+    APIError,
+    APIKeyExpiredError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    CollectionNotFoundError,
+    DuplicateRequestIdError,
+    ConfigError,
+    ConflictError,
+    EditCancelledError,
+    EditFailedError,
+    EditLimitExceededError,
+    EmptyMaskError,
+    EnterpriseOnlyError,
+    GenerationFailedError,
+    ImageNotFoundError,
+    ImageNotReadyError,
+    ImageTooLargeError,
+    ImagekitError,
+    InternalServerError,
+    InvalidAPITypeError,
+    InvalidGenerationModeError,
+    InvalidImageError,
+    InvalidMaskError,
+    InvalidOutpaintError,
+    InvalidPlatformError,
+    InvalidRequestError,
+    InvalidRequestIdError,
+    MalformedJSONError,
+    MethodNotAllowedError,
+    ModelNotAvailableError,
+    NotEnoughCreditError,
+    NotFoundError,
+    NotLoggedInError,
+    PayloadTooLargeError,
+    PaymentRequiredError,
+    PermissionDeniedError,
+    PremiumRequiredError,
+    PromptLimitExceededError,
+    RateLimitedError,
+    RouteNotFoundError,
+    ServerError,
+    ServiceUnavailableError,
+    SimultaneousLimitExceededError,
+    SpecialLimitExceededError,
+    StyleNotAllowedError,
+    StyleNotFoundError,
+    SVGNotAvailableError,
+    TooManyRequestsError,
+    UnsupportedImageSourceError,
+    UnsupportedMediaTypeError,
+    WaitTimeoutError,
+    WrongAPIKeyError,
+)
+from .images import AsyncCreateResult, AsyncImage, CreateResult, Image
+from .models import (
+    CreateResponse,
+    EditResult,
+    GeneratedImage,
+    ImageCaption,
+    ImageMeta,
+    Plan,
+    Style,
+    TextPrompt,
+    Usage,
+    User,
+)
+from .wire import Wire
+
+__all__ = [
+    # clients
+    "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
+    # handles
+    "Image", "AsyncImage", "CreateResult", "AsyncCreateResult",
+    # models
+    "User", "Usage", "Style", "Plan", "CreateResponse", "GeneratedImage", "ImageMeta", "EditResult",
+    "TextPrompt", "ImageCaption",
+    # errors
+    "ImagekitError", "ConfigError", "APIError", "APIConnectionError", "APITimeoutError",
+    "GenerationFailedError", "WaitTimeoutError",
+    "BadRequestError", "InvalidRequestError", "MalformedJSONError", "InvalidGenerationModeError",
+    "InvalidPlatformError", "InvalidAPITypeError", "UnsupportedImageSourceError", "InvalidImageError",
+    "InvalidMaskError", "EmptyMaskError", "InvalidOutpaintError", "SVGNotAvailableError", "InvalidRequestIdError",
+    "AuthenticationError", "WrongAPIKeyError", "APIKeyExpiredError",
+    "PaymentRequiredError", "NotEnoughCreditError",
+    "PermissionDeniedError", "NotLoggedInError", "StyleNotAllowedError", "PremiumRequiredError",
+    "EditLimitExceededError", "PromptLimitExceededError", "SpecialLimitExceededError", "EnterpriseOnlyError",
+    "ModelNotAvailableError",
+    "NotFoundError", "RouteNotFoundError", "ImageNotFoundError", "StyleNotFoundError",
+    "CollectionNotFoundError",
+    "MethodNotAllowedError",
+    "ConflictError", "ImageNotReadyError", "EditCancelledError", "DuplicateRequestIdError",
+    "PayloadTooLargeError", "ImageTooLargeError",
+    "UnsupportedMediaTypeError",
+    "TooManyRequestsError", "SimultaneousLimitExceededError", "RateLimitedError",
+    "ServerError", "InternalServerError", "EditFailedError", "ServiceUnavailableError",
+]

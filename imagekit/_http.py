@@ -1,0 +1,277 @@
+"""The only module that talks to httpx: auth header, timeouts, safe retries, error mapping.
+
+Resources describe a request as a ``Call`` and get back a 2xx ``Response``; anything else becomes an
+exception from ``imagekit.errors`` here and nowhere else. The retry loop exists twice (sync and
+async) but every decision in it is made by the pure functions of ``_retry``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from dataclasses import dataclass
+from typing import IO, Any
+
+import anyio
+import httpx
+
+from . import errors
+from ._retry import Failure, parse_retry_after
+from .config import VERSION, Config
+
+__all__ = ["Call", "Response", "SyncHTTP", "AsyncHTTP", "charge_of"]
+
+log = logging.getLogger("imagekit")
+
+Response = httpx.Response
+"""A 2xx response handed to resource parsers."""
+
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+_NEVER_RETRY = (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.ProxyError)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request as a resource describes it, before httpx sees it."""
+
+    method: str
+    path: str
+    params: dict[str, Any] | None = None
+    json: Any = None
+    files: dict[str, Any] | None = None
+    data: dict[str, Any] | None = None
+    headers: dict[str, str] | None = None
+    timeout: float | None = None
+
+
+def charge_of(response: Response, config: Config) -> tuple[int | float | None, int | float | None]:
+    """(credits charged, credits remaining) from a charged response's headers, None when absent."""
+    wire = config.wire
+    return (
+        _number(response.headers.get(wire.credits_charged_header)),
+        _number(response.headers.get(wire.credits_remaining_header)),
+    )
+
+
+def _number(value: str | None) -> int | float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else number
+
+
+def _timeout(seconds: float) -> httpx.Timeout:
+    return httpx.Timeout(seconds, connect=min(seconds, 10.0))
+
+
+class _Base:
+    """State and decisions shared by the sync and async loops."""
+
+    def __init__(self, config: Config, transport: Any = None) -> None:
+        self.config = config
+        self._transport = transport
+        self._headers = {
+            "User-Agent": f"imagekit-python/{VERSION}",
+            "Accept": "application/json",
+            config.wire.api_key_header: config.api_key,
+        }
+
+    def _options(self) -> dict[str, Any]:
+        return {
+            "base_url": self.config.base_url,
+            "headers": self._headers,
+            "timeout": _timeout(self.config.timeout),
+            "follow_redirects": False,
+        }
+
+    def _build(self, client: httpx.Client | httpx.AsyncClient, call: Call) -> httpx.Request:
+        return client.build_request(
+            call.method,
+            call.path,
+            params=call.params,
+            json=call.json,
+            data=call.data,
+            files=call.files,
+            headers=call.headers,
+            timeout=_timeout(call.timeout) if call.timeout is not None else httpx.USE_CLIENT_DEFAULT,
+        )
+
+    def _after_error(self, call: Call, exc: httpx.TransportError, attempt: int) -> float:
+        """Seconds to wait before retrying, or raise the mapped error."""
+        if isinstance(exc, _NEVER_RETRY):
+            raise errors.APIConnectionError(
+                f"{call.method} {call.path}: {exc!r}", may_have_executed=False,
+                request=exc.request if _has_request(exc) else None,
+            ) from exc
+        failure = Failure.NOT_SENT if isinstance(exc, _NOT_SENT) else Failure.MAYBE_SENT
+        delay = self.config.retry.decide(call.method, failure, attempt)
+        if delay is None:
+            raise _transport_error(call, exc, failure) from exc
+        self._log_retry(call, type(exc).__name__, delay, attempt)
+        return delay
+
+    def _after_response(self, call: Call, response: Response, attempt: int) -> float:
+        """Seconds to wait before retrying a non-2xx response (its body read), or raise the mapped error."""
+        retry_after = parse_retry_after(response.headers.get("Retry-After"), time.time())
+        delay = self.config.retry.decide(call.method, response.status_code, attempt, retry_after=retry_after)
+        if delay is None:
+            raise errors.from_response(response)
+        self._log_retry(call, str(response.status_code), delay, attempt)
+        return delay
+
+    def _log_retry(self, call: Call, why: str, delay: float, attempt: int) -> None:
+        log.info(
+            "retrying %s %s in %.2fs after %s (retry %d of %d)",
+            call.method, call.path, delay, why, attempt + 1, self.config.retry.max_retries,
+        )
+
+
+def _transport_error(call: Call, exc: httpx.TransportError, failure: Failure) -> errors.APIConnectionError:
+    maybe = failure is Failure.MAYBE_SENT
+    kind = errors.APITimeoutError if isinstance(exc, httpx.TimeoutException) else errors.APIConnectionError
+    note = ""
+    if maybe and call.method == "POST":
+        note = "; it may have run on the server, so it was not sent again"
+    return kind(
+        f"{call.method} {call.path}: no response ({type(exc).__name__}){note}",
+        may_have_executed=maybe,
+        request=exc.request if _has_request(exc) else None,
+    )
+
+
+def _has_request(exc: httpx.TransportError) -> bool:
+    try:
+        exc.request
+    except RuntimeError:  # httpx raises when the exception was created without a request
+        return False
+    return True
+
+
+class SyncHTTP(_Base):
+    """Blocking HTTP with retries, over one pooled ``httpx.Client``."""
+
+    def __init__(self, config: Config, transport: httpx.BaseTransport | None = None) -> None:
+        super().__init__(config, transport)
+        self._client = httpx.Client(transport=transport, **self._options())
+
+    def send(self, call: Call, *, stream: bool = False) -> Response:
+        """Send ``call``, retrying what is safe; return a 2xx response or raise."""
+        attempt = 0
+        while True:
+            try:
+                response = self._client.send(self._build(self._client, call), stream=stream)
+            except httpx.TransportError as exc:
+                delay = self._after_error(call, exc, attempt)
+            else:
+                if response.is_success:
+                    return response
+                try:
+                    delay = self._after_response(call, _read(response), attempt)
+                finally:
+                    response.close()
+            time.sleep(delay)
+            attempt += 1
+
+    def download(self, call: Call, sink: IO[bytes]) -> Response:
+        """Stream a binary response into ``sink``; return the (closed) response."""
+        response = self.send(call, stream=True)
+        try:
+            for chunk in response.iter_bytes():
+                sink.write(chunk)
+        except httpx.TransportError as exc:
+            raise _transport_error(call, exc, Failure.MAYBE_SENT) from exc
+        finally:
+            response.close()
+        return response
+
+    def close(self) -> None:
+        """Close pooled connections."""
+        self._client.close()
+
+
+def _read(response: Response) -> Response:
+    response.read()
+    return response
+
+
+async def _aread(response: Response) -> Response:
+    await response.aread()
+    return response
+
+
+class AsyncHTTP(_Base):
+    """Awaitable HTTP with retries; rebuilds its pool when it finds itself on a new event loop."""
+
+    def __init__(self, config: Config, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        super().__init__(config, transport)
+        self._client_: httpx.AsyncClient | None = None
+        self._loop: weakref.ref | None = None
+        self._blocking: SyncHTTP | None = None
+
+    @property
+    def _client(self) -> httpx.AsyncClient:
+        # A pool's connections belong to the loop that opened them: after asyncio.run() returns, or
+        # in a fresh notebook loop, they are dead, so start a new pool (the old one holds no task).
+        loop = _running_loop()
+        if self._client_ is None or (self._loop() if self._loop else None) is not loop:
+            self._client_ = httpx.AsyncClient(transport=self._transport, **self._options())
+            self._loop = weakref.ref(loop) if loop is not None else None
+        return self._client_
+
+    async def send(self, call: Call, *, stream: bool = False) -> Response:
+        """Send ``call``, retrying what is safe; return a 2xx response or raise."""
+        attempt = 0
+        client = self._client
+        while True:
+            try:
+                response = await client.send(self._build(client, call), stream=stream)
+            except httpx.TransportError as exc:
+                delay = self._after_error(call, exc, attempt)
+            else:
+                if response.is_success:
+                    return response
+                try:
+                    delay = self._after_response(call, await _aread(response), attempt)
+                finally:
+                    await response.aclose()
+            await anyio.sleep(delay)
+            attempt += 1
+
+    async def download(self, call: Call, sink: IO[bytes]) -> Response:
+        """Stream a binary response into ``sink``; return the (closed) response."""
+        response = await self.send(call, stream=True)
+        try:
+            async for chunk in response.aiter_bytes():
+                sink.write(chunk)
+        except httpx.TransportError as exc:
+            raise _transport_error(call, exc, Failure.MAYBE_SENT) from exc
+        finally:
+            await response.aclose()
+        return response
+
+    def blocking(self) -> SyncHTTP:
+        """A blocking twin with the same settings, for places that cannot await (notebook reprs)."""
+        if self._blocking is None:
+            transport = self._transport if isinstance(self._transport, httpx.BaseTransport) else None
+            self._blocking = SyncHTTP(self.config, transport)
+        return self._blocking
+
+    async def aclose(self) -> None:
+        """Close pooled connections."""
+        if self._client_ is not None and (self._loop() if self._loop else None) is _running_loop():
+            await self._client_.aclose()
+        self._client_ = None
+        if self._blocking is not None:
+            self._blocking.close()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # not asyncio (trio): one pool is fine
+        return None

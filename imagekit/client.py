@@ -1,0 +1,210 @@
+"""Client and AsyncClient: connection lifecycle and one attribute per resource; and ``connect()``.
+
+The endpoints live in ``imagekit.resources``; the clients add shortcuts for the common calls
+(``ik.me()`` is ``ik.users.me()``). Shortcuts are shared: on AsyncClient they return awaitables.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from typing import Any, Unpack
+
+from . import config as _config
+from ._http import AsyncHTTP, SyncHTTP
+from ._retry import RetryPolicy
+from .config import Config
+from .errors import ConfigError
+from .resources.edits import AsyncEdits, Edits
+from .resources.images import AsyncImages, CreateOptions, Images
+from .resources.prompts import AsyncPrompts, Prompts
+from .resources.users import AsyncUsers, Users
+from .wire import DEFAULT_WIRE, Wire
+
+__all__ = ["Client", "AsyncClient", "connect"]
+
+
+class _ClientBase:
+    """Settings and shortcuts shared by both clients."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        platform: str | None = "api",
+        api_type: str | None = None,
+        wire: Wire | None = None,
+        retry_policy: RetryPolicy | None = None,
+        transport: Any = None,
+    ) -> None:
+        self._config = Config.from_env(
+            base_url,
+            api_key,
+            timeout=timeout,
+            platform=platform,
+            api_type=api_type,
+            retry=retry_policy or RetryPolicy(max_retries=max_retries),
+            wire=wire or DEFAULT_WIRE,
+        )
+        self._open(transport)
+
+    def _open(self, transport: Any) -> None:
+        raise NotImplementedError
+
+    @property
+    def config(self) -> Config:
+        """The settings this client was built with (the API key stays out of its repr)."""
+        return self._config
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self._config.base_url!r})"
+
+    def me(self) -> Any:
+        """The caller's profile and plan (User)."""
+        return self.users.me()
+
+    def usage(self) -> Any:
+        """The caller's usage counters (Usage)."""
+        return self.users.usage()
+
+    def styles(self) -> Any:
+        """The caller's own styles (list of Style)."""
+        return self.users.styles()
+
+    def collection_count(self) -> Any:
+        """How many images are in the caller's collection."""
+        return self.users.collection_count()
+
+    def create(self, prompt: str, **options: Unpack[CreateOptions]) -> Any:
+        """Generate images from ``prompt`` plus one of ``image=``, ``style=`` or ``collection=``.
+
+        Also ``count`` (1, 2, 4), ``ratio``, ``seed``, ``is_async`` (then ``wait()`` on the result)
+        and the less common fields of CreateOptions. Returns the images, balances and cost.
+        """
+        return self.images.create(prompt, **options)
+
+    def image(self, image_id: int) -> Any:
+        """A handle on an existing image; no request is made."""
+        return self.images.image(image_id)
+
+    def cancel_edit(self, request_id: str) -> Any:
+        """Cancel an edit by its request id: "cancelled" or "not_running" (already finished)."""
+        return self.edits.cancel(request_id)
+
+    def text_to_prompt(self, text: str, *, style: Any = None) -> Any:
+        """An enhanced prompt from ``text``, optionally for a style (TextPrompt)."""
+        return self.prompts.text_to_prompt(text, style=style)
+
+    def image_to_prompt(self, image: Any, *, language: str | None = "en") -> Any:
+        """Caption prompts describing an image (ImageCaption)."""
+        return self.prompts.image_to_prompt(image, language=language)
+
+
+class Client(_ClientBase):
+    """A blocking client for the service (or the sandbox). Safe to use inside a running event loop.
+
+    ``base_url`` and ``api_key`` default to ``IMAGEKIT_BASE_URL`` and ``IMAGEKIT_API_KEY``;
+    ``timeout`` is per request in seconds; ``max_retries`` (or a whole ``retry_policy``) bounds the
+    safe retries; ``platform`` and ``api_type`` fill their headers; ``wire`` renames what the spec
+    leaves unnamed; ``transport`` takes an httpx transport (tests use ``httpx.MockTransport``).
+    """
+
+    def _open(self, transport: Any) -> None:
+        self._http = SyncHTTP(self._config, transport)
+        self.users = Users(self)
+        """Account endpoints."""
+        self.images = Images(self)
+        """Create, metadata and binaries."""
+        self.edits = Edits(self)
+        """Edits and their cancellation."""
+        self.prompts = Prompts(self)
+        """Text-to-prompt and image-to-prompt."""
+
+    def close(self) -> None:
+        """Close pooled connections."""
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+
+class AsyncClient(_ClientBase):
+    """An asyncio client with the same methods and settings as Client, awaitable. Works under
+    Jupyter's running loop and keeps working when a new event loop replaces the old one."""
+
+    def _open(self, transport: Any) -> None:
+        self._http = AsyncHTTP(self._config, transport)
+        self.users = AsyncUsers(self)
+        """Account endpoints."""
+        self.images = AsyncImages(self)
+        """Create, metadata and binaries."""
+        self.edits = AsyncEdits(self)
+        """Edits and their cancellation."""
+        self.prompts = AsyncPrompts(self)
+        """Text-to-prompt and image-to-prompt."""
+
+    async def aclose(self) -> None:
+        """Close pooled connections."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.aclose()
+
+
+_embedded: Any = None
+_embedded_lock = threading.Lock()
+_SANDBOX_EXTRAS = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2", "vtracer"}
+
+
+def _embedded_sandbox() -> Any:
+    """The process's embedded sandbox, started on first use and stopped at exit."""
+    global _embedded
+    with _embedded_lock:
+        if _embedded is None:
+            from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
+
+            sandbox = EmbeddedSandbox(data_dir=_config.home_dir() / "sandbox")
+            try:
+                sandbox.start()
+            except ModuleNotFoundError as exc:
+                if (exc.name or "").split(".")[0] not in _SANDBOX_EXTRAS:
+                    raise  # a bug, not a missing extra
+                raise ConfigError(
+                    "no IMAGEKIT_BASE_URL/IMAGEKIT_API_KEY, and the local sandbox needs "
+                    f"pip install 'imagekit[sandbox]' ({exc.name} is missing)"
+                ) from exc
+            atexit.register(sandbox.stop)
+            _embedded = sandbox
+        return _embedded
+
+
+def connect(base_url: str | None = None, api_key: str | None = None, *, asynchronous: bool = False,
+            **options: Any) -> Client | AsyncClient:
+    """A client for the configured service, or for a local sandbox when none is configured.
+
+    Uses ``base_url``/``api_key``, else ``IMAGEKIT_BASE_URL``/``IMAGEKIT_API_KEY``; with neither,
+    starts one embedded sandbox per process (data in ``IMAGEKIT_HOME``, default ``~/.imagekit``)
+    and connects as its demo user. ``asynchronous=True`` returns an AsyncClient.
+    """
+    base_url = base_url or os.environ.get(_config.ENV_BASE_URL)
+    api_key = api_key or os.environ.get(_config.ENV_API_KEY)
+    if bool(base_url) != bool(api_key):
+        missing = _config.ENV_API_KEY if base_url else _config.ENV_BASE_URL
+        raise ConfigError(
+            f"{missing} is not set: set both to reach a service, or neither for the local sandbox"
+        )
+    if not base_url:
+        sandbox = _embedded_sandbox()
+        base_url, api_key = sandbox.url, sandbox.api_key
+    return (AsyncClient if asynchronous else Client)(base_url, api_key, **options)
+

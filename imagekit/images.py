@@ -1,0 +1,326 @@
+"""Image handles: one image on the service, with its metadata, bytes, display and edits.
+
+``Image`` (from ``Client``) and ``AsyncImage`` (from ``AsyncClient``) are twins: the same methods,
+the async ones awaitable. Both show in a notebook as a small thumbnail, never as base64 text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import io
+import logging
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+
+from .errors import GenerationFailedError
+from .models import FAILED, PENDING, CreateResponse, ImageMeta
+from .resources._media import thumbnail_png
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
+
+__all__ = ["Image", "AsyncImage", "CreateResult", "AsyncCreateResult", "EditOptions"]
+
+log = logging.getLogger("imagekit")
+Pair = tuple[float, float]
+
+
+class EditOptions(TypedDict, total=False):
+    """Options every edit takes."""
+
+    request_id: str
+    """Id to cancel the edit by; generated when not given."""
+    timeout: float
+    """Seconds to wait for the result; when they run out the edit is cancelled on the server."""
+
+
+class _Handle:
+    """State and display shared by the sync and async handles."""
+
+    def __init__(self, client: Any, image_id: int, *, info: Any = None,
+                 charge: tuple = (None, None), request_id: str | None = None) -> None:
+        self._client = client
+        self.id = int(image_id)
+        """The image id."""
+        self.info = info
+        """The last model seen for this image: GeneratedImage, EditedImage or ImageMeta."""
+        self.credits_charged, self.credits_remaining = charge
+        self.request_id = request_id
+        """The edit request id that produced this image, if an edit did."""
+        self._thumb: bytes | None = None
+
+    @property
+    def status(self) -> str | None:
+        """PENDING, COMPLETED or FAILED when known (an edit's result is complete)."""
+        return getattr(self.info, "generation_status", None)
+
+    @property
+    def resolution(self) -> str | None:
+        """Resolution, WxH, when known."""
+        return getattr(self.info, "resolution", None)
+
+    def __repr__(self) -> str:
+        parts = [f"id={self.id}"] + [f"{k}={v!r}" for k, v in
+                                     (("status", self.status), ("resolution", self.resolution)) if v]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def _fetch_png(self) -> bytes:
+        raise NotImplementedError
+
+    def _thumbnail(self) -> bytes | None:
+        if self.status in (PENDING, FAILED):
+            return None
+        if self._thumb is None:
+            try:  # display must never raise: a notebook falls back to the text repr
+                # A create response may carry the pixels; otherwise ask the service.
+                pixels = _decode(getattr(self.info, "base64", None)) or self._fetch_png()
+                self._thumb = thumbnail_png(pixels)
+            except Exception as exc:  # noqa: BLE001
+                log.debug("no thumbnail for image %s: %s", self.id, exc)
+        return self._thumb
+
+    def _repr_png_(self) -> bytes | None:
+        return self._thumbnail()
+
+    def _repr_html_(self) -> str:
+        thumb = self._thumbnail()
+        caption = " · ".join(str(x) for x in (f"#{self.id}", self.status, self.resolution) if x)
+        if self.credits_charged is not None:
+            caption += f" · {self.credits_charged} credits"
+        picture = (
+            f'<img src="data:image/png;base64,{base64.b64encode(thumb).decode()}" alt="image {self.id}">'
+            if thumb else ""
+        )
+        return (
+            f'<figure style="display:inline-block;margin:4px;text-align:center">{picture}'
+            f'<figcaption style="font:12px monospace">{html.escape(caption)}</figcaption></figure>'
+        )
+
+
+def _decode(data: str | None) -> bytes | None:
+    if not data:
+        return None
+    try:
+        return base64.b64decode(data.split(",", 1)[-1], validate=False)
+    except (binascii.Error, ValueError):
+        return None
+
+
+class Image(_Handle):
+    """An image on the service."""
+
+    def meta(self) -> ImageMeta:
+        """Fetch the image's metadata (and remember it as ``info``)."""
+        self.info = self._client.images.meta(self.id)
+        return self.info
+
+    def read(self, type: str = "png", *, scale: str | None = None, watermark: bool | None = None,
+             collection: bool | None = None) -> bytes:
+        """The image's bytes as ``type`` (jpeg, png, webp; svg for vectorized images)."""
+        return self._client.images.read(self.id, type=type, scale=scale, watermark=watermark,
+                                        collection=collection)
+
+    def pil(self) -> PILImage:
+        """The image as a PIL image."""
+        from PIL import Image as PILImageModule
+
+        picture = PILImageModule.open(io.BytesIO(self.read("png")))
+        picture.load()
+        return picture
+
+    def save(self, path: str | os.PathLike, *, type: str | None = None, scale: str | None = None,
+             watermark: bool | None = None, collection: bool | None = None) -> Path:
+        """Stream the image to ``path``; the type follows the suffix unless given."""
+        return self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
+                                        collection=collection)
+
+    def wait(self, timeout: float = 300.0) -> Image:
+        """Wait until the image leaves PENDING; raise GenerationFailedError if it FAILED."""
+        self.info = self._client.images.wait(self.id, timeout=timeout)
+        return self
+
+    def enhance(self, scale: str = "2x", **options: Unpack[EditOptions]) -> Image:
+        """Enhance detail and upscale by ``scale`` (2x, 4x or 8x)."""
+        return self._client.edits.enhance(self.id, scale, **options)
+
+    def outpaint(self, *, canvas: Pair, size: Pair, at: Pair, **options: Unpack[EditOptions]) -> Image:
+        """Expand the canvas to ``canvas`` (w, h), this image drawn at ``at`` (x, y) with ``size``."""
+        return self._client.edits.outpaint(self.id, canvas=canvas, size=size, at=at, **options)
+
+    def retry(self, *, strength: str | None = None, **options: Unpack[EditOptions]) -> Image:
+        """Reimagine the image; ``strength`` is strong or subtle."""
+        return self._client.edits.retry(self.id, strength=strength, **options)
+
+    def fill(self, mask: Any, prompt: str, negative: str = "", **options: Unpack[EditOptions]) -> Image:
+        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes)."""
+        return self._client.edits.fill(self.id, mask, prompt, negative, **options)
+
+    def clean_up(self, mask: Any, **options: Unpack[EditOptions]) -> Image:
+        """Remove the masked object."""
+        return self._client.edits.clean_up(self.id, mask, **options)
+
+    def remove_bg(self, **options: Unpack[EditOptions]) -> Image:
+        """Remove the background."""
+        return self._client.edits.remove_bg(self.id, **options)
+
+    def vectorize(self, **options: Unpack[EditOptions]) -> Image:
+        """Vectorize; read the result with ``type="svg"``."""
+        return self._client.edits.vectorize(self.id, **options)
+
+    def upsize(self, **options: Unpack[EditOptions]) -> Image:
+        """Upscale."""
+        return self._client.edits.upsize(self.id, **options)
+
+    def _fetch_png(self) -> bytes:
+        return self.read("png")
+
+
+class AsyncImage(_Handle):
+    """An image on the service (awaitable methods)."""
+
+    async def meta(self) -> ImageMeta:
+        """Fetch the image's metadata (and remember it as ``info``)."""
+        self.info = await self._client.images.meta(self.id)
+        return self.info
+
+    async def read(self, type: str = "png", *, scale: str | None = None, watermark: bool | None = None,
+                   collection: bool | None = None) -> bytes:
+        """The image's bytes as ``type`` (jpeg, png, webp; svg for vectorized images)."""
+        return await self._client.images.read(self.id, type=type, scale=scale, watermark=watermark,
+                                              collection=collection)
+
+    async def pil(self) -> PILImage:
+        """The image as a PIL image."""
+        from PIL import Image as PILImageModule
+
+        picture = PILImageModule.open(io.BytesIO(await self.read("png")))
+        picture.load()
+        return picture
+
+    async def save(self, path: str | os.PathLike, *, type: str | None = None, scale: str | None = None,
+                   watermark: bool | None = None, collection: bool | None = None) -> Path:
+        """Stream the image to ``path``; the type follows the suffix unless given."""
+        return await self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
+                                              collection=collection)
+
+    async def wait(self, timeout: float = 300.0) -> AsyncImage:
+        """Wait until the image leaves PENDING; raise GenerationFailedError if it FAILED."""
+        self.info = await self._client.images.wait(self.id, timeout=timeout)
+        return self
+
+    async def enhance(self, scale: str = "2x", **options: Unpack[EditOptions]) -> AsyncImage:
+        """Enhance detail and upscale by ``scale`` (2x, 4x or 8x)."""
+        return await self._client.edits.enhance(self.id, scale, **options)
+
+    async def outpaint(self, *, canvas: Pair, size: Pair, at: Pair,
+                       **options: Unpack[EditOptions]) -> AsyncImage:
+        """Expand the canvas to ``canvas`` (w, h), this image drawn at ``at`` (x, y) with ``size``."""
+        return await self._client.edits.outpaint(self.id, canvas=canvas, size=size, at=at, **options)
+
+    async def retry(self, *, strength: str | None = None, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Reimagine the image; ``strength`` is strong or subtle."""
+        return await self._client.edits.retry(self.id, strength=strength, **options)
+
+    async def fill(self, mask: Any, prompt: str, negative: str = "",
+                   **options: Unpack[EditOptions]) -> AsyncImage:
+        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes)."""
+        return await self._client.edits.fill(self.id, mask, prompt, negative, **options)
+
+    async def clean_up(self, mask: Any, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Remove the masked object."""
+        return await self._client.edits.clean_up(self.id, mask, **options)
+
+    async def remove_bg(self, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Remove the background."""
+        return await self._client.edits.remove_bg(self.id, **options)
+
+    async def vectorize(self, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Vectorize; read the result with ``type="svg"``."""
+        return await self._client.edits.vectorize(self.id, **options)
+
+    async def upsize(self, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Upscale."""
+        return await self._client.edits.upsize(self.id, **options)
+
+    def _fetch_png(self) -> bytes:
+        # A notebook calls reprs synchronously, even under a running loop: use the blocking twin.
+        return self._client.images.read_blocking(self.id, type="png")
+
+
+class _Result:
+    """The outcome of a create call: image handles, balances and what it cost."""
+
+    _handle: type[_Handle]
+
+    def __init__(self, client: Any, response: CreateResponse, charge: tuple) -> None:
+        self.response = response
+        """The create response as the service sent it."""
+        self.images = [self._handle(client, g.image_id, info=g) for g in response.images]
+        """The generated images."""
+        self.default_credit = response.default_credit
+        self.daily_credit = response.daily_credit
+        self.monthly_credit = response.monthly_credit
+        self.credits_charged, self.credits_remaining = charge
+
+    def __iter__(self):
+        return iter(self.images)
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.images[index]
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(images={self.images!r}, credits_charged={self.credits_charged!r}, "
+                f"credits_remaining={self.credits_remaining!r})")
+
+    def _repr_html_(self) -> str:
+        cost = "" if self.credits_charged is None else f"{self.credits_charged} credits"
+        left = "" if self.credits_remaining is None else f", {self.credits_remaining} left"
+        pictures = "".join(image._repr_html_() for image in self.images)
+        return f'<div>{pictures}<div style="font:12px monospace">{html.escape(cost + left)}</div></div>'
+
+    def _deadline(self, timeout: float) -> float:
+        return time.monotonic() + timeout
+
+
+class CreateResult(_Result):
+    """The outcome of ``Client.create``: ``images`` (Image handles) and credits."""
+
+    _handle = Image
+
+    def wait(self, timeout: float = 300.0, *, raise_on_failure: bool = True) -> CreateResult:
+        """Wait until every image leaves PENDING; FAILED ones raise unless ``raise_on_failure`` is False."""
+        deadline = self._deadline(timeout)
+        for image in self.images:
+            try:
+                image.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except GenerationFailedError:
+                image.meta()
+                if raise_on_failure:
+                    raise
+        return self
+
+
+class AsyncCreateResult(_Result):
+    """The outcome of ``AsyncClient.create``: ``images`` (AsyncImage handles) and credits."""
+
+    _handle = AsyncImage
+
+    async def wait(self, timeout: float = 300.0, *, raise_on_failure: bool = True) -> AsyncCreateResult:
+        """Wait until every image leaves PENDING; FAILED ones raise unless ``raise_on_failure`` is False."""
+        deadline = self._deadline(timeout)
+        for image in self.images:
+            try:
+                await image.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except GenerationFailedError:
+                await image.meta()
+                if raise_on_failure:
+                    raise
+        return self
+

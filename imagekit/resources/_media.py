@@ -1,0 +1,106 @@
+"""Turning what a user holds (PIL image, NumPy array, path, bytes, handle, id) into what the wire wants.
+
+Pillow and NumPy are imported only when a value needs them, to keep ``import imagekit`` light.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_MIME = {
+    b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"RIFF": "image/webp", b"<svg": "image/svg+xml",
+}
+_TYPES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp", ".svg": "svg"}
+
+
+def binary_path(image_id: int) -> str:
+    """The service path of an image's binary, the form create and imageToPrompt accept."""
+    return f"/api/images/{int(image_id)}/binary"
+
+
+def type_for_path(path: str | os.PathLike) -> str:
+    """Image type (``png``, ``jpeg``, ``webp``, ``svg``) from a file name; png when unknown."""
+    return _TYPES.get(Path(path).suffix.lower(), "png")
+
+
+def image_source(value: Any) -> str:
+    """A reference-image string: a binary path, a URL, or a ``data:`` URL built from local pixels.
+
+    Accepts an image handle or id, a local file path, PNG/JPEG/WebP bytes, a PIL image, a NumPy
+    array, or any other string (``/api/images/<id>/binary``, ``data:...``), passed through as is.
+    """
+    image_id = getattr(value, "id", None)
+    if isinstance(image_id, int):
+        return binary_path(image_id)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return binary_path(value)
+    if isinstance(value, str) and not os.path.isfile(value):
+        return value  # a path or URL for the service to judge
+    if isinstance(value, (str, os.PathLike)):
+        value = Path(value).read_bytes()
+    if not isinstance(value, (bytes, bytearray)):
+        value = to_png(value)
+    data = bytes(value)
+    return f"data:{_sniff(data)};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _sniff(data: bytes) -> str:
+    for magic, mime in _MIME.items():
+        if data.startswith(magic):
+            return mime
+    return "application/octet-stream"
+
+
+def mask_png(mask: Any) -> bytes:
+    """A mask as PNG bytes, from a PIL image, a NumPy array (bool or uint8), a path or bytes.
+
+    A bool array becomes 0/255; anything not already a PNG is re-encoded as one.
+    """
+    if isinstance(mask, (str, os.PathLike)):
+        mask = Path(mask).read_bytes()
+    if isinstance(mask, (bytes, bytearray)):
+        if bytes(mask[:8]) == PNG_SIGNATURE:
+            return bytes(mask)
+        from PIL import Image as PILImage
+
+        mask = PILImage.open(io.BytesIO(mask))
+    return to_png(mask)
+
+
+def to_png(picture: Any) -> bytes:
+    """PNG bytes of a PIL image or a NumPy array."""
+    from PIL import Image as PILImage
+
+    if not isinstance(picture, PILImage.Image):
+        import numpy as np
+
+        array = np.asarray(picture)
+        if array.dtype == bool:
+            array = array.astype(np.uint8) * 255
+        elif array.dtype != np.uint8:
+            raise TypeError(f"expected a bool or uint8 array, got {array.dtype}")
+        picture = PILImage.fromarray(array)
+    out = io.BytesIO()
+    picture.save(out, format="PNG")
+    return out.getvalue()
+
+
+def thumbnail_png(data: bytes, size: int = 256) -> bytes | None:
+    """A small PNG of an image for notebook display, or None if Pillow cannot read it."""
+    from PIL import Image as PILImage, UnidentifiedImageError
+
+    try:
+        picture = PILImage.open(io.BytesIO(data))
+        picture.thumbnail((size, size))
+        if picture.mode not in ("RGB", "RGBA", "L", "LA"):
+            picture = picture.convert("RGBA")
+        out = io.BytesIO()
+        picture.save(out, format="PNG")
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None
+    return out.getvalue()

@@ -1,0 +1,218 @@
+"""Edits of existing images, and cancelling them.
+
+Every edit carries a request id (generated when not given). When an edit is abandoned (its
+``timeout`` fires, the connection drops, or the caller interrupts), the client cancels it on the
+server through cancelEdit before the error reaches the caller, so an unseen result is not counted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import uuid
+from typing import Any, Unpack
+from urllib.parse import quote
+
+import anyio
+
+from .._http import Call, Response, charge_of
+from ..config import Config
+from ..errors import APIConnectionError, ImagekitError
+from ..images import AsyncImage, EditOptions, Image
+from ..models import EditResult
+from ._common import Namespace, compact, parse, platform_headers
+from ._media import mask_png
+
+log = logging.getLogger("imagekit")
+
+CANCEL_TIMEOUT = 5.0  # a cancel runs while the caller waits on an error: keep it short
+Pair = tuple[float, float]
+
+
+def _edit(image_id: int, operation: str, **kwargs: Any) -> Call:
+    return Call("POST", f"/api/images/{int(image_id)}/{operation}", **kwargs)
+
+
+def enhance_call(config: Config, image_id: int, scale: str) -> Call:
+    """POST /api/images/{id}/enhance."""
+    return _edit(image_id, "enhance", json={config.wire.enhance_scale: scale})
+
+
+def outpaint_call(image_id: int, canvas: Pair, size: Pair, at: Pair) -> Call:
+    """POST /api/images/{id}/outpaint."""
+    body = {"canvasSize": list(canvas), "originalImageSize": list(size), "originalImageLocation": list(at)}
+    return _edit(image_id, "outpaint", json=body)
+
+
+def retry_call(config: Config, image_id: int, strength: str | None) -> Call:
+    """POST /api/images/{id}/retry."""
+    return _edit(image_id, "retry", json=compact({config.wire.retry_strength: strength}))
+
+
+def fill_call(image_id: int, mask: Any, prompt: str, negative: str) -> Call:
+    """POST /api/images/{id}/fill (multipart)."""
+    files = {"mask": ("mask.png", mask_png(mask), "image/png")}
+    return _edit(image_id, "fill", files=files, data={"prompt": prompt, "negative": negative})
+
+
+def clean_up_call(image_id: int, mask: Any) -> Call:
+    """POST /api/images/{id}/cleanUp (multipart)."""
+    return _edit(image_id, "cleanUp", files={"mask": ("mask.png", mask_png(mask), "image/png")})
+
+
+def cancel_call(request_id: str, timeout: float | None = None) -> Call:
+    """POST /api/images/cancelEdit/{requestId}."""
+    return Call("POST", f"/api/images/cancelEdit/{quote(str(request_id), safe='')}", timeout=timeout)
+
+
+def new_request_id() -> str:
+    """A fresh edit request id."""
+    return uuid.uuid4().hex
+
+
+def prepare(config: Config, call: Call, request_id: str | None, timeout: float | None) -> tuple[Call, str]:
+    """The call with its request id, platform header and timeout; and the request id."""
+    request_id = request_id or new_request_id()
+    headers = {**platform_headers(config), config.wire.request_id_header: request_id}
+    return dataclasses.replace(call, headers=headers, timeout=timeout), request_id
+
+
+def _result(handle: type, client: Any, response: Response, request_id: str) -> Any:
+    image = parse(EditResult, response).image
+    if image is None or image.image_id is None:
+        raise ImagekitError(f"edit {request_id}: the response names no image")
+    charge = charge_of(response, client._config)
+    return handle(client, image.image_id, info=image, charge=charge, request_id=request_id)
+
+
+def _cancel_status(response: Response) -> str:
+    return str(json.loads(response.content))
+
+
+class Edits(Namespace):
+    """Editing images; each edit returns a handle on the new image."""
+
+    def enhance(self, image_id: int, scale: str = "2x", **options: Unpack[EditOptions]) -> Image:
+        """Enhance detail and upscale by ``scale`` (2x, 4x or 8x)."""
+        return self._run(enhance_call(self._config, image_id, scale), **options)
+
+    def outpaint(self, image_id: int, *, canvas: Pair, size: Pair, at: Pair,
+                 **options: Unpack[EditOptions]) -> Image:
+        """Expand the canvas to ``canvas`` (w, h), the original drawn at ``at`` (x, y), ``size`` (w, h)."""
+        return self._run(outpaint_call(image_id, canvas, size, at), **options)
+
+    def retry(self, image_id: int, *, strength: str | None = None, **options: Unpack[EditOptions]) -> Image:
+        """Reimagine the image; ``strength`` is strong or subtle."""
+        return self._run(retry_call(self._config, image_id, strength), **options)
+
+    def fill(self, image_id: int, mask: Any, prompt: str, negative: str = "",
+             **options: Unpack[EditOptions]) -> Image:
+        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes)."""
+        return self._run(fill_call(image_id, mask, prompt, negative), **options)
+
+    def clean_up(self, image_id: int, mask: Any, **options: Unpack[EditOptions]) -> Image:
+        """Remove the masked object."""
+        return self._run(clean_up_call(image_id, mask), **options)
+
+    def remove_bg(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
+        """Remove the background."""
+        return self._run(_edit(image_id, "removeBg"), **options)
+
+    def vectorize(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
+        """Vectorize; the new image's binary is an SVG with ``type="svg"``."""
+        return self._run(_edit(image_id, "vectorize"), **options)
+
+    def upsize(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
+        """Upscale."""
+        return self._run(_edit(image_id, "upsize"), **options)
+
+    def cancel(self, request_id: str) -> str:
+        """Cancel an edit: "cancelled" if it was running or not yet arrived, "not_running" if done."""
+        return _cancel_status(self._http.send(cancel_call(request_id)))
+
+    def _run(self, call: Call, request_id: str | None = None, timeout: float | None = None) -> Image:
+        call, request_id = prepare(self._config, call, request_id, timeout)
+        try:
+            response = self._http.send(call)
+        except APIConnectionError as exc:
+            if exc.may_have_executed:
+                exc.request_id, exc.cancel_status = request_id, self._cancel_quietly(request_id)
+            raise
+        except KeyboardInterrupt:
+            self._cancel_quietly(request_id)
+            raise
+        return _result(Image, self._client, response, request_id)
+
+    def _cancel_quietly(self, request_id: str) -> str | None:
+        try:
+            return _cancel_status(self._http.send(cancel_call(request_id, CANCEL_TIMEOUT)))
+        except ImagekitError as exc:
+            log.warning("could not cancel edit %s: %s", request_id, exc)
+            return None
+
+
+class AsyncEdits(Namespace):
+    """Editing images; each edit returns a handle on the new image (awaitable)."""
+
+    async def enhance(self, image_id: int, scale: str = "2x", **options: Unpack[EditOptions]) -> AsyncImage:
+        """Enhance detail and upscale by ``scale`` (2x, 4x or 8x)."""
+        return await self._run(enhance_call(self._config, image_id, scale), **options)
+
+    async def outpaint(self, image_id: int, *, canvas: Pair, size: Pair, at: Pair,
+                       **options: Unpack[EditOptions]) -> AsyncImage:
+        """Expand the canvas to ``canvas`` (w, h), the original drawn at ``at`` (x, y), ``size`` (w, h)."""
+        return await self._run(outpaint_call(image_id, canvas, size, at), **options)
+
+    async def retry(self, image_id: int, *, strength: str | None = None,
+                    **options: Unpack[EditOptions]) -> AsyncImage:
+        """Reimagine the image; ``strength`` is strong or subtle."""
+        return await self._run(retry_call(self._config, image_id, strength), **options)
+
+    async def fill(self, image_id: int, mask: Any, prompt: str, negative: str = "",
+                   **options: Unpack[EditOptions]) -> AsyncImage:
+        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes)."""
+        return await self._run(fill_call(image_id, mask, prompt, negative), **options)
+
+    async def clean_up(self, image_id: int, mask: Any, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Remove the masked object."""
+        return await self._run(clean_up_call(image_id, mask), **options)
+
+    async def remove_bg(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Remove the background."""
+        return await self._run(_edit(image_id, "removeBg"), **options)
+
+    async def vectorize(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Vectorize; the new image's binary is an SVG with ``type="svg"``."""
+        return await self._run(_edit(image_id, "vectorize"), **options)
+
+    async def upsize(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Upscale."""
+        return await self._run(_edit(image_id, "upsize"), **options)
+
+    async def cancel(self, request_id: str) -> str:
+        """Cancel an edit: "cancelled" if it was running or not yet arrived, "not_running" if done."""
+        return _cancel_status(await self._http.send(cancel_call(request_id)))
+
+    async def _run(self, call: Call, request_id: str | None = None,
+                   timeout: float | None = None) -> AsyncImage:
+        call, request_id = prepare(self._config, call, request_id, timeout)
+        try:
+            response = await self._http.send(call)
+        except APIConnectionError as exc:
+            if exc.may_have_executed:
+                exc.request_id, exc.cancel_status = request_id, await self._cancel_quietly(request_id)
+            raise
+        except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
+            # Shielded: the caller's own cancellation must not cancel the cancel.
+            with anyio.CancelScope(shield=True):
+                await self._cancel_quietly(request_id)
+            raise
+        return _result(AsyncImage, self._client, response, request_id)
+
+    async def _cancel_quietly(self, request_id: str) -> str | None:
+        try:
+            return _cancel_status(await self._http.send(cancel_call(request_id, CANCEL_TIMEOUT)))
+        except ImagekitError as exc:
+            log.warning("could not cancel edit %s: %s", request_id, exc)
+            return None

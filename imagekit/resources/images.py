@@ -1,0 +1,228 @@
+"""Images: create, metadata, binary (in memory or streamed to disk), waiting for PENDING ones."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, TypedDict, Unpack
+
+import anyio
+
+from .._http import Call, Response, charge_of
+from ..config import Config
+from ..errors import GenerationFailedError, WaitTimeoutError
+from ..images import AsyncCreateResult, AsyncImage, CreateResult, Image
+from ..models import FAILED, PENDING, CreateResponse, ImageMeta
+from ._common import Namespace, compact, parse, platform_headers
+from ._media import image_source, type_for_path
+
+
+class CreateOptions(TypedDict, total=False):
+    """Options of ``create`` besides the prompt. Exactly one of image, style, collection is needed."""
+
+    style: Any
+    """Style id (or a Style)."""
+    image: Any
+    """Reference image: a handle, an id, a path, bytes, a PIL image or a NumPy array."""
+    collection: Any
+    """Collection id."""
+    count: int
+    """Images to generate: 1, 2 or 4."""
+    ratio: str
+    """square, vertical, horizontal, 1:1, 3:4, 4:3, 9:16 or 16:9."""
+    seed: int
+    """Sandbox extension: image i uses seed + i, shown back as GenerationInfo.variation_id."""
+    is_async: bool
+    """Return at once with PENDING images; use ``wait()`` on the result."""
+    group_id: str
+    random_prompt: Any
+    initial_prompt: str
+    """The user's prompt before text-to-prompt."""
+    enhanced_prompt: str
+    """The prompt after text-to-prompt."""
+    caption_prompt: str
+    """The image-to-prompt text."""
+    caption_t_prompt: str
+    """The translated image-to-prompt text."""
+    platform: str
+    """Platform tag for this call (web, app, figma, api)."""
+    api_type: str
+    """API type for this call (standard, enterprise)."""
+    extra_body: dict[str, Any]
+    """More body fields, sent as given."""
+    timeout: float
+    """Seconds allowed for this call."""
+
+
+_BODY_OPTIONS = (  # option -> Wire attribute holding its body field name
+    ("style", "style_id"), ("collection", "collection_id"), ("count", "count"),
+    ("is_async", "is_async"), ("seed", "seed"), ("group_id", "group_id"),
+    ("random_prompt", "random_prompt"), ("initial_prompt", "initial_prompt"),
+    ("enhanced_prompt", "enhanced_prompt"), ("caption_prompt", "caption_prompt"),
+    ("caption_t_prompt", "caption_t_prompt"),
+)
+_CALL_OPTIONS = {"image", "ratio", "platform", "api_type", "extra_body", "timeout"}
+
+
+def create_call(config: Config, prompt: str, options: CreateOptions) -> Call:
+    """The POST /api/images/create request."""
+    unknown = set(options) - _CALL_OPTIONS - {name for name, _ in _BODY_OPTIONS}
+    if unknown:
+        raise TypeError(f"create() got unexpected options: {', '.join(sorted(unknown))}")
+    wire = config.wire
+    style = options.get("style")
+    options = {**options, "style": getattr(style, "style_id", style)}  # type: ignore[typeddict-item]
+    body = {"prompt": prompt, "ratio": options.get("ratio")}
+    if options.get("image") is not None:
+        body["image"] = image_source(options["image"])
+    body.update({getattr(wire, attr): options.get(name) for name, attr in _BODY_OPTIONS})
+    body = compact(body) | options.get("extra_body", {})
+    headers = platform_headers(config, options.get("platform"))
+    api_type = options.get("api_type") or config.api_type
+    if api_type:
+        headers[wire.api_type_header] = api_type
+    return Call("POST", "/api/images/create", json=body, headers=headers, timeout=options.get("timeout"))
+
+
+def _created(response: Response, config: Config) -> tuple[CreateResponse, tuple]:
+    return parse(CreateResponse, response), charge_of(response, config)
+
+
+def meta_call(image_id: int) -> Call:
+    """The GET /api/images/{id} request."""
+    return Call("GET", f"/api/images/{int(image_id)}")
+
+
+def binary_call(config: Config, image_id: int, type: str | None = "png", scale: str | None = None,
+                watermark: bool | None = None, collection: bool | None = None) -> Call:
+    """The GET /api/images/{id}/binary request."""
+    wire = config.wire
+    params = compact({
+        wire.image_type: type,
+        wire.scale_size: scale,
+        wire.watermark: _flag(watermark),
+        wire.is_collection: _flag(collection),
+    })
+    return Call("GET", f"/api/images/{int(image_id)}/binary", params=params, headers={"Accept": "*/*"})
+
+
+def _flag(value: bool | None) -> str | None:
+    return None if value is None else ("true" if value else "false")
+
+
+def poll_delays(first: float = 0.2, factor: float = 1.5, cap: float = 2.0) -> Iterator[float]:
+    """Growing pauses between status polls."""
+    delay = first
+    while True:
+        yield delay
+        delay = min(cap, delay * factor)
+
+
+def _settled(meta: ImageMeta, image_id: int) -> bool:
+    if meta.generation_status == FAILED:
+        raise GenerationFailedError(image_id, meta.generation_error or "generation failed")
+    return meta.generation_status != PENDING
+
+
+@contextmanager
+def _atomic_open(path: Path) -> Iterator[IO[bytes]]:
+    """A file that appears at ``path`` only once fully written; a failed download leaves nothing."""
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(part, "wb") as sink:
+            yield sink
+        part.replace(path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+class Images(Namespace):
+    """Generating images and reading them back."""
+
+    def create(self, prompt: str, **options: Unpack[CreateOptions]) -> CreateResult:
+        """Generate images from a prompt plus one of ``image``, ``style`` or ``collection``."""
+        model, charge = _created(self._http.send(create_call(self._config, prompt, options)), self._config)
+        return CreateResult(self._client, model, charge)
+
+    def image(self, image_id: int) -> Image:
+        """A handle on an existing image (no request is made)."""
+        return Image(self._client, int(image_id))
+
+    def meta(self, image_id: int) -> ImageMeta:
+        """Metadata of an image."""
+        return parse(ImageMeta, self._http.send(meta_call(image_id)))
+
+    def read(self, image_id: int, **query: Any) -> bytes:
+        """The image's binary; ``type``, ``scale``, ``watermark``, ``collection`` select the form."""
+        return self._http.send(binary_call(self._config, image_id, **query)).content
+
+    def save(self, image_id: int, path: str | os.PathLike, *, type: str | None = None, **query: Any) -> Path:
+        """Stream the binary to ``path`` (type from the suffix unless given); return the path."""
+        path = Path(path)
+        call = binary_call(self._config, image_id, type or type_for_path(path), **query)
+        with _atomic_open(path) as sink:
+            self._http.download(call, sink)
+        return path
+
+    def wait(self, image_id: int, *, timeout: float = 300.0) -> ImageMeta:
+        """Poll until the image leaves PENDING; raise GenerationFailedError if it FAILED."""
+        deadline = time.monotonic() + timeout
+        for delay in poll_delays():
+            meta = self.meta(image_id)
+            if _settled(meta, image_id):
+                return meta
+            if time.monotonic() + delay > deadline:
+                raise WaitTimeoutError(f"image {image_id} still PENDING after {timeout}s")
+            time.sleep(delay)
+        raise AssertionError("unreachable")
+
+
+class AsyncImages(Namespace):
+    """Generating images and reading them back (awaitable)."""
+
+    async def create(self, prompt: str, **options: Unpack[CreateOptions]) -> AsyncCreateResult:
+        """Generate images from a prompt plus one of ``image``, ``style`` or ``collection``."""
+        response = await self._http.send(create_call(self._config, prompt, options))
+        model, charge = _created(response, self._config)
+        return AsyncCreateResult(self._client, model, charge)
+
+    def image(self, image_id: int) -> AsyncImage:
+        """A handle on an existing image (no request is made)."""
+        return AsyncImage(self._client, int(image_id))
+
+    async def meta(self, image_id: int) -> ImageMeta:
+        """Metadata of an image."""
+        return parse(ImageMeta, await self._http.send(meta_call(image_id)))
+
+    async def read(self, image_id: int, **query: Any) -> bytes:
+        """The image's binary; ``type``, ``scale``, ``watermark``, ``collection`` select the form."""
+        return (await self._http.send(binary_call(self._config, image_id, **query))).content
+
+    def read_blocking(self, image_id: int, **query: Any) -> bytes:
+        """``read`` without awaiting, for places that cannot await (notebook display)."""
+        return self._http.blocking().send(binary_call(self._config, image_id, **query)).content
+
+    async def save(self, image_id: int, path: str | os.PathLike, *, type: str | None = None,
+                   **query: Any) -> Path:
+        """Stream the binary to ``path`` (type from the suffix unless given); return the path."""
+        path = Path(path)
+        call = binary_call(self._config, image_id, type or type_for_path(path), **query)
+        with _atomic_open(path) as sink:
+            await self._http.download(call, sink)
+        return path
+
+    async def wait(self, image_id: int, *, timeout: float = 300.0) -> ImageMeta:
+        """Poll until the image leaves PENDING; raise GenerationFailedError if it FAILED."""
+        deadline = time.monotonic() + timeout
+        for delay in poll_delays():
+            meta = await self.meta(image_id)
+            if _settled(meta, image_id):
+                return meta
+            if time.monotonic() + delay > deadline:
+                raise WaitTimeoutError(f"image {image_id} still PENDING after {timeout}s")
+            await anyio.sleep(delay)
+        raise AssertionError("unreachable")

@@ -1,0 +1,142 @@
+"""Error mapping: one class per error name, fallback by status, the spec's body shape."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+import imagekit
+from imagekit import errors
+
+CATALOGUE = [
+    (400, "invalid_request", imagekit.InvalidRequestError),
+    (400, "malformed_json", imagekit.MalformedJSONError),
+    (400, "invalid_generation_mode", imagekit.InvalidGenerationModeError),
+    (400, "invalid_platform", imagekit.InvalidPlatformError),
+    (400, "invalid_api_type", imagekit.InvalidAPITypeError),
+    (400, "unsupported_image_source", imagekit.UnsupportedImageSourceError),
+    (400, "invalid_image", imagekit.InvalidImageError),
+    (400, "invalid_mask", imagekit.InvalidMaskError),
+    (400, "empty_mask", imagekit.EmptyMaskError),
+    (400, "invalid_outpaint", imagekit.InvalidOutpaintError),
+    (400, "svg_not_available", imagekit.SVGNotAvailableError),
+    (400, "invalid_request_id", imagekit.InvalidRequestIdError),
+    (401, "wrong_api_key", imagekit.WrongAPIKeyError),
+    (401, "api_key_expired", imagekit.APIKeyExpiredError),
+    (402, "not_enough_credit", imagekit.NotEnoughCreditError),
+    (403, "not_logged_in", imagekit.NotLoggedInError),
+    (403, "style_not_allowed", imagekit.StyleNotAllowedError),
+    (403, "premium_required", imagekit.PremiumRequiredError),
+    (403, "edit_limit_exceeded", imagekit.EditLimitExceededError),
+    (403, "prompt_limit_exceeded", imagekit.PromptLimitExceededError),
+    (403, "special_limit_exceeded", imagekit.SpecialLimitExceededError),
+    (403, "enterprise_only", imagekit.EnterpriseOnlyError),
+    (403, "model_not_available", imagekit.ModelNotAvailableError),
+    (404, "not_found", imagekit.RouteNotFoundError),
+    (404, "image_not_found", imagekit.ImageNotFoundError),
+    (404, "style_not_found", imagekit.StyleNotFoundError),
+    (404, "collection_not_found", imagekit.CollectionNotFoundError),
+    (405, "method_not_allowed", imagekit.MethodNotAllowedError),
+    (409, "image_not_ready", imagekit.ImageNotReadyError),
+    (409, "edit_cancelled", imagekit.EditCancelledError),
+    (409, "duplicate_request_id", imagekit.DuplicateRequestIdError),
+    (413, "payload_too_large", imagekit.PayloadTooLargeError),
+    (413, "image_too_large", imagekit.ImageTooLargeError),
+    (415, "unsupported_media_type", imagekit.UnsupportedMediaTypeError),
+    (429, "simultaneous_limit_exceeded", imagekit.SimultaneousLimitExceededError),
+    (429, "rate_limited", imagekit.RateLimitedError),
+    (500, "internal_error", imagekit.InternalServerError),
+    (500, "edit_failed", imagekit.EditFailedError),
+    (503, "service_unavailable", imagekit.ServiceUnavailableError),
+]
+
+STATUS_BASES = {
+    400: imagekit.BadRequestError, 401: imagekit.AuthenticationError, 402: imagekit.PaymentRequiredError,
+    403: imagekit.PermissionDeniedError, 404: imagekit.NotFoundError, 405: imagekit.MethodNotAllowedError,
+    409: imagekit.ConflictError, 413: imagekit.PayloadTooLargeError, 415: imagekit.UnsupportedMediaTypeError,
+    429: imagekit.TooManyRequestsError, 500: imagekit.InternalServerError, 503: imagekit.ServiceUnavailableError,
+}
+
+
+def response(status: int, body=None, headers=None, content: bytes | None = None) -> httpx.Response:
+    request = httpx.Request("GET", "http://service.test/api/users/me")
+    if content is not None:
+        return httpx.Response(status, content=content, headers=headers, request=request)
+    return httpx.Response(status, json=body, headers=headers, request=request)
+
+
+def spec_body(status: int, name: str, message: str = "human text") -> dict:
+    return {"success": False, "code": status, "data": name, "message": message}
+
+
+def test_the_catalogue_is_complete():
+    assert {name: cls for _, name, cls in CATALOGUE} == errors.ERRORS_BY_NAME
+
+
+@pytest.mark.parametrize(("status", "name", "cls"), CATALOGUE)
+def test_each_error_name_has_its_class(status, name, cls):
+    exc = errors.from_response(response(status, spec_body(status, name)))
+    assert type(exc) is cls
+    assert isinstance(exc, STATUS_BASES[status]) and isinstance(exc, imagekit.APIError)
+    assert (exc.status, exc.data, exc.message) == (status, name, "human text")
+    assert exc.response.status_code == status and exc.request.url.path == "/api/users/me"
+    assert str(exc) == f"{status} {name}: human text"
+
+
+@pytest.mark.parametrize(("status", "base"), sorted(STATUS_BASES.items()))
+def test_unknown_names_fall_back_by_status(status, base):
+    exc = errors.from_response(response(status, spec_body(status, "brand_new_error")))
+    assert type(exc) is base and exc.data == "brand_new_error"
+
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [(418, imagekit.APIError), (422, imagekit.APIError), (502, imagekit.ServerError), (504, imagekit.ServerError)],
+)
+def test_unknown_statuses_fall_back_to_the_family(status, cls):
+    assert type(errors.from_response(response(status, spec_body(status, "whatever")))) is cls
+
+
+def test_a_known_name_under_an_unexpected_status_follows_the_status():
+    exc = errors.from_response(response(400, spec_body(400, "image_not_found")))
+    assert type(exc) is imagekit.BadRequestError and exc.data == "image_not_found"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"<html>Bad Gateway</html>", "Bad Gateway"),
+        (b"", "Bad Gateway"),
+        (b'"just a string"', "Bad Gateway"),
+        (b'{"success": false, "code": 502, "data": 7}', "Bad Gateway"),
+    ],
+)
+def test_bodies_without_the_spec_shape_still_map(content, message):
+    exc = errors.from_response(response(502, content=content))
+    assert type(exc) is imagekit.ServerError and exc.data is None and exc.message == message
+
+
+def test_missing_message_is_derived_from_the_name():
+    exc = errors.from_response(response(402, {"success": False, "code": 402, "data": "not_enough_credit"}))
+    assert exc.message == "not enough credit"
+
+
+@pytest.mark.parametrize(("header", "expected"), [("3", 3.0), ("0.5", 0.5), (None, None), ("later", None)])
+def test_retry_after_is_exposed(header, expected):
+    headers = {"Retry-After": header} if header else {}
+    exc = errors.from_response(response(429, spec_body(429, "rate_limited"), headers))
+    assert exc.retry_after == expected
+
+
+def test_transport_errors_are_their_own_branch():
+    assert not issubclass(imagekit.APIConnectionError, imagekit.APIError)
+    assert issubclass(imagekit.APITimeoutError, imagekit.APIConnectionError)
+    exc = imagekit.APITimeoutError("POST /x: no response", may_have_executed=True)
+    assert exc.may_have_executed and exc.request_id is None and exc.cancel_status is None
+    assert issubclass(imagekit.WaitTimeoutError, TimeoutError)
+    assert issubclass(imagekit.ConfigError, ValueError)
+
+
+def test_every_error_class_is_documented_and_exported():
+    for cls in (*errors.ERRORS_BY_NAME.values(), *STATUS_BASES.values()):
+        assert cls.__doc__ and cls.__name__ in imagekit.__all__ and getattr(imagekit, cls.__name__) is cls

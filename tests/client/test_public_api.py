@@ -1,0 +1,93 @@
+"""The public surface is a contract: pinned names, docstrings, sync/async symmetry, a light import."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import imagekit
+from imagekit import images as handles
+from imagekit.resources import edits, images, prompts, users
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PUBLIC = [
+    "APIConnectionError", "APIError", "APIKeyExpiredError", "APITimeoutError", "AsyncClient", "AsyncCreateResult",
+    "AsyncImage", "AuthenticationError", "BadRequestError", "Client", "CollectionNotFoundError", "Config",
+    "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "DuplicateRequestIdError",
+    "EditCancelledError", "EditFailedError", "EditLimitExceededError", "EditResult", "EmptyMaskError",
+    "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image", "ImageCaption", "ImageMeta",
+    "ImageNotFoundError", "ImageNotReadyError", "ImageTooLargeError", "ImagekitError", "InternalServerError",
+    "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidImageError", "InvalidMaskError",
+    "InvalidOutpaintError", "InvalidPlatformError", "InvalidRequestError", "InvalidRequestIdError",
+    "MalformedJSONError", "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotFoundError", "NotLoggedInError", "PayloadTooLargeError",
+    "PaymentRequiredError", "PermissionDeniedError", "Plan", "PremiumRequiredError", "PromptLimitExceededError",
+    "RateLimitedError", "RetryPolicy", "RouteNotFoundError", "SVGNotAvailableError", "ServerError",
+    "ServiceUnavailableError", "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
+    "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnsupportedImageSourceError",
+    "UnsupportedMediaTypeError", "Usage", "User", "WaitTimeoutError", "Wire", "WrongAPIKeyError", "connect",
+]
+
+TWINS = [
+    (imagekit.Client, imagekit.AsyncClient),
+    (imagekit.Image, imagekit.AsyncImage),
+    (imagekit.CreateResult, imagekit.AsyncCreateResult),
+    (users.Users, users.AsyncUsers),
+    (images.Images, images.AsyncImages),
+    (edits.Edits, edits.AsyncEdits),
+    (prompts.Prompts, prompts.AsyncPrompts),
+]
+LIFECYCLE = {"close", "aclose"}
+BLOCKING_EXTRAS = {"read_blocking"}  # the async side's escape hatch for notebook display
+NOT_AWAITED = {"image"}  # builds a handle, makes no request
+
+
+def public_methods(cls: type) -> dict[str, object]:
+    return {name: member for name, member in inspect.getmembers(cls, callable)
+            if not name.startswith("_") and not isinstance(member, type)}
+
+
+def test_all_is_pinned():
+    assert sorted(imagekit.__all__) == PUBLIC
+    assert all(hasattr(imagekit, name) for name in imagekit.__all__)
+
+
+def test_every_public_name_and_method_has_a_docstring():
+    namespaces = [cls for pair in TWINS for cls in pair]
+    for obj in [getattr(imagekit, name) for name in imagekit.__all__] + namespaces:
+        assert inspect.getdoc(obj), obj
+        if isinstance(obj, type) and obj.__module__.startswith("imagekit") and not issubclass(obj, Exception):
+            for method_name, method in public_methods(obj).items():
+                if getattr(method, "__module__", "").startswith("imagekit"):
+                    assert inspect.getdoc(method), f"{obj.__name__}.{method_name}"
+
+
+def test_sync_and_async_twins_expose_the_same_methods():
+    for sync_cls, async_cls in TWINS:
+        sync_methods, async_methods = public_methods(sync_cls), public_methods(async_cls)
+        assert set(sync_methods) - LIFECYCLE == set(async_methods) - LIFECYCLE - BLOCKING_EXTRAS, async_cls
+        for name in set(sync_methods) - LIFECYCLE:
+            method, twin = sync_methods[name], async_methods[name]
+            assert inspect.signature(method).parameters.keys() == inspect.signature(twin).parameters.keys(), name
+            assert not inspect.iscoroutinefunction(method), name
+            # AsyncClient's shortcuts are shared with Client and return the namespace's awaitable.
+            if async_cls is not imagekit.AsyncClient and name not in NOT_AWAITED:
+                assert inspect.iscoroutinefunction(twin), f"{async_cls.__name__}.{name}"
+
+
+def test_client_shortcuts_cover_the_issue_surface():
+    for name in ("me", "usage", "styles", "collection_count", "create", "image", "cancel_edit", "text_to_prompt",
+                 "image_to_prompt"):
+        assert name in public_methods(imagekit.Client) and name in public_methods(imagekit.AsyncClient)
+    for name in ("meta", "read", "pil", "save", "wait", "enhance", "outpaint", "retry", "fill", "clean_up",
+                 "remove_bg", "vectorize", "upsize"):
+        assert name in public_methods(handles.Image)
+
+
+def test_import_stays_light():
+    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy"]
+    code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
