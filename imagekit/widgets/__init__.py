@@ -1,0 +1,25 @@
+"""Notebook widgets: PromptStudio (generate), MaskPainter (paint a mask, fill or clean up), Gallery.
+
+Loaded on first use, so ``import imagekit`` never pulls in ipywidgets or anywidget::
+
+    from imagekit.widgets import MaskPainter, PromptStudio
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["PromptStudio", "MaskPainter", "Gallery"]
+
+_HOMES = {"PromptStudio": ".studio", "MaskPainter": ".painter", "Gallery": ".gallery"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name], __name__), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,54 @@
+"""Fixtures for the widget tests: one JupyterLab and one headless chromium page per session.
+
+The browser tests never skip: without chromium they fail and say how to install it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_user
+
+from .lab import CHROMIUM, CHROMIUM_FLAGS, Lab, Notebook
+
+
+@pytest.fixture(scope="session")
+def lab(sandbox, tmp_path_factory) -> Iterator[Lab]:
+    """JupyterLab on 127.0.0.1 whose kernels reach the session sandbox through IMAGEKIT_* variables."""
+    _, key = make_user(sandbox, "pro")
+    home = tmp_path_factory.mktemp("lab")
+    server = Lab(home, {"IMAGEKIT_BASE_URL": sandbox.url, "IMAGEKIT_API_KEY": key,
+                        "IMAGEKIT_HOME": str(home / "imagekit")})
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def page(lab):
+    """A chromium page showing the lab, ready for commands."""
+    if not CHROMIUM.is_file():
+        pytest.fail(f"browser tests need chromium at {CHROMIUM}: apt-get install -y chromium", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(60_000)
+        tab.goto(f"{lab.url}/lab")
+        tab.wait_for_function("window.jupyterapp !== undefined")
+        tab.evaluate("async () => { await window.jupyterapp.restored; }")
+        yield tab
+        browser.close()
+
+
+@pytest.fixture
+def notebook(page, lab, request, tmp_path: Path) -> Iterator[Notebook]:
+    """A fresh notebook with its own kernel; a screenshot of the page is kept in tmp_path at the end."""
+    opened = Notebook(page, lab, f"{request.node.name}.ipynb")
+    yield opened
+    page.screenshot(path=tmp_path / "final.png")
+    opened.close()

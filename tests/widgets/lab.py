@@ -1,0 +1,148 @@
+"""JupyterLab on a loopback port, driven by headless Debian chromium through Playwright.
+
+Follows the recipe proven on these machines: private Jupyter config (the announcements pop-up off),
+cells run through the app's command API, waits on DOM hooks rather than sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+CHROMIUM = Path(os.environ.get("IMAGEKIT_TEST_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Lab:
+    """A JupyterLab server in a subprocess, with its own config, data and root directories."""
+
+    def __init__(self, home: Path, env: dict[str, str]) -> None:
+        self.root = home / "root"
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = home / "config"
+        (config / "labconfig").mkdir(parents=True)
+        (config / "labconfig" / "page_config.json").write_text(json.dumps(
+            {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+        self.root.mkdir()
+        self.log = home / "lab.log"
+        self._env = {**os.environ, **env, "JUPYTER_CONFIG_DIR": str(config),
+                     "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "IPYTHONDIR": str(home / "ipython")}
+        self._argv = [
+            sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+            "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+            "--ServerApp.allow_root=True", "--LabApp.expose_app_in_browser=True",
+            f"--ServerApp.root_dir={self.root}", f"--LabApp.workspaces_dir={home / 'workspaces'}",
+        ]
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60.0) -> None:
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(self._argv, env=self._env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited with {self.process.returncode}:\n{self.tail()}")
+            try:
+                if httpx.get(f"{self.url}/api/status", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"JupyterLab did not answer within {timeout} s:\n{self.tail()}")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+    def new_notebook(self, name: str) -> str:
+        """Create an empty Python notebook in the server's root; returns its path."""
+        content = {"cells": [], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                            "language": "python"}},
+                   "nbformat": 4, "nbformat_minor": 5}
+        response = httpx.put(f"{self.url}/api/contents/{name}", json={"type": "notebook", "content": content})
+        response.raise_for_status()
+        return name
+
+
+_OPEN = """async (path) => {
+  const app = window.jupyterapp;
+  const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  app.shell.activateById(panel.id);
+  return panel.id;
+}"""
+
+_RUN = """async (code) => {
+  const app = window.jupyterapp;
+  const panel = app.shell.currentWidget;
+  const notebook = panel.content;
+  const cells = notebook.model.sharedModel;
+  const last = cells.cells[cells.cells.length - 1];
+  if (last && last.cell_type === 'code' && !last.source && last.execution_count === null) {
+    last.setSource(code);  // the empty cell a new notebook opens with
+  } else {
+    cells.insertCell(cells.cells.length, {cell_type: 'code', source: code});
+  }
+  notebook.activeCellIndex = notebook.widgets.length - 1;
+  await app.commands.execute('notebook:run-cell');
+  return notebook.widgets[notebook.widgets.length - 1].model.outputs.toJSON();
+}"""
+
+_CLOSE = """async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  if (!panel || !panel.sessionContext) return;
+  await panel.sessionContext.shutdown();
+  panel.context.model.dirty = false;
+  panel.dispose();
+}"""
+
+
+class Notebook:
+    """One open notebook in the lab page: run code in it, read its text output."""
+
+    def __init__(self, page: Any, lab: Lab, name: str) -> None:
+        self.page = page
+        page.evaluate(_OPEN, lab.new_notebook(name))
+
+    def run(self, code: str) -> str:
+        """Run ``code`` as a new cell and return its text output; a Python error fails the test."""
+        outputs = self.page.evaluate(_RUN, code)
+        text = []
+        for output in outputs:
+            if output["output_type"] == "error":
+                raise AssertionError(f"cell failed: {output['ename']}: {output['evalue']}\n{code}")
+            if output["output_type"] == "stream":
+                text.append("".join(output["text"]))
+            elif "text/plain" in output.get("data", {}):
+                text.append("".join(output["data"]["text/plain"]))
+        return "".join(text)
+
+    def close(self) -> None:
+        self.page.evaluate(_CLOSE)

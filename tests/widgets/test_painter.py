@@ -1,0 +1,103 @@
+"""MaskPainter without a browser: traits, the mask's forms, callbacks, edits and errors."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import imagekit
+from imagekit.widgets import MaskPainter
+from tests.conftest import make_user
+
+
+def browser_png(mask: np.ndarray, alpha: int = 255) -> memoryview:
+    """What the browser sends: an RGBA PNG whose alpha marks the paint, as a memoryview."""
+    rgba = np.zeros((*mask.shape, 4), np.uint8)
+    rgba[mask] = (255, 42, 90, alpha)
+    out = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(out, format="PNG")
+    return memoryview(out.getvalue())
+
+
+@pytest.fixture
+def painter() -> MaskPainter:
+    return MaskPainter(Image.new("RGB", (120, 80), "navy"))
+
+
+def test_starts_empty_at_the_image_size(painter):
+    assert painter.mask.mode == "L" and painter.mask.size == (120, 80)
+    assert painter.mask_array().shape == (80, 120) and not painter.mask_array().any()
+    assert (painter.width, painter.height, painter.tool) == (120, 80, "brush")
+    assert repr(painter) == "MaskPainter(120x80, painted=0.0%, tool='brush')"
+
+
+def test_accepts_a_path_and_keeps_its_bytes(tmp_path):
+    Image.new("RGB", (64, 48), "red").save(tmp_path / "a.jpg")
+    painter = MaskPainter(tmp_path / "a.jpg")
+    assert painter.image_data == (tmp_path / "a.jpg").read_bytes() and painter.source is None
+    with pytest.raises(TypeError):
+        MaskPainter(42)
+
+
+def test_browser_mask_arrives_as_memoryview_and_is_thresholded(painter):
+    seen = []
+    painter.on_mask(lambda p: seen.append(p.mask_array().sum()))
+    mask = np.zeros((80, 120), bool)
+    mask[10:30, 20:60] = True
+    soft = np.zeros((80, 120), bool)
+    soft[50:60, 0:10] = True  # antialiased edge pixels: alpha below one half is not paint
+    painter.set_state({"mask_png": browser_png(mask), "revision": 1})
+    painter.set_state({"mask_png": browser_png(mask | soft, alpha=100), "revision": 2})
+    assert seen == [800, 0]
+    painter.set_state({"mask_png": browser_png(mask), "revision": 3})
+    assert np.array_equal(painter.mask_array(), mask) and painter.received == 3
+
+
+def test_python_sets_clears_and_inverts(painter):
+    mask = np.zeros((80, 120), bool)
+    mask[:40] = True
+    painter.mask = mask
+    assert painter.revision == 1 and np.array_equal(painter.mask_array(), mask)
+    assert repr(painter) == "MaskPainter(120x80, painted=50.0%, tool='brush')"
+    painter.invert()
+    assert np.array_equal(painter.mask_array(), ~mask)
+    painter.mask = Image.fromarray(mask.astype(np.uint8) * 255)
+    assert np.array_equal(painter.mask_array(), mask)
+    painter.clear()
+    assert not painter.mask_array().any() and painter.revision == 4
+    with pytest.raises(ValueError, match="does not fit"):
+        painter.mask = np.zeros((10, 10), bool)
+
+
+def test_brush_size_defaults_to_the_image_and_stays_positive(painter):
+    assert painter.brush_size == 4
+    assert MaskPainter(Image.new("RGB", (1024, 512)), brush_size=50).brush_size == 50
+    painter.brush_size = 0
+    assert painter.brush_size == 1
+
+
+def test_edits_need_an_image_on_the_service(painter):
+    with pytest.raises(ValueError, match="Image handle"):
+        painter.clean_up()
+
+
+def test_clean_up_and_fill_show_the_result(sandbox):
+    with imagekit.Client(sandbox.url, make_user(sandbox)[1]) as ik:
+        image = ik.create("a red fox", style=ik.styles()[0].style_id, count=1).images[0]
+        painter = MaskPainter(image)
+        results = []
+        painter.on_result(results.append)
+        mask = np.zeros((1024, 1024), bool)
+        mask[300:500, 300:600] = True
+        painter.mask = mask
+        cleaned = painter.clean_up()
+        filled = painter.fill("a blue ball")
+        assert results == [cleaned, filled] and painter.result is filled
+        assert Image.open(io.BytesIO(painter.result_data)).size == (1024, 1024)
+        painter.clear()
+        with pytest.raises(imagekit.EmptyMaskError):
+            painter.clean_up()
+        assert painter.status.startswith("Empty mask (400)")

@@ -1,0 +1,92 @@
+"""PromptStudio and Gallery without a browser: pickers, generate, enhance, selection, inline errors."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+import imagekit
+from imagekit.widgets import Gallery, PromptStudio
+from tests.conftest import make_user
+
+
+@pytest.fixture
+def ik(sandbox):
+    with imagekit.Client(sandbox.url, make_user(sandbox)[1]) as client:
+        yield client
+
+
+@pytest.fixture
+def studio(ik):
+    opened = PromptStudio(ik, prompt="a lighthouse at dusk", count=2)
+    yield opened
+    opened.close()
+
+
+def test_pickers_are_filled_from_the_account(studio, ik):
+    styles = ik.styles()
+    assert studio.style_picker.value == styles[0].style_id
+    assert studio.style_picker.options[0][0] == f"{styles[0].main_text} · {styles[0].credit_cost} credits"
+    assert studio.balance.value == f"<b>{ik.usage().current_credit}</b> credits left"
+    assert repr(studio) == "PromptStudio(count=2, images=0, selected=0)"
+
+
+def test_counter_and_generate_button_follow_the_prompt(studio):
+    assert "20 / 1200" in studio.counter.value and not studio.generate_button.disabled
+    studio.prompt_box.value = "x" * 1201
+    assert "1201 / 1200" in studio.counter.value and studio.generate_button.disabled
+    studio.prompt_box.value = "  "
+    assert studio.generate_button.disabled
+
+
+def test_generate_fills_the_gallery_and_the_balance(studio):
+    results = []
+    studio.on_generate(results.append)
+    result = studio.generate().result(timeout=60)
+    assert len(result) == 2 and results == [result]
+    assert studio.gallery.items == result.images and len(studio.gallery.thumbnails) == 2
+    assert all(url.startswith("data:image/png;base64,") for url in studio.gallery.thumbnails)
+    assert studio.balance.value == f"<b>{result.credits_remaining}</b> credits left"
+    assert studio.progress.value == 2 and studio.message.value == ""
+    studio.gallery.selected = [1]
+    assert studio.selected == [result.images[1]]
+
+
+def test_enhance_offers_both_prompts(studio):
+    answer = studio.enhance().result(timeout=60)
+    assert studio.choice.value == answer.enhanced_prompt == studio.prompt_box.value
+    studio.choice.value = answer.initial_prompt
+    assert studio.prompt_box.value == answer.initial_prompt
+    assert studio._options()["enhanced_prompt"] == answer.enhanced_prompt
+
+
+def test_errors_show_inline_in_plain_words(studio):
+    errors = []
+    studio.on_error(errors.append)
+    studio.source_picker.value = "collection"
+    studio.collection_box.value = 987654
+    assert studio.generate().result(timeout=60) is None
+    assert isinstance(errors[0], imagekit.CollectionNotFoundError)
+    assert "Collection not found (404)" in studio.message.value and "Traceback" not in studio.message.value
+    studio.source_picker.value = "image"
+    assert studio.generate().result(timeout=60) is None
+    assert "choose a reference image" in studio.message.value
+    assert not studio.enhance_button.disabled
+
+
+def test_reference_mode_uses_the_given_image(studio):
+    studio.source_picker.value = "image"
+    studio.reference = Image.new("RGB", (256, 256), "teal")
+    assert len(studio.generate().result(timeout=60)) == 2
+
+
+def test_gallery_selection_single_and_multiple():
+    items = [Image.new("RGB", (40, 30), c) for c in ("red", "green", "blue")]
+    gallery = Gallery(items, multiple=False)
+    chosen = []
+    gallery.on_select(chosen.append)
+    gallery.selected = [2]
+    assert gallery.selected_items == [items[2]] and chosen == [[items[2]]]
+    assert gallery.captions == ["40x30"] * 3 and repr(gallery) == "Gallery(3 images, 1 selected)"
+    gallery.show(items[:1])
+    assert gallery.selected == [] and len(gallery.thumbnails) == 1
