@@ -122,6 +122,7 @@ def test_outpaint_with_negative_location_keeps_the_visible_original(api):
     ({"mask": ("m.txt", b"hello", "text/plain")}, 415, "unsupported_media_type"),
     ({"mask": ("m.png", png(np.zeros((64, 64), bool)), "image/png")}, 400, "empty_mask"),
     ({"mask": ("m.png", b"", "image/png")}, 400, "invalid_mask"),
+    ({"mask": ("m.png", b"\x89PNG\r\n\x1a\n", "image/png")}, 400, "invalid_mask"),
 ])
 def test_mask_refusals(api, files, status, name):
     source = make_image(api)

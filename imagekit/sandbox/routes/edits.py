@@ -75,8 +75,13 @@ async def _mask(sandbox, user, image_id: int, upload: UploadFile) -> np.ndarray:
     if not data:
         raise invalid("The mask file is empty.", "invalid_mask")
     size = _source_size(sandbox, user, image_id)
-    return await run_in_threadpool(engines.decode_mask, data, size, max_bytes=limit,
-                                   max_pixels=sandbox.settings.max_upload_pixels)
+    try:
+        return await run_in_threadpool(engines.decode_mask, data, size, max_bytes=limit,
+                                       max_pixels=sandbox.settings.max_upload_pixels)
+    except SandboxError as exc:
+        if exc.name == "invalid_image":
+            raise invalid(f"The mask: {exc.message}.", "invalid_mask") from None
+        raise
 
 
 @router.post("/{id}/enhance", **_EDIT)

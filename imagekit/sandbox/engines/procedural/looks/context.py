@@ -1,0 +1,29 @@
+"""What a look (style renderer) receives besides the image."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...base import CheckFn
+
+
+@dataclass(frozen=True)
+class LookContext:
+    """Randomness, cancellation and the scene's colours for one look pass."""
+
+    rng: np.random.Generator
+    check: CheckFn
+    colours: np.ndarray
+    """The scene palette, (k, 3) float32 RGB: looks that quantise prefer these colours."""
+
+
+Look = Callable[[np.ndarray, LookContext], np.ndarray]
+"""A style renderer: uint8 RGB (H, W, 3) in, uint8 RGB of the same shape out."""
+
+
+def unit(image: np.ndarray) -> int:
+    """The short side: the scale strokes, lines and grids are measured in."""
+    return min(image.shape[:2])
