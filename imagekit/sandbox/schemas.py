@@ -85,11 +85,11 @@ class ModelOut(BaseModel):
     logo: str
 
 
-class PlanOut(BaseModel):
+class PlanCommon(BaseModel):
+    """Fields the full Plan and the User's AuthUserPlan share."""
+
     planId: int
     grade: str
-    name: str
-    historyPeriodMonth: int
     minusCreditAllowed: int
     maxStyleNumber: int
     simultaneousLimit: int
@@ -97,15 +97,20 @@ class PlanOut(BaseModel):
     maxEditNumber: int
     maxPromptNumber: int
     period: Literal["month", "day"]
-    title: dict[str, str]
-    priceGlobal: dict[str, PriceProperty]
-    premiumAvailable: bool
     oneTimePayment: bool
-    enabled: bool
     defaultCredit: int
     dailyCredit: int
     monthlyCredit: int
     CreditCostInfo: list[CostOut]
+
+
+class PlanOut(PlanCommon):
+    name: str
+    historyPeriodMonth: int
+    title: dict[str, str]
+    priceGlobal: dict[str, PriceProperty]
+    premiumAvailable: bool
+    enabled: bool
     Models: list[ModelOut]
 
 
@@ -122,21 +127,7 @@ class CostOut(BaseModel):
     UpgradePlan: PlanOut | None = None
 
 
-class AuthUserPlan(BaseModel):
-    planId: int
-    grade: str
-    minusCreditAllowed: int
-    maxStyleNumber: int
-    simultaneousLimit: int
-    maxMultiSelect: int
-    maxEditNumber: int
-    maxPromptNumber: int
-    period: Literal["month", "day"]
-    oneTimePayment: bool
-    defaultCredit: int
-    dailyCredit: int
-    monthlyCredit: int
-    CreditCostInfo: list[CostOut]
+class AuthUserPlan(PlanCommon):
     priceObj: PriceProperty
     titleName: str
 
@@ -300,5 +291,7 @@ class EditOut(BaseModel):
     image: EditedImage
 
 
+PlanCommon.model_rebuild()
 PlanOut.model_rebuild()
+AuthUserPlan.model_rebuild()
 CostOut.model_rebuild()
