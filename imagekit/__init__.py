@@ -81,11 +81,15 @@ from .models import (
     Usage,
     User,
 )
+from .ledger import Ledger
 from .wire import Wire
+from .workflows import Batch, Chain, chain, grid
 
 __all__ = [
     # clients
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
+    # workflows
+    "grid", "chain", "Batch", "Chain", "Ledger",
     # handles
     "Image", "AsyncImage", "CreateResult", "AsyncCreateResult",
     # models

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -21,7 +22,7 @@ from . import errors
 from ._retry import Failure, parse_retry_after
 from .config import VERSION, Config
 
-__all__ = ["Call", "Response", "SyncHTTP", "AsyncHTTP", "charge_of"]
+__all__ = ["Call", "Response", "SyncHTTP", "AsyncHTTP", "Hook", "charge_of"]
 
 log = logging.getLogger("imagekit")
 
@@ -44,6 +45,10 @@ class Call:
     data: dict[str, Any] | None = None
     headers: dict[str, str] | None = None
     timeout: float | None = None
+
+
+Hook = Callable[["Call", "Response | None", "BaseException | None", float], None]
+"""Called once per ``send`` with its final outcome: (call, 2xx response or None, error or None, seconds)."""
 
 
 def charge_of(response: Response, config: Config) -> tuple[int | float | None, int | float | None]:
@@ -80,6 +85,17 @@ class _Base:
             "Accept": "application/json",
             config.wire.api_key_header: config.api_key,
         }
+        self.hooks: list[Hook] = []
+        """Observers of every request's outcome (the credit ledger is one)."""
+
+    def _observe(self, call: Call, response: Response | None, error: BaseException | None,
+                 started: float) -> None:
+        seconds = time.monotonic() - started
+        for hook in self.hooks:
+            try:
+                hook(call, response, error, seconds)
+            except Exception:  # an observer must never break the request it watches
+                log.exception("request hook %r failed", hook)
 
     def _options(self) -> dict[str, Any]:
         return {
@@ -161,6 +177,16 @@ class SyncHTTP(_Base):
 
     def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
+        started = time.monotonic()
+        try:
+            response = self._send(call, stream)
+        except BaseException as exc:
+            self._observe(call, None, exc, started)
+            raise
+        self._observe(call, response, None, started)
+        return response
+
+    def _send(self, call: Call, stream: bool) -> Response:
         attempt = 0
         while True:
             try:
@@ -225,6 +251,16 @@ class AsyncHTTP(_Base):
 
     async def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
+        started = time.monotonic()
+        try:
+            response = await self._send(call, stream)
+        except BaseException as exc:
+            self._observe(call, None, exc, started)
+            raise
+        self._observe(call, response, None, started)
+        return response
+
+    async def _send(self, call: Call, stream: bool) -> Response:
         attempt = 0
         client = self._client
         while True:

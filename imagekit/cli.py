@@ -1,4 +1,4 @@
-"""Command line: ``imagekit sandbox init|serve|user add`` and ``imagekit demo``.
+"""Command line: ``imagekit sandbox init|serve|user add``, ``imagekit demo`` and ``imagekit usage``.
 
 The sandbox commands are a contract other scripts rely on: ``init`` and ``user add`` print the
 API key as the last line of stdout.
@@ -59,7 +59,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .sandbox.faults import quiet_dropped_connections
     from .sandbox.seed import initialize, is_initialized
 
-    sandbox = _sandbox(args.data, latency=args.latency)
+    sandbox = _sandbox(args.data, latency=args.latency, base_size=args.base_size)
     if not is_initialized(sandbox):
         print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
     quiet_dropped_connections()
@@ -73,6 +73,27 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     return run_demo(Path(args.out))
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    import imagekit
+    from .reports import usage_report
+
+    options = {"ledger": Path(args.ledger)} if args.ledger else {}
+    with imagekit.connect(**options) as client:
+        report = usage_report(client, args.out, days=args.days)
+    print(report)
+    if report.files:
+        print(f"\nWrote {len(report.files)} files to {args.out}")
+    return 0
+
+
+def _base_size(text: str) -> int:
+    """At least 256 so every ratio keeps 3-digit sides (the interface's resolution pattern)."""
+    value = int(text)
+    if not 256 <= value <= 4096:
+        raise argparse.ArgumentTypeError("base size must be 256..4096 pixels")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,12 +119,20 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8800)
     serve.add_argument("--latency", type=float, default=0.0,
                        help="seconds added to every generation and edit")
+    serve.add_argument("--base-size", type=_base_size, default=1024,
+                       help="long side in pixels of generated images (smaller draws faster)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(run=cmd_serve)
 
     demo = commands.add_parser("demo", help="the main job against an embedded sandbox")
     demo.add_argument("--out", default="out", help="output folder")
     demo.set_defaults(run=cmd_demo)
+
+    usage = commands.add_parser("usage", help="credit usage report: print it, write CSV and PNG files")
+    usage.add_argument("--out", default="usage", help="output folder for the CSV and PNG files")
+    usage.add_argument("--ledger", help="ledger file (default: $IMAGEKIT_HOME/ledger.sqlite)")
+    usage.add_argument("--days", type=float, default=7.0, help="days of spend the forecast follows")
+    usage.set_defaults(run=cmd_usage)
     return parser
 
 

@@ -16,6 +16,7 @@ from ._http import AsyncHTTP, SyncHTTP
 from ._retry import RetryPolicy
 from .config import Config
 from .errors import ConfigError
+from .ledger import Ledger, account_of
 from .resources.edits import AsyncEdits, Edits
 from .resources.images import AsyncImages, CreateOptions, Images
 from .resources.prompts import AsyncPrompts, Prompts
@@ -40,6 +41,7 @@ class _ClientBase:
         wire: Wire | None = None,
         retry_policy: RetryPolicy | None = None,
         transport: Any = None,
+        ledger: Ledger | str | os.PathLike | bool | None = None,
     ) -> None:
         self._config = Config.from_env(
             base_url,
@@ -51,6 +53,9 @@ class _ClientBase:
             wire=wire or DEFAULT_WIRE,
         )
         self._open(transport)
+        self._ledger = _ledger_for(ledger, self._config)
+        if self._ledger is not None:
+            self._http.hooks.append(self._ledger.hook(self._config))
 
     def _open(self, transport: Any) -> None:
         raise NotImplementedError
@@ -60,8 +65,20 @@ class _ClientBase:
         """The settings this client was built with (the API key stays out of its repr)."""
         return self._config
 
+    @property
+    def ledger(self) -> Ledger | None:
+        """The credit ledger recording this client's operations (None when turned off)."""
+        return self._ledger
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self._config.base_url!r})"
+
+    def batch(self, rows: Any, **defaults: Any) -> Any:
+        """A batch of create requests: ``rows`` is a list of prompts, of dicts, a DataFrame or a
+        ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out."""
+        from .workflows.batch import Batch
+
+        return Batch(self, rows, **defaults)
 
     def me(self) -> Any:
         """The caller's profile and plan (User)."""
@@ -110,7 +127,9 @@ class Client(_ClientBase):
     ``base_url`` and ``api_key`` default to ``IMAGEKIT_BASE_URL`` and ``IMAGEKIT_API_KEY``;
     ``timeout`` is per request in seconds; ``max_retries`` (or a whole ``retry_policy``) bounds the
     safe retries; ``platform`` and ``api_type`` fill their headers; ``wire`` renames what the spec
-    leaves unnamed; ``transport`` takes an httpx transport (tests use ``httpx.MockTransport``).
+    leaves unnamed; ``transport`` takes an httpx transport (tests use ``httpx.MockTransport``);
+    ``ledger`` is the credit ledger's file (default ``$IMAGEKIT_HOME/ledger.sqlite``), a Ledger,
+    or False for none.
     """
 
     def _open(self, transport: Any) -> None:
@@ -159,6 +178,16 @@ class AsyncClient(_ClientBase):
 
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.aclose()
+
+
+def _ledger_for(option: Any, config: Config) -> Ledger | None:
+    """The ledger a client records into: its own file by default, a given one, or none."""
+    if option is False:
+        return None
+    account = account_of(config.base_url, config.api_key)
+    if isinstance(option, Ledger):
+        return option.for_account(account)
+    return Ledger(None if option in (None, True) else option, account=account)
 
 
 _embedded: Any = None

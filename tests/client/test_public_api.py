@@ -15,19 +15,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PUBLIC = [
     "APIConnectionError", "APIError", "APIKeyExpiredError", "APITimeoutError", "AsyncClient", "AsyncCreateResult",
-    "AsyncImage", "AuthenticationError", "BadRequestError", "Client", "CollectionNotFoundError", "Config",
+    "AsyncImage", "AuthenticationError", "BadRequestError", "Batch", "Chain", "Client", "CollectionNotFoundError", "Config",
     "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "DuplicateRequestIdError",
     "EditCancelledError", "EditFailedError", "EditLimitExceededError", "EditResult", "EmptyMaskError",
     "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image", "ImageCaption", "ImageMeta",
     "ImageNotFoundError", "ImageNotReadyError", "ImageTooLargeError", "ImagekitError", "InternalServerError",
     "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidImageError", "InvalidMaskError",
-    "InvalidOutpaintError", "InvalidPlatformError", "InvalidRequestError", "InvalidRequestIdError",
+    "InvalidOutpaintError", "InvalidPlatformError", "InvalidRequestError", "InvalidRequestIdError", "Ledger",
     "MalformedJSONError", "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotFoundError", "NotLoggedInError", "PayloadTooLargeError",
     "PaymentRequiredError", "PermissionDeniedError", "Plan", "PremiumRequiredError", "PromptLimitExceededError",
     "RateLimitedError", "RetryPolicy", "RouteNotFoundError", "SVGNotAvailableError", "ServerError",
     "ServiceUnavailableError", "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
     "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnsupportedImageSourceError",
-    "UnsupportedMediaTypeError", "Usage", "User", "WaitTimeoutError", "Wire", "WrongAPIKeyError", "connect",
+    "UnsupportedMediaTypeError", "Usage", "User", "WaitTimeoutError", "Wire", "WrongAPIKeyError", "chain", "connect",
+    "grid",
 ]
 
 TWINS = [
@@ -87,7 +88,7 @@ def test_client_shortcuts_cover_the_issue_surface():
 
 
 def test_import_stays_light():
-    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy"]
+    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout

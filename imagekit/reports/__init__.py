@@ -1,0 +1,24 @@
+"""Usage reports from the credit ledger: spend tables, balance, limits, forecast, plots, and
+``usage_report`` which writes them all to a folder (what ``imagekit usage`` prints and saves).
+
+Needs pandas and matplotlib; importing ``imagekit`` does not load this package.
+"""
+
+from .plots import burn_down, lineage_plot, spend_by_operation_plot, spend_by_style_plot
+from .report import Report, usage_report
+from .sheets import contact_sheet
+from .tables import (
+    Forecast,
+    balance_over_time,
+    forecast,
+    limits,
+    spend_by_day,
+    spend_by_operation,
+    spend_by_style,
+)
+
+__all__ = [
+    "usage_report", "Report",
+    "spend_by_operation", "spend_by_day", "spend_by_style", "balance_over_time", "limits", "forecast", "Forecast",
+    "burn_down", "spend_by_operation_plot", "spend_by_style_plot", "lineage_plot", "contact_sheet",
+]

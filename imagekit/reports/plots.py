@@ -1,0 +1,70 @@
+"""Plots of usage (matplotlib): burn-down, spend by operation and by style, an edit chain's lineage.
+
+Figures are built with ``matplotlib.figure.Figure``, not pyplot: no global state, no GUI backend,
+safe in scripts, servers and notebooks alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["burn_down", "spend_by_operation_plot", "spend_by_style_plot", "lineage_plot"]
+
+
+def _figure(width: float = 6.4, height: float = 3.6) -> tuple[Figure, object]:
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), layout="constrained")
+    return figure, figure.add_subplot()
+
+
+def burn_down(balance: pd.DataFrame, forecast: object = None) -> Figure:
+    """Balance over time (from ``balance_over_time``), with the forecast's run-out date if given."""
+    figure, ax = _figure()
+    ax.step(balance["time"], balance["balance"], where="post", label="balance")
+    runs_out = getattr(forecast, "runs_out", None)
+    if runs_out is not None and len(balance):
+        last = balance.iloc[-1]
+        ax.plot([last["time"], pd.Timestamp(runs_out)], [last["balance"], 0], "--", label="forecast")
+    ax.set(title="Credit burn-down", ylabel="credits")
+    ax.legend(loc="upper right")
+    figure.autofmt_xdate()
+    return figure
+
+
+def _bars(table: pd.DataFrame, title: str) -> Figure:
+    figure, ax = _figure(6.4, 0.4 + 0.35 * max(len(table), 2))
+    ax.barh(table.index.astype(str)[::-1], table["credits"][::-1])
+    ax.set(title=title, xlabel="credits")
+    return figure
+
+
+def spend_by_operation_plot(table: pd.DataFrame) -> Figure:
+    """Bars of ``spend_by_operation``."""
+    return _bars(table, "Spend by operation")
+
+
+def spend_by_style_plot(table: pd.DataFrame) -> Figure:
+    """Bars of ``spend_by_style``."""
+    return _bars(table, "Spend by style")
+
+
+def lineage_plot(lineage: pd.DataFrame, source_id: int) -> Figure:
+    """An edit chain's steps as boxes joined by arrows, source image first."""
+    figure, ax = _figure(2.2 * (len(lineage) + 1), 1.6)
+    labels = [f"#{source_id}\nsource"] + [
+        f"{row.op}\n#{row.image_id if pd.notna(row.image_id) else '—'}\n{row.status}" for row in lineage.itertuples()]
+    for x, label in enumerate(labels):
+        failed = x > 0 and lineage.iloc[x - 1]["status"] != "done"
+        ax.text(x, 0, label, ha="center", va="center", fontsize=8,
+                bbox={"boxstyle": "round", "facecolor": "#f4c7c3" if failed else "#d9ead3"})
+        if x:
+            ax.annotate("", xy=(x - 0.3, 0), xytext=(x - 0.7, 0), arrowprops={"arrowstyle": "->"})
+    ax.set(xlim=(-0.6, len(labels) - 0.4), ylim=(-1, 1))
+    ax.set_axis_off()
+    return figure

@@ -1,0 +1,63 @@
+"""The usage report: every table and plot for one account, printed and written to a folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .plots import burn_down, spend_by_operation_plot, spend_by_style_plot
+from .tables import Forecast, balance_over_time, forecast, limits, spend_by_day, spend_by_operation, spend_by_style
+
+__all__ = ["Report", "usage_report"]
+
+
+@dataclass
+class Report:
+    """The tables of a usage report, and the files written for it."""
+
+    by_operation: pd.DataFrame
+    by_day: pd.DataFrame
+    by_style: pd.DataFrame
+    balance: pd.DataFrame
+    limits: pd.DataFrame
+    forecast: Forecast
+    files: list[Path] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        sections = [("Spend by operation", self.by_operation), ("Spend by day", self.by_day),
+                    ("Spend by style", self.by_style), ("Plan limits", self.limits)]
+        text = "\n\n".join(f"{title}\n{table.to_string() if len(table) else '(nothing yet)'}"
+                           for title, table in sections)
+        return f"{text}\n\nForecast\n{self.forecast}"
+
+
+def usage_report(client: Any, out_dir: str | Path | None = None, *, days: float = 7.0) -> Report:
+    """The usage report of ``client``'s account from its ledger, ``/usage`` and the plan; with
+    ``out_dir``, also ``usage-*.csv`` tables and ``usage-*.png`` plots there."""
+    entries = client.ledger.to_pandas()
+    user, usage = client.me(), client.usage()
+    now = float(usage.current_credit if usage.current_credit is not None else 0)
+    balance = balance_over_time(entries, now)
+    report = Report(by_operation=spend_by_operation(entries), by_day=spend_by_day(entries),
+                    by_style=spend_by_style(entries), balance=balance, limits=limits(user, usage),
+                    forecast=forecast(entries, now, days=days))
+    if out_dir is not None:
+        folder = Path(out_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        tables = {"ledger": entries, "by-operation": report.by_operation, "by-day": report.by_day,
+                  "by-style": report.by_style, "balance": balance, "limits": report.limits}
+        for name, table in tables.items():
+            path = folder / f"usage-{name}.csv"
+            table.to_csv(path, index=name not in ("ledger", "balance"))
+            report.files.append(path)
+        plots = {"burn-down": burn_down(balance, report.forecast),
+                 "by-operation": spend_by_operation_plot(report.by_operation),
+                 "by-style": spend_by_style_plot(report.by_style)}
+        for name, figure in plots.items():
+            path = folder / f"usage-{name}.png"
+            figure.savefig(path, dpi=100)
+            report.files.append(path)
+    return report

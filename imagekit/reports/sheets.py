@@ -1,0 +1,62 @@
+"""Contact sheets: a grid of thumbnails, each captioned, as a matplotlib figure."""
+
+from __future__ import annotations
+
+import io
+import math
+import textwrap
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["contact_sheet", "label_of"]
+
+
+def label_of(record: Mapping[str, Any], fields: Sequence[str]) -> str:
+    """A caption from some fields of a record: ``prompt · style 3 · 16:9``."""
+    parts = []
+    for name in fields:
+        value = record.get(name)
+        if value is None or value != value:  # NaN
+            continue
+        parts.append(str(value) if name == "prompt" else f"{name} {value}")
+    return " · ".join(parts)
+
+
+def _pixels(source: Any, client: Any, thumb: int) -> Any:
+    from PIL import Image
+
+    if isinstance(source, (str, Path)):
+        picture = Image.open(source)
+    else:  # an image id: fetch it (blocking twin for async clients, which cannot be awaited here)
+        images = client.images
+        data = images.read_blocking(source, type="png") if hasattr(images, "read_blocking") else images.read(source)
+        picture = Image.open(io.BytesIO(data))
+    picture.thumbnail((thumb * 2, thumb * 2))
+    return picture.convert("RGBA")
+
+
+def contact_sheet(items: Sequence[tuple[str, Any]], client: Any = None, *, columns: int | None = None,
+                  thumb: int = 160, title: str | None = None) -> Figure:
+    """A figure of ``(caption, path or image id)`` items; ids are read through ``client``."""
+    from matplotlib.figure import Figure
+
+    count = max(1, len(items))
+    columns = columns or min(count, max(1, math.ceil(math.sqrt(count * 1.5))))
+    rows = math.ceil(count / columns)
+    inches = thumb / 72
+    figure = Figure(figsize=(columns * inches, rows * (inches + 0.45) + (0.4 if title else 0)), layout="constrained")
+    axes = figure.subplots(rows, columns, squeeze=False)
+    for ax in axes.flat:
+        ax.set_axis_off()
+    for ax, (caption, source) in zip(axes.flat, items):
+        ax.imshow(_pixels(source, client, thumb))
+        ax.set_title("\n".join(textwrap.wrap(caption, 28)[:3]), fontsize=7)
+    if not items:
+        axes.flat[0].text(0.5, 0.5, "no images", ha="center", va="center")
+    if title:
+        figure.suptitle(title)
+    return figure

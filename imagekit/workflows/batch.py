@@ -1,0 +1,198 @@
+"""Batch create: many prompts (or a grid of prompts, styles and ratios) as fast as the plan allows,
+never over budget, resumable after a crash, with a results table and a contact sheet.
+
+    batch = ik.batch(imagekit.grid(prompt=[...], style=[1, 2], ratio=["1:1", "16:9"]))
+    batch.estimate()                      # credits, before anything runs
+    batch.run(budget=200, out_dir="out", journal="out/journal.sqlite")
+    batch.to_pandas()                     # one line per image
+
+The work itself runs on an AsyncClient twin of the caller's client (same service, key, settings
+and ledger), in a background event loop for blocking callers; see ``runner`` for how creates are
+sent and how a lost answer is settled.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from anyio.from_thread import start_blocking_portal
+
+from .._retry import REFUSED_STATUSES, RetryPolicy
+from .journal import Entry, Journal
+from .pricing import Prices
+from .rows import Row, make_rows
+from .runner import RunOptions, Runner, thumbnail_ids
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = ["Batch", "async_twin"]
+
+
+@dataclass(frozen=True, slots=True)
+class _RefusalsToCaller(RetryPolicy):
+    """The caller's policy, except that a refused write comes straight back: the batch narrows its
+    window and queues the row again, where a retry in place would hold the create lock."""
+
+    def decide(self, method: str, outcome: Any, attempt: int, **kwargs: Any) -> float | None:
+        if method != "GET" and outcome in REFUSED_STATUSES:
+            return None
+        return RetryPolicy.decide(self, method, outcome, attempt, **kwargs)
+
+
+def async_twin(client: Any) -> Any:
+    """An AsyncClient for the same service, key, settings and ledger as ``client``."""
+    from ..client import AsyncClient
+
+    config = client.config
+    policy = _RefusalsToCaller(**{f.name: getattr(config.retry, f.name) for f in fields(RetryPolicy)})
+    return AsyncClient(config.base_url, config.api_key, timeout=config.timeout, platform=config.platform,
+                       api_type=config.api_type, wire=config.wire, retry_policy=policy,
+                       ledger=client.ledger or False)
+
+
+class Batch:
+    """Create requests run together; built by ``Client.batch``."""
+
+    def __init__(self, client: Any, rows: Any, **defaults: Any) -> None:
+        self.client = client
+        self.rows: list[Row] = make_rows(rows, defaults)
+        """The requests, each with a stable key."""
+        self.entries: dict[str, Entry] = {}
+        """The journal's view of each row after the last run, by key."""
+        self.spent: float = 0.0
+        """Credits the last run spent, net of refunds."""
+        self.stopped: str | None = None
+        """Why the last run stopped early (budget, balance), if it did."""
+        self.lowest_concurrency: int | None = None
+        """The narrowest the concurrency window became in the last run."""
+        self._prices: Prices | None = None
+        self._journal: Journal | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __repr__(self) -> str:
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            status = self.entries[row.key].status if row.key in self.entries else "pending"
+            counts[status] = counts.get(status, 0) + 1
+        return f"Batch({len(self.rows)} rows: {', '.join(f'{n} {s}' for s, n in sorted(counts.items()))})"
+
+    # --- before running ---------------------------------------------------------------------
+
+    def estimate(self) -> float:
+        """Credits the whole batch costs, from the plan's prices and the caller's styles."""
+        prices = self._portal_call(self._load_prices)
+        return sum(prices.create(row.options) for row in self.rows)
+
+    async def _load_prices(self, client: Any) -> Prices:
+        if self._prices is None:
+            self._styles = await client.styles()
+            self._prices = Prices.from_account(await client.me(), self._styles)
+        return self._prices
+
+    # --- running ----------------------------------------------------------------------------
+
+    def run(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
+            out_dir: str | os.PathLike | None = None, journal: str | os.PathLike | None = None,
+            **tuning: Any) -> Batch:
+        """Run every row not finished yet; failures are recorded, not raised. Returns the batch.
+
+        ``budget``: credits this run may spend (new work stops before passing it). ``concurrency``:
+        generations at once (default and ceiling: the plan's simultaneousLimit). ``out_dir``: save
+        images there. ``journal``: a SQLite file; running the same batch with it again finishes
+        the rest (default: ``out_dir/journal.sqlite``, else in memory). ``tuning``: RunOptions.
+        """
+        return self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning)
+
+    async def arun(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
+                   out_dir: str | os.PathLike | None = None, journal: str | os.PathLike | None = None,
+                   **tuning: Any) -> Batch:
+        """``run`` for async code."""
+        client = async_twin(self.client)
+        try:
+            return await self._run(client, budget, concurrency, progress, out_dir, journal, tuning)
+        finally:
+            await client.aclose()
+
+    def _portal_call(self, function: Any, *args: Any) -> Any:
+        # A background loop in its own thread: works from scripts and under Jupyter's running loop.
+        async def call() -> Any:
+            client = async_twin(self.client)
+            try:
+                return await function(client, *args)
+            finally:
+                await client.aclose()
+
+        with start_blocking_portal() as portal:
+            return portal.call(call)
+
+    async def _run(self, client: Any, budget: float | None, concurrency: int | None, progress: bool,
+                   out_dir: Any, journal: Any, tuning: dict[str, Any]) -> Batch:
+        from tqdm.auto import tqdm
+
+        out = Path(out_dir) if out_dir is not None else None
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+        self._journal = self._open_journal(journal, out)
+        prices = await self._load_prices(client)
+        options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
+        known = [self._journal.max_image_id(), client.ledger.max_image_id() if client.ledger else None,
+                 *thumbnail_ids(self._styles)]
+        frontier = max((i for i in known if i is not None), default=None)
+        with tqdm(total=len(self.rows), disable=not progress, unit="row", desc="batch") as bar:
+            runner = Runner(client, self.rows, self._journal, prices, options, bar, frontier)
+            await runner.run()
+        self.entries = self._journal.load()
+        self.spent, self.stopped, self.lowest_concurrency = runner.spent, runner.stopped, runner.window.lowest
+        return self
+
+    def _open_journal(self, journal: Any, out: Path | None) -> Journal:
+        if journal is not None:
+            path = Path(journal)
+        elif out is not None:
+            path = out / "journal.sqlite"
+        else:  # in memory: keep the same one across runs of this object, so a re-run resumes
+            return self._journal or Journal()
+        if self._journal is not None and self._journal.path == str(path):
+            return self._journal
+        return Journal(path)
+
+    # --- results ----------------------------------------------------------------------------
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One line per image (one per row without images): inputs, image id, status, error,
+        credits, latency, file, row key and attempts."""
+        import pandas as pd
+
+        lines = []
+        for row in self.rows:
+            entry = self.entries.get(row.key, Entry(row.key))
+            images = entry.images or [{}]
+            for image in images:
+                credits = image.get("credits")
+                if credits is None and entry.credits is not None and entry.images:
+                    credits = entry.credits / len(entry.images)
+                lines.append({**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
+                              "status": image.get("status") or entry.status, "row_status": entry.status,
+                              "error": image.get("error") or entry.error, "credits": credits,
+                              "latency": entry.latency, "file": image.get("file"), "attempts": entry.attempts})
+        frame = pd.DataFrame(lines)
+        return frame.astype({"image_id": "Int64"}) if len(frame) else frame
+
+    def contact_sheet(self, *, columns: int | None = None, label: list[str] | None = None,
+                      thumb: int = 160) -> Figure:
+        """A matplotlib figure of the finished images, each labelled by its inputs."""
+        from ..reports.sheets import contact_sheet, label_of
+
+        frame = self.to_pandas()
+        done = frame[frame["image_id"].notna() & (frame["status"] == "COMPLETED")] if len(frame) else frame
+        fields = label or [k for k in ("prompt", "style", "ratio") if k in frame.columns]
+        items = [(label_of(record, fields), record.get("file") or int(record["image_id"]))
+                 for record in done.to_dict("records")]
+        return contact_sheet(items, self.client, columns=columns, thumb=thumb)

@@ -1,0 +1,219 @@
+"""Edit chains: a lazy sequence of edits applied to an image, step by step, with its lineage.
+
+    chain = imagekit.chain().enhance("2x").remove_bg().vectorize()
+    chain.estimate()                  # credits, from the plan's prices
+    out = chain.run(img, deadline=60) # out.image, out.images, out.lineage
+    out = out.resume()                # after a failure: from the failed step, on the last good image
+
+Nothing runs until ``run``. Each step carries its own request id, so an interrupt or a deadline
+cancels the in-flight edit on the server (see ``resources.edits``). A failed step leaves the
+earlier results usable and recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import APIConnectionError, APIError, APITimeoutError, ImagekitError
+from ..resources.edits import new_request_id
+from .pricing import Prices, edit_cost_type
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = ["chain", "Chain", "ChainResult", "Step"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One edit: the Image method to call and its arguments."""
+
+    op: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def chain(client: Any = None) -> Chain:
+    """An empty edit chain; add steps with ``.enhance()``, ``.remove_bg()``... ``client`` is used by
+    ``estimate`` (default: the client of the image it runs on, else ``imagekit.connect()``)."""
+    return Chain((), client)
+
+
+class Chain:
+    """An immutable, lazy sequence of edits."""
+
+    def __init__(self, steps: tuple[Step, ...] = (), client: Any = None) -> None:
+        self.steps = steps
+        """The edits, in order."""
+        self.client = client
+
+    def __repr__(self) -> str:
+        return "chain()" + "".join(f".{s.op}({', '.join(f'{k}={v!r}' for k, v in s.params.items())})"
+                                   for s in self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def _then(self, op: str, **params: Any) -> Chain:
+        return Chain((*self.steps, Step(op, params)), self.client)
+
+    def enhance(self, scale: str = "2x") -> Chain:
+        """Add: enhance detail, upscaling by ``scale``."""
+        return self._then("enhance", scale=scale)
+
+    def outpaint(self, *, canvas: tuple, size: tuple, at: tuple) -> Chain:
+        """Add: expand the canvas."""
+        return self._then("outpaint", canvas=canvas, size=size, at=at)
+
+    def retry(self, strength: str | None = None) -> Chain:
+        """Add: reimagine."""
+        return self._then("retry", strength=strength)
+
+    def fill(self, mask: Any, prompt: str, negative: str = "") -> Chain:
+        """Add: regenerate the masked area from ``prompt``."""
+        return self._then("fill", mask=mask, prompt=prompt, negative=negative)
+
+    def clean_up(self, mask: Any) -> Chain:
+        """Add: remove the masked object."""
+        return self._then("clean_up", mask=mask)
+
+    def remove_bg(self) -> Chain:
+        """Add: remove the background."""
+        return self._then("remove_bg")
+
+    def vectorize(self) -> Chain:
+        """Add: vectorize (the last step, usually: an SVG is not edited further)."""
+        return self._then("vectorize")
+
+    def upsize(self) -> Chain:
+        """Add: upscale."""
+        return self._then("upsize")
+
+    def estimate(self, client: Any = None) -> float:
+        """Credits one run of the chain costs, from the plan's CreditCostInfo."""
+        client = client or self.client
+        if client is None:
+            from ..client import connect
+
+            client = connect()
+        prices = Prices.from_account(client.me(), [])
+        return sum(prices.edit(step.op, step.params) for step in self.steps)
+
+    def run(self, image: Any, *, deadline: float | None = None) -> ChainResult:
+        """Apply the steps to ``image`` (an Image); stops at the first failure, which is recorded.
+
+        ``deadline``: seconds for the whole chain; when they run out the in-flight edit is
+        cancelled on the server and the step recorded as ``timeout``.
+        """
+        return ChainResult(self, image)._go(deadline)
+
+    def map(self, images: list[Any], *, concurrency: int | None = None,
+            deadline: float | None = None) -> list[ChainResult]:
+        """``run`` over many images at once (default: the plan's simultaneousLimit at a time)."""
+        if not images:
+            return []
+        if concurrency is None:
+            concurrency = Prices.from_account(images[0]._client.me(), []).simultaneous_limit
+        with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="imagekit-chain") as pool:
+            return list(pool.map(lambda image: self.run(image, deadline=deadline), images))
+
+
+class ChainResult:
+    """What a chain run made: every step's image, the lineage, and where it stopped."""
+
+    def __init__(self, chain: Chain, source: Any, lineage: list[dict] | None = None, start: int = 0) -> None:
+        self.chain = chain
+        self.source = source
+        """The image the run started from."""
+        self.images: list[Any] = []
+        """The image each finished step made, in order."""
+        self.failed_step: int | None = None
+        """Index of the step that failed, if one did."""
+        self.error: BaseException | None = None
+        self._lineage = lineage or []
+        self._start = start
+
+    @property
+    def image(self) -> Any:
+        """The last image made (the source if no step finished)."""
+        return self.images[-1] if self.images else self.source
+
+    @property
+    def ok(self) -> bool:
+        """Every step finished."""
+        return self.failed_step is None
+
+    def __repr__(self) -> str:
+        state = "ok" if self.ok else f"failed at step {self.failed_step}: {self.error}"
+        return f"ChainResult({self.image!r}, {len(self._lineage)} steps recorded, {state})"
+
+    def _go(self, deadline: float | None) -> ChainResult:
+        ends = None if deadline is None else time.monotonic() + deadline
+        current = self.source
+        for index in range(self._start, len(self.chain.steps)):
+            step = self.chain.steps[index]
+            left = None if ends is None else max(0.001, ends - time.monotonic())
+            record = {"step": index, "parent_id": current.id, "op": step.op, "params": _shown(step.params),
+                      "request_id": new_request_id(), "image_id": None, "credits": None}
+            started = time.monotonic()
+            try:
+                current = getattr(current, step.op)(**step.params, request_id=record["request_id"], timeout=left)
+            except BaseException as exc:
+                record.update(latency=round(time.monotonic() - started, 4), status=_status(exc), error=str(exc))
+                self._lineage.append(record)
+                self.failed_step, self.error = index, exc
+                if not isinstance(exc, ImagekitError):
+                    raise  # an interrupt: the edits layer cancelled the edit on the server first
+                return self
+            record.update(image_id=current.id, credits=current.credits_charged, status="done", error=None,
+                          latency=round(time.monotonic() - started, 4))
+            self._lineage.append(record)
+            self.images.append(current)
+        return self
+
+    def resume(self, *, deadline: float | None = None) -> ChainResult:
+        """Run the remaining steps from the failed one, starting from the last good image."""
+        if self.ok:
+            return self
+        rest = ChainResult(self.chain, self.source, list(self._lineage), self.failed_step or 0)
+        rest.images = list(self.images)
+        rest.source = self.image
+        rest._go(deadline)
+        rest.source = self.source
+        return rest
+
+    @property
+    def lineage(self) -> pd.DataFrame:
+        """One line per step tried: step, parent id, op, params, request id, image id, credits,
+        latency, status (done, failed, timeout, cancelled, uncertain) and error."""
+        import pandas as pd
+
+        columns = ["step", "parent_id", "op", "params", "request_id", "image_id", "credits", "latency",
+                   "status", "error"]
+        return pd.DataFrame(self._lineage, columns=columns).astype({"image_id": "Int64"})
+
+    def plot(self) -> Figure:
+        """The lineage drawn as a row of boxes, source to last image."""
+        from ..reports.plots import lineage_plot
+
+        return lineage_plot(self.lineage, self.source.id)
+
+
+def _status(exc: BaseException) -> str:
+    if isinstance(exc, APITimeoutError):
+        return "timeout"
+    if isinstance(exc, APIConnectionError) and exc.may_have_executed:
+        # "not_running" means it finished before the cancel: it was charged, its result is unseen.
+        return "uncertain" if exc.cancel_status == "not_running" else "cancelled"
+    if isinstance(exc, (KeyboardInterrupt, APIError)) and getattr(exc, "data", None) == "edit_cancelled":
+        return "cancelled"
+    return "cancelled" if isinstance(exc, KeyboardInterrupt) else "failed"
+
+
+def _shown(params: dict[str, Any]) -> str:
+    """Parameters as text for the lineage (a mask shows as its type, not its pixels)."""
+    return ", ".join(f"{k}={v!r}" if isinstance(v, (str, int, float, tuple, type(None))) else f"{k}=<{type(v).__name__}>"
+                     for k, v in params.items())

@@ -1,0 +1,114 @@
+"""The batch journal: a SQLite file recording each request before it is sent and each result after.
+
+Row states::
+
+    pending ──► sent ──► created ──► done
+                  │          └─────► failed      (images FAILED, refunded; retried on the next run)
+                  ├────────► pending (no answer, and the probe shows it never ran: safe to send again)
+                  └────────► uncertain (no answer, and the probe could not tell: never re-sent blindly)
+    pending ──► skipped (the budget or the balance stopped new work; retried on the next run)
+
+``sent`` rows found when a run starts are the ones a crash interrupted; the runner resolves them
+before anything else. Every write commits on its own (WAL), so a ``kill -9`` loses nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Journal", "Entry", "FINISHED"]
+
+FINISHED = frozenset({"done"})
+"""States a re-run leaves alone (``uncertain`` too, unless asked)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rows (
+    key TEXT PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+    group_id TEXT, low_id INTEGER, sent_at REAL, images TEXT NOT NULL DEFAULT '[]',
+    credits REAL, error TEXT, latency REAL
+);
+"""
+
+
+@dataclass
+class Entry:
+    """What the journal knows about one row."""
+
+    key: str
+    status: str = "pending"
+    attempts: int = 0
+    group_id: str | None = None
+    low_id: int | None = None
+    """Highest own image id known when the last attempt was sent: the probe starts above it."""
+    sent_at: float | None = None
+    images: list[dict] = field(default_factory=list)
+    """One dict per image: id, status, error, credits, file."""
+    credits: float | None = None
+    error: str | None = None
+    latency: float | None = None
+
+    @property
+    def image_ids(self) -> list[int]:
+        """Ids of the row's images."""
+        return [image["id"] for image in self.images]
+
+
+_FIELDS = ("key", "status", "attempts", "group_id", "low_id", "sent_at", "images", "credits", "error", "latency")
+
+
+class Journal:
+    """Row states of one batch in a SQLite file (``":memory:"`` for a run that need not resume)."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        if self.path != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+
+    def __repr__(self) -> str:
+        return f"Journal({self.path!r})"
+
+    def load(self) -> dict[str, Entry]:
+        """Every row the journal knows, by key."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {', '.join(_FIELDS)} FROM rows").fetchall()
+        return {row[0]: _entry(row) for row in rows}
+
+    def get(self, key: str) -> Entry:
+        """One row (a fresh pending entry when unknown)."""
+        with self._lock:
+            row = self._db.execute(f"SELECT {', '.join(_FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
+        return _entry(row) if row else Entry(key)
+
+    def save(self, entry: Entry) -> Entry:
+        """Write ``entry`` durably (before a request goes out, and after each answer)."""
+        values = [getattr(entry, name) for name in _FIELDS]
+        values[_FIELDS.index("images")] = json.dumps(entry.images)
+        with self._lock:
+            self._db.execute(f"INSERT OR REPLACE INTO rows ({', '.join(_FIELDS)}) "
+                             f"VALUES ({', '.join('?' * len(_FIELDS))})", values)
+        return entry
+
+    def max_image_id(self) -> int | None:
+        """The highest image id any row holds."""
+        ids = [i for entry in self.load().values() for i in entry.image_ids]
+        return max(ids, default=None)
+
+    def close(self) -> None:
+        """Close the file."""
+        with self._lock:
+            self._db.close()
+
+
+def _entry(row: tuple) -> Entry:
+    values = dict(zip(_FIELDS, row))
+    values["images"] = json.loads(values["images"] or "[]")
+    return Entry(**values)

@@ -1,0 +1,70 @@
+"""Prices before anything runs: the plan's CreditCostInfo rows and the caller's own styles.
+
+A style the caller does not own (a public one) has no price the API shows; it is assumed to cost
+the dearest generation price the plan lists until a first charge shows the real one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Prices", "edit_cost_type"]
+
+_GENERATION_TYPES = ("generate", "reference", "collection", "collection-2x")
+
+
+def edit_cost_type(operation: str, params: Mapping[str, Any]) -> str:
+    """The CreditCostInfo type that prices an edit (enhance is priced per scale)."""
+    if operation == "enhance":
+        return f"enhance-{params.get('scale', '2x')}"
+    return {"clean_up": "cleanUp", "remove_bg": "removeBg"}.get(operation, operation)
+
+
+@dataclass
+class Prices:
+    """Credit prices of one account."""
+
+    costs: dict[str, float]
+    """CreditCostInfo type -> credits."""
+    styles: dict[int, float] = field(default_factory=dict)
+    """Style id -> credits per image, for the styles whose price is known."""
+    simultaneous_limit: int = 1
+    """The plan's (or the enterprise's) concurrent generation limit."""
+
+    @classmethod
+    def from_account(cls, user: Any, styles: list[Any]) -> Prices:
+        """Prices from ``me()`` and ``styles()``."""
+        plan = user.plan
+        costs = {c.type: float(c.credit) for c in (plan.credit_cost_info or []) if c.type and c.credit is not None}
+        limits = [getattr(user.enterprise, "simultaneous_limit", None), plan.simultaneous_limit]
+        limit = next((int(x) for x in limits if x), 1)
+        known = {int(s.style_id): float(s.credit_cost) for s in styles if s.style_id is not None and s.credit_cost}
+        return cls(costs=costs, styles=known, simultaneous_limit=limit)
+
+    def unit(self, options: Mapping[str, Any]) -> float:
+        """Credits per image of a create with these options (an upper bound when not known)."""
+        if options.get("collection") is not None:
+            # Premium collections cost collection-2x, and the API does not say which ones are premium.
+            return max(self.costs.get("collection", 0), self.costs.get("collection-2x", 0))
+        if options.get("style") is None:
+            return self.costs.get("reference", 0)
+        style = options["style"]
+        if style in self.styles:
+            return self.styles[style]
+        return max([self.costs.get(t, 0) for t in _GENERATION_TYPES] + list(self.styles.values()))
+
+    def create(self, options: Mapping[str, Any]) -> float:
+        """Credits a create with these options costs."""
+        return self.unit(options) * int(options.get("count") or 1)
+
+    def learn(self, options: Mapping[str, Any], charged: float | None, count: int) -> None:
+        """Remember a style's real price once a charge shows it."""
+        style = options.get("style")
+        if charged is not None and style is not None and options.get("collection") is None and count:
+            self.styles[style] = charged / count
+
+    def edit(self, operation: str, params: Mapping[str, Any]) -> float:
+        """Credits an edit costs."""
+        return self.costs.get(edit_cost_type(operation, params), 0)

@@ -1,0 +1,87 @@
+"""Batch inputs: ``grid()`` and the rows a batch is made of, each with a stable key.
+
+A row's key is a hash of its create options, so the same inputs give the same keys on every run:
+that is what lets a journal match a re-run batch to the work it already did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["grid", "Row", "make_rows", "CREATE_OPTIONS"]
+
+CREATE_OPTIONS = ("prompt", "style", "image", "collection", "count", "ratio", "seed", "random_prompt",
+                  "initial_prompt", "enhanced_prompt", "caption_prompt", "caption_t_prompt", "platform",
+                  "api_type")
+"""Row fields that become create options; any other field is kept as a label."""
+
+
+def grid(**axes: Iterable[Any] | Any) -> list[dict[str, Any]]:
+    """Every combination of the given values, as rows: ``grid(prompt=[...], style=[...], ratio=[...])``.
+
+    A scalar is one value; the first axis varies slowest.
+    """
+    names = list(axes)
+    values = [list(v) if isinstance(v, (list, tuple, range)) else [v] for v in axes.values()]
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One create request of a batch."""
+
+    key: str
+    """Stable id: a hash of the options (and the occurrence, for repeated rows)."""
+    index: int
+    """Position in the batch."""
+    options: dict[str, Any]
+    """Create options, ``prompt`` included."""
+    labels: dict[str, Any]
+    """Every input field, for tables and contact sheets."""
+
+    @property
+    def count(self) -> int:
+        """Images this row asks for."""
+        return int(self.options.get("count") or 1)
+
+
+def make_rows(source: Any, defaults: Mapping[str, Any]) -> list[Row]:
+    """Rows from prompts, dicts, a DataFrame or a grid, with ``defaults`` filling missing options."""
+    records = _records(source)
+    seen: Counter[str] = Counter()
+    rows = []
+    for index, record in enumerate(records):
+        fields = {**defaults, **{k: v for k, v in record.items() if not _missing(v)}}
+        if not fields.get("prompt"):
+            raise ValueError(f"row {index} has no prompt")
+        options = {k: _plain(fields[k]) for k in CREATE_OPTIONS if k in fields and not _missing(fields[k])}
+        digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        seen[digest] += 1
+        key = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
+        labels = {k: _plain(v) for k, v in fields.items()}
+        rows.append(Row(key=key, index=index, options=options, labels=labels))
+    return rows
+
+
+def _records(source: Any) -> list[Mapping[str, Any]]:
+    if hasattr(source, "to_dict") and hasattr(source, "columns"):  # a DataFrame, without importing pandas
+        return source.to_dict("records")
+    if isinstance(source, (str, Mapping)):
+        source = [source]
+    return [{"prompt": item} if isinstance(item, str) else dict(item) for item in source]
+
+
+def _plain(value: Any) -> Any:
+    """Ids rather than objects (a Style becomes its id); NumPy scalars become Python ones."""
+    value = getattr(value, "style_id", value)
+    return value.item() if getattr(value, "ndim", None) == 0 else value
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)  # NaN from DataFrames

@@ -1,0 +1,349 @@
+"""The batch engine: creates sent one at a time, generations overlapped up to the plan's limit.
+
+Creates are asynchronous (``isAsync``): the create call returns as soon as the service has charged
+the row and assigned image ids, and the generation runs on. Sending those short calls one at a time
+(``create_lock``) costs little throughput but buys exact recovery: at most one create can ever be
+without an answer, and the images it may have made are the caller's only unknown images above the
+highest id known before it was sent. So a create whose connection dropped, or that a crash
+interrupted, is settled by looking (the probe), never by sending it again blindly:
+
+- images found above that id: the create ran; they are adopted and the charge recorded;
+- none found: it never ran; it is sent again;
+- the probe itself failed, or found a partial set: the row is left ``uncertain`` and not re-sent.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .._retry import backoff
+from ..errors import (
+    APIConnectionError,
+    APIError,
+    ImageNotFoundError,
+    ImagekitError,
+    NotEnoughCreditError,
+    ServiceUnavailableError,
+    TooManyRequestsError,
+)
+from ..ledger import Entry as LedgerEntry
+from ..models import FAILED, PENDING
+from .journal import Entry, Journal
+from .pricing import Prices
+from .rows import Row
+from .window import Window
+
+__all__ = ["RunOptions", "Runner"]
+
+log = logging.getLogger("imagekit")
+_THUMB = re.compile(r"/api/images/(\d+)/")
+
+
+@dataclass
+class RunOptions:
+    """How a batch runs."""
+
+    budget: float | None = None
+    """Credits this run may spend; new work stops before it would pass it."""
+    concurrency: int | None = None
+    """Generations at once; default and ceiling: the plan's simultaneousLimit."""
+    progress: bool = True
+    out_dir: Path | None = None
+    retry_uncertain: bool = False
+    """Send rows left ``uncertain`` again (may charge them twice)."""
+    settle_delay: float = 0.5
+    """Seconds to let a dropped create finish on the server before probing for its images."""
+    probe_window: int = 32
+    """Consecutive ids that are not the caller's after which the probe concludes nothing ran."""
+    poll_interval: float = 0.01
+    """Shortest pause between status polls once a generation is due (the first poll waits until
+    then); slow generations are polled less often, at a tenth of their learned duration."""
+    timeout: float = 600.0
+    """Seconds a generation may stay PENDING."""
+
+
+class _Retry(Exception):
+    """Send the row again after ``delay`` seconds (nothing was charged)."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+
+class _Hold:
+    """Credits set aside for a create between the budget check and its answer."""
+
+    def __init__(self, runner: Runner, cost: float) -> None:
+        self.runner, self.cost, self.held = runner, cost, True
+        runner.reserved += cost
+
+    def release(self) -> None:
+        if self.held:
+            self.runner.reserved -= self.cost
+            self.held = False
+
+
+class Runner:
+    """Runs the rows of one batch against an AsyncClient, journaling every step."""
+
+    def __init__(self, client: Any, rows: list[Row], journal: Journal, prices: Prices, options: RunOptions,
+                 bar: Any, frontier: int | None) -> None:
+        self.client, self.rows, self.journal, self.prices, self.options = client, rows, journal, prices, options
+        self.bar, self.frontier = bar, frontier
+        self.ledger = client.ledger
+        self.window = Window(prices.simultaneous_limit, options.concurrency)
+        self.create_lock = anyio.Lock()
+        self.spent = 0.0
+        """Credits charged in this run, net of refunds."""
+        self.reserved = 0.0
+        self.stopped: str | None = None
+        self._expected = 0.0  # seconds a generation takes, learned: when to poll first
+        self._refusals = 0
+
+    async def run(self) -> None:
+        """Run every row not finished yet."""
+        entries = self.journal.load()
+        todo: deque[Row] = deque()
+        for row in self.rows:
+            status = entries[row.key].status if row.key in entries else "pending"
+            if status == "done" or (status == "uncertain" and not self.options.retry_uncertain):
+                self.bar.update(1)
+            else:
+                todo.append(row)
+        async with anyio.create_task_group() as tasks:
+            for _ in range(self.window.cap):
+                tasks.start_soon(self._worker, todo)
+
+    async def _worker(self, todo: deque[Row]) -> None:
+        while todo:
+            row = todo.popleft()
+            try:
+                await self._row(row)
+            finally:
+                self.bar.update(1)
+
+    async def _row(self, row: Row) -> None:
+        entry = self.journal.get(row.key)
+        while True:
+            if entry.status == "sent":  # a crash interrupted it: settle it before sending anything for it
+                try:
+                    async with self.create_lock:
+                        await self._resolve(row, entry)
+                except _Retry:
+                    pass  # it never ran: now pending
+            if entry.status == "uncertain" and not self.options.retry_uncertain:
+                return
+            if entry.status == "created":
+                async with self.window.slot():
+                    await self._settle(row, entry)
+                await self._download(row, entry)
+                return
+            if self.stopped:
+                entry.status, entry.error = "skipped", self.stopped
+                self.journal.save(entry)
+                return
+            cost = self.prices.create(row.options)
+            if self.options.budget is not None and self.spent + self.reserved + cost > self.options.budget:
+                self.stopped = f"budget of {self.options.budget:g} credits reached"
+                continue
+            hold = _Hold(self, cost)  # checked and taken with no await between: no other row can slip in
+            try:
+                async with self.window.slot():
+                    await self._create(row, entry, hold)
+                    if entry.status == "created":
+                        await self._settle(row, entry)
+            except _Retry as retry:
+                await anyio.sleep(retry.delay)
+                continue
+            finally:
+                hold.release()
+            if entry.status == "created":
+                await self._download(row, entry)
+            return
+
+    async def _create(self, row: Row, entry: Entry, hold: _Hold) -> None:
+        async with self.create_lock:
+            try:
+                await self._send_create(row, entry, hold.cost)
+            finally:
+                hold.release()  # the charge, if any, is in ``spent`` now
+
+    async def _send_create(self, row: Row, entry: Entry, cost: float) -> None:
+        if self.stopped:  # decided while this row waited for the lock
+            entry.status, entry.error = "skipped", self.stopped
+            self.journal.save(entry)
+            return
+        entry.attempts += 1
+        entry.group_id = f"{row.key}.{entry.attempts}"
+        entry.status, entry.low_id, entry.sent_at, entry.error = "sent", self.frontier, time.time(), None
+        self.journal.save(entry)  # before the request leaves: a crash from here on is in doubt
+        try:
+            result = await self.client.images.create(**row.options, is_async=True, group_id=entry.group_id)
+        except APIConnectionError as exc:
+            if exc.may_have_executed:
+                await self._resolve(row, entry)
+                return
+            self._back_to_pending(entry)
+            raise _Retry(backoff(min(entry.attempts, 5), 0.2, 5.0)) from exc
+        except (TooManyRequestsError, ServiceUnavailableError) as exc:
+            self.window.refused()
+            self._refusals += 1
+            self._back_to_pending(entry)
+            raise _Retry(exc.retry_after or backoff(min(self._refusals, 5), 0.2, 5.0)) from exc
+        except APIError as exc:
+            entry.status, entry.error = "failed", f"{exc.data or exc.status}: {exc.message}"
+            self.journal.save(entry)
+            if isinstance(exc, NotEnoughCreditError):
+                self.stopped = "not enough credit"
+            return
+        images = [{"id": image.id, "status": image.status, "error": None, "file": None}
+                  for image in result.images]
+        charged = result.credits_charged if result.credits_charged is not None else cost
+        self._created(row, entry, images, charged)
+        self.prices.learn(row.options, result.credits_charged, len(images))
+
+    def _created(self, row: Row, entry: Entry, images: list[dict], charged: float) -> None:
+        entry.status, entry.images, entry.credits = "created", images, charged
+        self.spent += charged
+        self.frontier = max([self.frontier or 0, *(image["id"] for image in images)])
+        self.journal.save(entry)
+
+    def _back_to_pending(self, entry: Entry) -> None:
+        entry.status = "pending"
+        self.journal.save(entry)
+
+    async def _resolve(self, row: Row, entry: Entry) -> None:
+        """Settle a create that got no answer (caller holds ``create_lock``)."""
+        recorded, charged = ([], None)
+        if self.ledger is not None and entry.group_id:
+            recorded, charged = self.ledger.created_in_group(entry.group_id)
+        if recorded:  # the answer came back, but the process died before the journal heard of it
+            self._created(row, entry, [_image(i) for i in recorded], charged or 0.0)
+            return
+        try:
+            found = await self._probe(row, entry)
+        except ImagekitError as exc:
+            entry.status, entry.error = "uncertain", f"may have run; the probe failed: {exc}"
+            self.journal.save(entry)
+            return
+        if not found:
+            self._back_to_pending(entry)
+            raise _Retry(0.0)
+        if len(found) != row.count:
+            entry.status = "uncertain"
+            entry.error = f"may have run; the probe found {len(found)} of {row.count} images"
+            self.journal.save(entry)
+            return
+        charged = sum(float(meta.credit_cost or 0) for meta in found)
+        self._created(row, entry, [_image(meta.image_id) for meta in found], charged)
+        if self.ledger is not None:
+            self.ledger.record(LedgerEntry(operation="create", status="recovered", image_ids=entry.image_ids,
+                                           group_id=entry.group_id, credits=charged,
+                                           style_id=row.options.get("style"),
+                                           error="answer lost; images found by probing"))
+
+    async def _probe(self, row: Row, entry: Entry) -> list[Any]:
+        """The caller's images above ``entry.low_id``, up to the row's count."""
+        if entry.low_id is None:
+            raise ImagekitError("no image id is known to search from")
+        await anyio.sleep(self.options.settle_delay)
+        taken = {i for other in self.journal.load().values() for i in other.image_ids}
+        found, misses, image_id = [], 0, entry.low_id
+        while len(found) < row.count and misses < self.options.probe_window:
+            image_id += 1
+            if image_id in taken:
+                continue
+            try:
+                found.append(await self.client.images.meta(image_id))
+                misses = 0
+            except ImageNotFoundError:  # not an image, or someone else's: both answer alike
+                misses += 1
+        return found
+
+    async def _settle(self, row: Row, entry: Entry) -> None:
+        """Wait until no image of the row is PENDING (holding the row's place in the window)."""
+        started = time.monotonic()
+        # Poll from just before the generation is due: each poll late is a slot left idle.
+        await anyio.sleep(max(0.0, self._expected - 3 * self.options.poll_interval))
+        deadline = started + self.options.timeout
+        pending = [image for image in entry.images if image["status"] in (None, PENDING)]
+        while pending and time.monotonic() < deadline:
+            for image in list(pending):
+                try:
+                    meta = await self.client.images.meta(image["id"])
+                except (APIConnectionError, ServiceUnavailableError, TooManyRequestsError):
+                    continue  # reads were retried already; poll again next round
+                if meta.generation_status == PENDING:
+                    continue
+                image["status"], image["error"] = meta.generation_status, meta.generation_error
+                image["credits"] = float(meta.credit_cost or 0)
+                pending.remove(image)
+                if image["status"] == FAILED:
+                    self._refund(entry, image)
+            if pending:
+                # Polls cost the service too: against slow generations, poll less often.
+                await anyio.sleep(max(self.options.poll_interval, self._expected / 10))
+        elapsed = time.monotonic() - started
+        entry.latency = round(time.time() - (entry.sent_at or time.time()), 4)
+        # Learn from the fastest recent generations: an estimate pulled up by one slow poll would
+        # delay every later first poll.
+        self._expected = elapsed if not self._expected else min(elapsed, 0.7 * self._expected + 0.3 * elapsed)
+        if pending:
+            entry.error = f"still generating after {self.options.timeout:g}s"
+        else:
+            await self.window.succeeded()
+        self.journal.save(entry)
+
+    def _refund(self, entry: Entry, image: dict) -> None:
+        # The service refunds a failed image's share; the answer that charged it came long before.
+        self.spent -= image["credits"]
+        entry.credits = (entry.credits or 0) - image["credits"]
+        if self.ledger is not None:
+            self.ledger.record(LedgerEntry(operation="refund", status=FAILED, image_ids=[image["id"]],
+                                           group_id=entry.group_id, credits=-image["credits"],
+                                           error=image["error"]))
+
+    async def _download(self, row: Row, entry: Entry) -> None:
+        """Save finished images to the output folder, then close the row."""
+        if entry.error and any(image["status"] in (None, PENDING) for image in entry.images):
+            return  # still generating: a later run finishes it
+        folder = self.options.out_dir
+        for n, image in enumerate(entry.images):
+            if folder is None or image["status"] == FAILED or image.get("file"):
+                continue
+            path = folder / f"{row.index:04d}-{_slug(row.options['prompt'])}-{n}.png"
+            for attempt in range(3):
+                try:
+                    await self.client.images.save(image["id"], path)
+                    image["file"] = str(path)
+                    break
+                except ImagekitError as exc:
+                    entry.error = f"download failed: {exc}"
+                    await anyio.sleep(backoff(attempt, 0.2, 2.0))
+            else:
+                self.journal.save(entry)
+                return
+        failed = [image for image in entry.images if image["status"] == FAILED]
+        entry.status = "failed" if failed else "done"
+        entry.error = failed[0]["error"] or "generation failed" if failed else None
+        self.journal.save(entry)
+
+
+def _image(image_id: int) -> dict:
+    return {"id": int(image_id), "status": None, "error": None, "file": None}
+
+
+def _slug(text: str, length: int = 40) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:length] or "image"
+
+
+def thumbnail_ids(styles: list[Any]) -> list[int]:
+    """Image ids of the caller's own style thumbnails: known own images, a floor for the probe."""
+    return [int(m.group(1)) for s in styles if (m := _THUMB.search(s.thumb_link or ""))]

@@ -1,0 +1,71 @@
+"""Fixtures for the workflow tests: small, fast sandboxes of their own, and clients for fresh users."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+import imagekit
+from imagekit.sandbox import EmbeddedSandbox
+from tests.conftest import make_user
+
+FAST = imagekit.RetryPolicy(max_retries=4, backoff_base=0.01, backoff_cap=0.05)
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch) -> None:
+    """Default ledgers go to the test's own folder, never the user's home."""
+    monkeypatch.setenv("IMAGEKIT_HOME", str(tmp_path / "home"))
+
+
+@pytest.fixture
+def box(tmp_path) -> Iterator[EmbeddedSandbox]:
+    """A sandbox for one test: small images, a little latency so generations overlap."""
+    with EmbeddedSandbox(tmp_path / "sandbox", latency=0.05, base_size=128) as running:
+        yield running
+
+
+@pytest.fixture
+def connect(box, tmp_path) -> Iterator[Callable[..., Any]]:
+    """``connect(plan="pro", **options)``: a Client for a fresh user of ``box`` (``user_id`` attribute)."""
+    opened: list[imagekit.Client] = []
+
+    def make(plan: str = "pro", **options: Any) -> imagekit.Client:
+        user_id, key = make_user(box, plan)
+        options.setdefault("retry_policy", FAST)
+        options.setdefault("ledger", tmp_path / "ledger.sqlite")
+        client = imagekit.Client(box.url, key, **options)
+        client.user_id = user_id
+        opened.append(client)
+        return client
+
+    yield make
+    for client in opened:
+        client.close()
+
+
+def control(box: EmbeddedSandbox, method: str, path: str, body: Any = None) -> Any:
+    """Call a sandbox control under /sandbox."""
+    response = httpx.request(method, f"{box.url}/sandbox/{path}", json=body, timeout=30)
+    response.raise_for_status()
+    return response.json()
+
+
+def balance(client: imagekit.Client) -> float:
+    """The caller's total balance, as the service reports it."""
+    me = client.me()
+    return float(me.default_credit or 0) + float(me.daily_credit or 0) + float(me.monthly_credit or 0)
+
+
+def server_images(box: EmbeddedSandbox, user_id: int) -> list[Any]:
+    """The generation images the sandbox holds for a user (what was really made and charged)."""
+    from sqlalchemy import select
+
+    from imagekit.sandbox.tables import Image
+
+    with box.sandbox.db.read() as session:
+        rows = session.scalars(select(Image).where(Image.owner_id == user_id, Image.kind == "generation"))
+        return [(image.image_id, image.group_id, image.status) for image in rows]

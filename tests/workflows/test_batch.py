@@ -1,0 +1,124 @@
+"""Batch create against a real sandbox: results, budget, refunds, resuming, and the ledger's sums."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import imagekit
+from imagekit.workflows import grid
+from imagekit.workflows.journal import Journal
+
+from .conftest import balance, control, server_images
+
+FAST = {"settle_delay": 0.05}
+
+
+def test_grid_is_every_combination_in_order():
+    rows = grid(prompt=["a", "b"], style=[1, 2], ratio="1:1")
+    assert rows == [{"prompt": "a", "style": 1, "ratio": "1:1"}, {"prompt": "a", "style": 2, "ratio": "1:1"},
+                    {"prompt": "b", "style": 1, "ratio": "1:1"}, {"prompt": "b", "style": 2, "ratio": "1:1"}]
+
+
+def test_row_keys_are_stable_and_distinct(connect):
+    ik = connect()
+    first = ik.batch(["a fox", "a fox", "a cat"], style=1)
+    again = ik.batch(["a fox", "a fox", "a cat"], style=1)
+    assert [r.key for r in first.rows] == [r.key for r in again.rows]
+    assert len({r.key for r in first.rows}) == 3
+
+
+def test_a_batch_makes_one_image_per_row_and_saves_them(connect, box, tmp_path):
+    ik = connect()
+    style = ik.styles()[0]
+    batch = ik.batch(grid(prompt=["a red fox", "a blue whale", "a castle"], ratio=["1:1", "16:9"]), style=style)
+    assert batch.estimate() == 6 * style.credit_cost
+    before = balance(ik)
+    batch.run(out_dir=tmp_path / "out", progress=False)
+    frame = batch.to_pandas()
+    assert list(frame["status"]) == ["COMPLETED"] * 6 and frame["image_id"].is_unique
+    assert all(Path(f).stat().st_size > 0 for f in frame["file"])
+    assert set(frame.columns) >= {"prompt", "style", "ratio", "image_id", "status", "error", "credits", "latency", "file"}
+    assert before - balance(ik) == frame["credits"].sum() == batch.spent == 6 * style.credit_cost
+    assert len(server_images(box, ik.user_id)) == 6
+
+
+def test_count_gives_one_line_per_image(connect):
+    ik = connect()
+    batch = ik.batch(["two foxes"], style=ik.styles()[0], count=2).run(progress=False)
+    frame = batch.to_pandas()
+    assert len(frame) == 2 and frame["key"].nunique() == 1 and set(frame["status"]) == {"COMPLETED"}
+
+
+def test_a_budget_is_never_exceeded(connect, box):
+    ik = connect()
+    style = ik.styles()[0]  # 2 credits an image
+    before = balance(ik)
+    batch = ik.batch([f"prompt {i}" for i in range(20)], style=style).run(budget=25, progress=False)
+    spent = before - balance(ik)
+    assert spent == batch.spent == 24  # twelve rows: a thirteenth would pass 25
+    statuses = batch.to_pandas()["row_status"].value_counts().to_dict()
+    assert statuses == {"done": 12, "skipped": 8} and "budget" in batch.stopped
+    assert len(server_images(box, ik.user_id)) == 12
+
+
+def test_running_out_of_credit_stops_and_records(connect, box):
+    ik = connect("standard")  # no credit below zero
+    control(box, "POST", f"users/{ik.user_id}/credits", {"defaultCredit": 0, "dailyCredit": 0, "monthlyCredit": 5})
+    batch = ik.batch([f"prompt {i}" for i in range(6)], style=ik.styles()[0]).run(progress=False, concurrency=1)
+    statuses = batch.to_pandas()["row_status"].value_counts().to_dict()
+    assert statuses.get("done") == 2 and statuses.get("failed") == 1 and batch.stopped == "not enough credit"
+
+
+def test_failed_generations_are_recorded_refunded_and_retried_next_run(connect, box, tmp_path):
+    ik = connect()
+    before = balance(ik)
+    control(box, "POST", "faults", {"fail_generation_rate": 0.5, "seed": 7})
+    batch = ik.batch([f"prompt {i}" for i in range(16)], style=ik.styles()[0])
+    batch.run(progress=False, journal=tmp_path / "j.sqlite")
+    failed = batch.to_pandas().query("row_status == 'failed'")
+    assert len(failed) > 0 and failed["error"].notna().all()
+    # Refunds are in the ledger: its sum is what the balance lost.
+    assert before - balance(ik) == pytest.approx(ik.ledger.total()) == batch.spent
+    control(box, "DELETE", "faults")
+    batch.run(progress=False, journal=tmp_path / "j.sqlite")
+    assert set(batch.to_pandas()["row_status"]) == {"done"}
+    assert before - balance(ik) == pytest.approx(ik.ledger.total())
+
+
+def test_a_rerun_with_the_journal_generates_nothing_again(connect, box, tmp_path):
+    ik = connect()
+    rows = [f"prompt {i}" for i in range(5)]
+    ik.batch(rows, style=ik.styles()[0]).run(progress=False, out_dir=tmp_path / "out")
+    again = ik.batch(rows, style=ik.styles()[0]).run(progress=False, out_dir=tmp_path / "out")
+    assert again.spent == 0 and len(server_images(box, ik.user_id)) == 5
+    assert set(Journal(tmp_path / "out" / "journal.sqlite").load()) == {r.key for r in again.rows}
+
+
+def test_dataframe_input_keeps_extra_columns_as_labels(connect):
+    pd = pytest.importorskip("pandas")
+    ik = connect()
+    frame = pd.DataFrame({"prompt": ["a fox", "a cat"], "style": [ik.styles()[0].style_id] * 2, "tag": ["x", "y"]})
+    result = ik.batch(frame).run(progress=False).to_pandas()
+    assert list(result["tag"]) == ["x", "y"]
+
+
+def test_contact_sheet_is_a_figure_with_one_panel_per_image(connect, tmp_path):
+    ik = connect()
+    batch = ik.batch(["a fox", "a cat", "a dog"], style=ik.styles()[0]).run(progress=False)
+    figure = batch.contact_sheet()
+    assert sum(1 for ax in figure.axes if ax.images) == 3
+    figure.savefig(tmp_path / "sheet.png")
+
+
+def test_async_clients_run_batches_too(connect):
+    import anyio
+
+    ik = connect()
+    twin = imagekit.AsyncClient(ik.config.base_url, ik.config.api_key, ledger=ik.ledger)
+
+    async def main():
+        return await twin.batch(["a fox", "a cat"], style=ik.styles()[0]).arun(progress=False)
+
+    assert set(anyio.run(main).to_pandas()["status"]) == {"COMPLETED"}

@@ -1,0 +1,82 @@
+"""A batch under injected faults and a batch killed with SIGKILL: nothing lost, nothing charged twice."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from imagekit.workflows.journal import Journal
+
+from .conftest import balance, control, server_images
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def assert_one_image_per_row(batch, box, user_id: int) -> None:
+    """Every row done with one image, and the service made exactly one image per row."""
+    frame = batch.to_pandas()
+    assert set(frame["row_status"]) == {"done"}, frame["row_status"].value_counts()
+    assert frame.groupby("key")["image_id"].count().eq(1).all() and frame["image_id"].is_unique
+    made = server_images(box, user_id)
+    per_row = Counter(group.rsplit(".", 1)[0] for _, group, _ in made)
+    assert per_row == Counter({key: 1 for key in frame["key"]}), "a row was generated (and charged) twice"
+    assert set(frame["image_id"]) == {image_id for image_id, _, _ in made}
+
+
+@pytest.mark.parametrize(("drop_phase", "rows"), [("after", 200), ("before", 60)])
+def test_a_batch_under_503_429_and_dropped_connections(connect, box, drop_phase, rows):
+    ik = connect()
+    before = balance(ik)
+    control(box, "POST", "faults", {"rate_503": 0.08, "rate_429": 0.08, "retry_after": 0.02, "drop_rate": 0.05,
+                                    "drop_phase": drop_phase, "seed": 11})
+    batch = ik.batch([f"prompt {i}" for i in range(rows)], style=ik.styles()[0])
+    batch.run(progress=False, settle_delay=0.05)
+    control(box, "DELETE", "faults")
+    assert_one_image_per_row(batch, box, ik.user_id)
+    assert batch.lowest_concurrency < 4  # refusals narrowed the window instead of failing rows
+    spent = before - balance(ik)
+    assert spent == rows * 2 == pytest.approx(ik.ledger.total())
+    if drop_phase == "after":  # answers were lost after the charge: the probe found those images
+        assert (ik.ledger.to_pandas()["status"] == "recovered").any()
+
+
+SCRIPT = """
+import sys, imagekit
+url, key, journal, ledger = sys.argv[1:5]
+ik = imagekit.Client(url, key, ledger=ledger)
+style = ik.styles()[0]
+ik.batch([f"prompt {i}" for i in range(60)], style=style).run(journal=journal, progress=False)
+"""
+
+
+def test_a_batch_killed_halfway_and_run_again_makes_one_image_per_row(connect, box, tmp_path):
+    ik = connect()
+    before = balance(ik)
+    journal = tmp_path / "journal.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, "-c", SCRIPT, box.url, ik.config.api_key, str(journal),
+                              str(ik.ledger.path)], env=env, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and child.poll() is None:
+            done = sum(e.status == "done" for e in Journal(journal).load().values()) if journal.exists() else 0
+            if done >= 30:
+                break
+            time.sleep(0.01)
+        assert child.poll() is None, "the batch finished before it could be killed"
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait()
+    states = Counter(e.status for e in Journal(journal).load().values())
+    assert 30 <= states["done"] < 60 and states["created"] + states["sent"] >= 1  # killed mid-flight
+    batch = ik.batch([f"prompt {i}" for i in range(60)], style=ik.styles()[0])
+    batch.run(journal=journal, progress=False, settle_delay=0.05)
+    assert_one_image_per_row(batch, box, ik.user_id)
+    assert before - balance(ik) == 60 * 2 == pytest.approx(ik.ledger.total())

@@ -1,0 +1,81 @@
+"""Usage reports: the tables from a known ledger, the forecast's arithmetic, files and the CLI."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pandas as pd
+import pytest
+
+from imagekit.cli import main
+from imagekit.reports import (
+    balance_over_time,
+    forecast,
+    spend_by_day,
+    spend_by_operation,
+    spend_by_style,
+    usage_report,
+)
+
+NOW = datetime(2025, 3, 10, 12, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def ledger() -> pd.DataFrame:
+    rows = [  # time offset (hours), operation, credits, style, group, images
+        (-50, "create", 4.0, 1, "a.1", [1, 2]), (-26, "refund", -2.0, None, "a.1", [2]),
+        (-25, "create", 3.0, 2, "b.1", [3]), (-2, "enhance", 2.0, None, None, [4]),
+        (-1, "removeBg", 1.0, None, None, [5]), (-1, "cancelEdit", None, None, None, []),
+    ]
+    return pd.DataFrame([{"time": pd.Timestamp(NOW + timedelta(hours=h)), "operation": op, "credits": c,
+                          "style_id": s, "group_id": g, "image_ids": ids, "balance": None}
+                         for h, op, c, s, g, ids in rows])
+
+
+def test_spend_by_operation_counts_refunds_against_creates(ledger):
+    table = spend_by_operation(ledger)
+    assert table.loc["create", "credits"] == 5.0 and table.loc["enhance", "credits"] == 2.0
+    assert table.index[0] == "create" and table.loc["cancelEdit", "credits"] == 0
+
+
+def test_spend_by_day_has_a_running_total(ledger):
+    table = spend_by_day(ledger)
+    assert list(table["credits"]) == [4.0, 1.0, 3.0] and list(table["cumulative"]) == [4.0, 5.0, 8.0]
+
+
+def test_spend_by_style_follows_refunds_to_their_style(ledger):
+    table = spend_by_style(ledger)
+    assert table["credits"].to_dict() == {"style 2": 3.0, "style 1": 2.0}
+
+
+def test_balance_is_worked_back_from_the_current_balance(ledger):
+    frame = balance_over_time(ledger, current=100.0)
+    assert frame["balance"].iloc[-1] == 100.0 and frame["balance"].iloc[0] == 100.0 + 8.0 - 4.0
+
+
+def test_forecast_runs_out_at_the_recent_rate(ledger):
+    result = forecast(ledger, 80.0, days=7, now=NOW)
+    assert result.per_day == pytest.approx(8.0 / (50 / 24))
+    assert result.runs_out == NOW + timedelta(days=80.0 / result.per_day)
+    assert forecast(ledger.iloc[:0], 80.0, now=NOW).runs_out is None
+
+
+def test_usage_report_writes_tables_and_plots(connect, tmp_path):
+    ik = connect()
+    ik.batch(["a fox", "a cat"], style=ik.styles()[0]).run(progress=False)
+    report = usage_report(ik, tmp_path / "report")
+    names = {path.name for path in report.files}
+    assert {"usage-by-operation.csv", "usage-by-day.csv", "usage-by-style.csv", "usage-limits.csv",
+            "usage-burn-down.png", "usage-by-operation.png", "usage-by-style.png"} <= names
+    assert all(path.stat().st_size > 0 for path in report.files)
+    assert report.by_operation.loc["create", "credits"] == 4 and "Forecast" in str(report)
+
+
+def test_the_usage_command_prints_and_writes(connect, box, tmp_path, monkeypatch, capsys):
+    ik = connect()
+    ik.create("a fox", style=ik.styles()[0])
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", ik.config.api_key)
+    assert main(["usage", "--out", str(tmp_path / "u"), "--ledger", str(ik.ledger.path)]) == 0
+    out = capsys.readouterr().out
+    assert "Spend by operation" in out and "create" in out and (tmp_path / "u" / "usage-burn-down.png").exists()
