@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 
 import httpx
@@ -11,6 +12,18 @@ import pytest
 from imagekit.sandbox import EmbeddedSandbox
 
 _emails = itertools.count()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_home(tmp_path_factory) -> Iterator[None]:
+    """Keep ledgers and embedded sandboxes of the whole run out of the user's ~/.imagekit."""
+    previous = os.environ.get("IMAGEKIT_HOME")
+    os.environ["IMAGEKIT_HOME"] = str(tmp_path_factory.mktemp("imagekit-home"))
+    yield
+    if previous is None:
+        os.environ.pop("IMAGEKIT_HOME", None)
+    else:
+        os.environ["IMAGEKIT_HOME"] = previous
 
 
 @pytest.fixture(scope="session")

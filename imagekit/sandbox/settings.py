@@ -25,8 +25,8 @@ class SandboxSettings:
     """Largest decoded upload (Clipdrop's anchor: 16-25 MP)."""
     max_output_side: int = 8192
     """Largest side of any image the sandbox makes (an 8x enhance of 1024 px)."""
-    workers: int = 4
-    """Threads that run asynchronous generations."""
+    workers: int = 16
+    """Threads that run asynchronous generations (enough for the largest simultaneousLimit, 8, twice)."""
     extra: dict = field(default_factory=dict)
 
     @property
