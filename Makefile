@@ -3,7 +3,7 @@ VENV   ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench notebooks clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -16,11 +16,15 @@ $(STAMP): pyproject.toml | $(PYTHON)
 demo: $(STAMP)  ## the main job against an embedded sandbox; results in ./out
 	$(PYTHON) -m imagekit.cli demo --out out
 
-test: $(STAMP)  ## the whole test suite
-	$(PYTHON) -m pytest
+test: $(STAMP)  ## the whole test suite, notebooks included (always against embedded sandboxes)
+	env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY $(PYTHON) -m pytest
 
 bench: $(STAMP)  ## benchmarks; each prints ratios measured side by side
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(PYTHON) $$script || exit 1; done
+
+notebooks: $(STAMP)  ## re-run the example notebooks and store their outputs
+	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.store_widget_state=False \
+		--ExecutePreprocessor.record_timing=False notebooks/0*.ipynb
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
