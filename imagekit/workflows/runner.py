@@ -151,7 +151,10 @@ class Runner:
                 return
             cost = self.prices.create(row.options)
             if self.options.budget is not None and self.spent + self.reserved + cost > self.options.budget:
-                self.stopped = f"budget of {self.options.budget:g} credits reached"
+                if self.spent + cost > self.options.budget:
+                    self.stopped = f"budget of {self.options.budget:g} credits reached"
+                else:  # credits held by rows in flight may come back (a refusal, a failure): wait for them
+                    await anyio.sleep(0.05)
                 continue
             hold = _Hold(self, cost)  # checked and taken with no await between: no other row can slip in
             try:

@@ -1,4 +1,5 @@
-"""Fixtures for the widget tests: one JupyterLab and one headless chromium page per session.
+"""Fixtures for the widget tests: one JupyterLab and one headless chromium page for the package
+(package scope: Playwright's sync API keeps an event loop running in the main thread until it closes).
 
 The browser tests never skip: without chromium they fail and say how to install it.
 """
@@ -15,7 +16,7 @@ from tests.conftest import make_user
 from .lab import CHROMIUM, CHROMIUM_FLAGS, Lab, Notebook
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab(sandbox, tmp_path_factory) -> Iterator[Lab]:
     """JupyterLab on 127.0.0.1 whose kernels reach the session sandbox through IMAGEKIT_* variables."""
     _, key = make_user(sandbox, "pro")
@@ -27,7 +28,7 @@ def lab(sandbox, tmp_path_factory) -> Iterator[Lab]:
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def page(lab):
     """A chromium page showing the lab, ready for commands."""
     if not CHROMIUM.is_file():
