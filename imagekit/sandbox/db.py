@@ -21,12 +21,20 @@ def make_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection, _record) -> None:
+        # pysqlite runs SELECTs outside any transaction, so two reads of one request could see two
+        # different states (a charge before a refund, its image after). Let SQLAlchemy's own BEGIN
+        # (below) open real transactions: each session then reads one consistent snapshot.
+        dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection) -> None:
+        connection.exec_driver_sql("BEGIN")
 
     return engine
 
