@@ -18,6 +18,9 @@ from imagekit.sandbox.engines.edits.synthesis import synthesize
 from imagekit.sandbox.errors import SandboxError
 
 _FEATHER = 6.0  # px inside the mask over which generated content fades in
+# The colour correction reaches this share of the mask's inner radius into it, at most _MEMBRANE_MAX px.
+_MEMBRANE_SHARE = 0.35
+_MEMBRANE_MAX = 48.0
 _CLEANUP_SEED = 0  # cleanUp takes no seed; a fixed one keeps it deterministic
 
 
@@ -33,11 +36,12 @@ def cleanup_radius(shape: tuple[int, ...]) -> int:
 def fill(image: np.ndarray, mask: np.ndarray, content: np.ndarray, check: CheckFn) -> np.ndarray:
     """Blend ``content`` (an RGB image generated for the prompt) into the masked region.
 
-    Poisson-like: the colour offset between image and content along the mask's edge is interpolated
-    smoothly across the mask (a membrane), so the content takes on the surrounding colours at the
-    edge; a short feather inside the mask then hides the change of grain. Pixels outside the mask
-    are bitwise unchanged. A mask not matching the image is 400 ``invalid_mask``; an empty one 400
-    ``empty_mask``. Content of another size is resized to the image.
+    Poisson-like at the edge, itself inside: the colour offset between image and content along the
+    mask's edge is spread smoothly into the mask (a membrane) and faded out with depth, so the
+    content meets its surroundings without a seam yet keeps its own colours further in (a full
+    Poisson clone would turn red flowers green on a lawn); a short feather hides the change of
+    grain. Pixels outside the mask are bitwise unchanged. A mask not matching the image is 400
+    ``invalid_mask``; an empty one 400 ``empty_mask``. Content of another size is resized.
     """
     mask = validate_mask(mask, image)
     h, w = mask.shape
@@ -49,8 +53,11 @@ def fill(image: np.ndarray, mask: np.ndarray, content: np.ndarray, check: CheckF
     offset = masked_blur(image.astype(np.float32) - content.astype(np.float32), ring, 2.0)
     membrane = pull_push(offset, ring, check)
     check()
-    corrected = content.astype(np.float32) + membrane
-    alpha = np.clip(distance_inside(mask) / _FEATHER, 0.0, 1.0)[..., None]
+    depth = distance_inside(mask)
+    reach = float(np.clip(_MEMBRANE_SHARE * depth.max(), _FEATHER, _MEMBRANE_MAX))
+    fade = np.clip(1.0 - depth / reach, 0.0, 1.0)
+    corrected = content.astype(np.float32) + membrane * (fade * fade * (3 - 2 * fade))[..., None]
+    alpha = np.clip(depth / _FEATHER, 0.0, 1.0)[..., None]
     blended = alpha * corrected + (1.0 - alpha) * image.astype(np.float32)
     out = image.copy()
     out[mask] = np.rint(np.clip(blended[mask], 0, 255)).astype(np.uint8)

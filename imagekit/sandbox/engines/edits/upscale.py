@@ -17,13 +17,16 @@ from imagekit.sandbox.errors import SandboxError
 
 ENHANCE_FACTORS = (1, 2, 4, 8)
 TILE = 256  # source px per tile side
-_MARGIN = 16  # source px: guided filter reach (2r) + per-stage Lanczos/sharpen reach, summed
+_MARGIN = 16  # source px: guided filter reach (2r) + each stage's interpolation/sharpen reach, summed
 _DETAIL_RADIUS = 2
 _DETAIL_EPS = 12.0**2  # grey levels²: contrast well above 12 counts as an edge and is not boosted
 _DETAIL_GAIN = 0.6
 _SHARPEN_SIGMA = 1.0
 _SHARPEN_GAIN = 0.8
 _NEIGHBOURS = np.ones((3, 3), np.uint8)
+# Each stage is sharpened and clamped anyway, so Lanczos's sharper kernel buys nothing over
+# bicubic here, while costing ~3x the time at 8x.
+_STAGE_INTERP = cv2.INTER_CUBIC
 
 
 def _boost_detail(tile: np.ndarray) -> np.ndarray:
@@ -36,21 +39,21 @@ def _boost_detail(tile: np.ndarray) -> np.ndarray:
 
 
 def _double(img: np.ndarray) -> np.ndarray:
-    """One 2x stage: Lanczos, unsharp mask, then clamp to the source's 3x3 neighbourhood range.
+    """One 2x stage: bicubic, unsharp mask, then clamp to the source's 3x3 neighbourhood range.
 
-    The clamp is what keeps this free of ringing: neither Lanczos lobes nor the unsharp mask can
+    The clamp is what keeps this free of ringing: neither interpolation lobes nor the unsharp mask can
     overshoot the values already present around each pixel, yet ramps still get steeper.
     """
     h, w = img.shape[:2]
-    up = cv2.resize(img, (2 * w, 2 * h), interpolation=cv2.INTER_LANCZOS4)
-    blur = cv2.GaussianBlur(up, (0, 0), _SHARPEN_SIGMA)
-    sharp = cv2.addWeighted(up, 1.0 + _SHARPEN_GAIN, blur, -_SHARPEN_GAIN, 0.0)
-    del up, blur
-    lo = cv2.resize(cv2.erode(img, _NEIGHBOURS), (2 * w, 2 * h), interpolation=cv2.INTER_NEAREST)
-    np.maximum(sharp, lo, out=sharp)
-    del lo
-    hi = cv2.resize(cv2.dilate(img, _NEIGHBOURS), (2 * w, 2 * h), interpolation=cv2.INTER_NEAREST)
-    np.minimum(sharp, hi, out=sharp)
+    size = (2 * w, 2 * h)
+    up = cv2.resize(img, size, interpolation=_STAGE_INTERP)
+    sharp = cv2.GaussianBlur(up, (0, 0), _SHARPEN_SIGMA)
+    cv2.addWeighted(up, 1.0 + _SHARPEN_GAIN, sharp, -_SHARPEN_GAIN, 0.0, dst=sharp)
+    # ``up`` is spent: its buffer holds the neighbourhood bounds in turn (peak memory per tile).
+    cv2.resize(cv2.erode(img, _NEIGHBOURS), size, dst=up, interpolation=cv2.INTER_NEAREST)
+    np.maximum(sharp, up, out=sharp)
+    cv2.resize(cv2.dilate(img, _NEIGHBOURS), size, dst=up, interpolation=cv2.INTER_NEAREST)
+    np.minimum(sharp, up, out=sharp)
     return sharp
 
 
