@@ -58,7 +58,10 @@ def text_to_prompt(body: TextToPromptBody, sandbox: SandboxDep, user: CurrentUse
     if body.styleId is not None:
         with sandbox.db.read() as session:
             style = find_style(session, user, body.styleId, platform)
-    enhanced = enhance_prompt(body.text, style.look if style else None, style.main_text if style else None)
+    try:
+        enhanced = enhance_prompt(body.text, style.look if style else None, style.main_text if style else None)
+    except ValueError as exc:  # the enhancer finds nothing to work with (e.g. only control characters)
+        raise SandboxError(400, "invalid_request", f"text: {exc}.") from None
     now = sandbox.clock.now()
     with sandbox.db.write() as session:
         used, cap = credits.prompt_count(session, user, now), user.plan.max_prompt_number

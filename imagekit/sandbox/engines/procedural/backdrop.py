@@ -5,8 +5,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .noise import fbm, noise1d
 from .palette import Colour
-from .raster import cv_colour, fbm, mix, noise1d, poly_points, to_u8
+from .raster import cv_colour, mix, planes, poly_points, to_u8
 from .stage import Stage
 
 
@@ -15,9 +16,9 @@ def sky(st: Stage) -> np.ndarray:
     rng = st.rng("sky")
     p = st.palette
     t = np.clip(np.arange(st.h, dtype=np.float32) / max(st.horizon, 1), 0.0, 1.0) ** 1.2
-    column = np.asarray(p.sky_top, np.float32) + np.outer(t, np.subtract(p.sky_bottom, p.sky_top))
-    mottle = fbm(rng, st.h, st.w, 2.0, 3) - 0.5
-    return to_u8(column[:, None, :] + mottle[..., None] * 22.0)
+    column = np.asarray(p.sky_top, np.float32) + np.outer(t, np.subtract(p.sky_bottom, p.sky_top, dtype=np.float32))
+    mottle = (fbm(rng, st.h, st.w, 2.0, 3) - 0.5) * 22.0
+    return to_u8(planes([column[:, c:c + 1] + mottle for c in range(3)]))
 
 
 def _glow_disc(canvas: np.ndarray, cx: float, cy: float, r: float, colour: Colour, glow: float) -> None:
@@ -36,12 +37,12 @@ def _glow_disc(canvas: np.ndarray, cx: float, cy: float, r: float, colour: Colou
 
 
 def celestial(canvas: np.ndarray, st: Stage, body: str) -> float:
-    """Draw a ``sun`` low over the horizon or a ``moon`` high in the sky; returns its x."""
+    """Draw a ``sun`` (with a wide glow) or a ``moon`` (with craters) in the sky; returns its x."""
     rng = st.rng(body)
     r = st.unit * rng.uniform(0.05, 0.085)
     cx = st.w * rng.uniform(0.2, 0.8)
     if body == "sun":
-        cy = st.horizon - st.h * rng.uniform(0.08, 0.3)
+        cy = st.horizon * rng.uniform(0.3, 0.65)
         _glow_disc(canvas, cx, cy, r, st.palette.light, 0.55)
         return cx
     cy = st.horizon * rng.uniform(0.2, 0.4)
@@ -50,7 +51,7 @@ def celestial(canvas: np.ndarray, st: Stage, body: str) -> float:
         a, d = rng.uniform(0, 2 * np.pi), r * rng.uniform(0.1, 0.6)
         cv2.circle(canvas, (round(cx + d * np.cos(a)), round(cy + d * np.sin(a))),
                    max(1, round(r * rng.uniform(0.1, 0.22))),
-                   cv_colour(mix(np.asarray(st.palette.light), st.palette.sky_bottom, 0.25)), -1,
+                   cv_colour(mix(np.asarray(st.palette.light), st.palette.sky_bottom, 0.12)), -1,
                    cv2.LINE_AA)
     return cx
 
@@ -90,9 +91,9 @@ def clouds(canvas: np.ndarray, st: Stage) -> None:
 
 _RIDGES = {
     # kind: (layers, cells, octaves, height above horizon (share of h), ridged, snow)
-    "mountains": (3, 2.2, 5, 0.42, True, True),
-    "hills": (3, 1.2, 2, 0.14, False, False),
-    "dunes": (4, 1.6, 2, 0.12, True, False),
+    "mountains": (4, 1.6, 5, 0.3, False, True),
+    "hills": (3, 1.0, 2, 0.12, False, False),
+    "dunes": (4, 1.4, 2, 0.1, True, False),
 }
 
 
@@ -105,40 +106,48 @@ def _layer_colour(st: Stage, i: int, n: int) -> Colour:
 
 
 def ridges(canvas: np.ndarray, st: Stage, kind: str) -> None:
-    """Layered land silhouettes (mountains, hills or dunes) from far to near, then the ground."""
+    """Layered land silhouettes (mountains, hills or dunes) from far to near; the nearest is ground."""
     rng = st.rng(kind)
     layers, cells, octaves, height, ridged, snow = _RIDGES[kind]
     n = max(2, st.w // 4 + 2)
     xs = np.linspace(0, st.w, n, dtype=np.float32)
     for i in range(layers):
         st.check()
-        profile = noise1d(rng, n, cells * (1 + 0.6 * i), octaves)
+        profile = noise1d(rng, n, cells * (1 + 0.6 * i) * st.w / st.unit, octaves)
         if ridged:
             profile = 1.0 - np.abs(2.0 * profile - 1.0)
         profile = (profile - profile.min()) / max(float(np.ptp(profile)), 1e-6)
-        amp = st.h * height * (1.0 - 0.28 * i)
-        top = st.horizon + st.h * 0.035 * i - amp * (0.25 + 0.75 * profile ** (1.6 if ridged else 1.0))
+        amp = st.h * height * (1.0 - 0.3 * i)
+        top = st.horizon + st.h * 0.04 * i - amp * (0.2 + 0.8 * profile ** 1.7)
+        if i == layers - 1:
+            ground(canvas, st, np.interp(np.arange(st.w), xs, top).astype(np.float32))
+            break
         outline = poly_points(np.r_[xs, st.w, 0], np.r_[top, st.h, st.h])
         cv2.fillPoly(canvas, [outline], cv_colour(_layer_colour(st, i, layers)), cv2.LINE_AA)
-        if snow and i < 2:
-            line = top.min() + (st.horizon - top.min()) * 0.35
-            depth = st.h * 0.05 * (0.6 + noise1d(rng, n, 6.0, 2))
+        if snow and i == 0:
+            line = top.min() + (st.horizon - top.min()) * 0.3
+            depth = st.h * 0.04 * (0.6 + noise1d(rng, n, 6.0 * st.w / st.unit, 2))
             lower = np.minimum(top + depth, np.maximum(top, line))
             cap = poly_points(np.r_[xs, xs[::-1]], np.r_[top, lower[::-1]])
             cv2.fillPoly(canvas, [cap], cv_colour(mix(np.asarray(st.palette.light), st.palette.sky_top, 0.15)),
                          cv2.LINE_AA)
-    ground(canvas, st, st.horizon + round(st.h * 0.035 * layers))
 
 
-def ground(canvas: np.ndarray, st: Stage, top: int) -> None:
-    """Fill from ``top`` to the bottom with the ground colour, darkening toward the viewer."""
-    top = int(np.clip(top, 0, st.h))
-    if top >= st.h:
+def ground(canvas: np.ndarray, st: Stage, top: float | np.ndarray) -> None:
+    """Textured ground below ``top`` (one row, or a row per column), darkening toward the viewer."""
+    tops = np.broadcast_to(np.asarray(top, np.float32), (st.w,))
+    y0 = int(np.clip(np.floor(tops.min()), 0, st.h))
+    if y0 >= st.h:
         return
-    t = np.linspace(0.0, 1.0, st.h - top, dtype=np.float32)[:, None, None]
-    g = np.asarray(st.palette.ground, np.float32)
-    texture = fbm(st.rng("ground"), st.h - top, st.w, 6.0, 2)[..., None] - 0.5
-    canvas[top:] = to_u8(g * (1.0 - 0.3 * t) + texture * 20.0)
+    rows = np.arange(y0, st.h, dtype=np.float32)[:, None]
+    shade = 1.0 - 0.3 * (rows - y0) / max(st.h - y0, 1)
+    p = st.palette
+    colour = mix(np.asarray(p.near), p.ground, 0.6)
+    texture = (fbm(st.rng("ground"), st.h - y0, st.w, 6.0, 2) - 0.5) * 20.0
+    land = planes([colour[c] * shade + texture for c in range(3)])
+    # A one-pixel soft edge along the profile instead of a jagged one.
+    alpha = np.clip(rows - tops[None, :] + 0.5, 0.0, 1.0)
+    canvas[y0:] = to_u8(mix(canvas[y0:], land, alpha))
 
 
 def sea(canvas: np.ndarray, st: Stage, sun_x: float | None) -> None:
@@ -150,7 +159,7 @@ def sea(canvas: np.ndarray, st: Stage, sun_x: float | None) -> None:
         return
     depth = np.linspace(0.0, 1.0, rows, dtype=np.float32)[:, None]
     base = mix(np.asarray(p.far), p.sky_bottom, 0.45)
-    water = np.asarray(base, np.float32) + depth[..., None] * (np.subtract(p.near, base).astype(np.float32))
+    water = planes([base[c] + depth * (p.near[c] - base[c]) for c in range(3)], (rows, st.w))
     x = np.arange(st.w, dtype=np.float32)[None, :] / st.unit
     # Bands get wider toward the viewer: phase grows with log distance from the horizon.
     phase = np.log(depth + 0.02) * 22.0 + 1.6 * np.sin(x * (3.0 + 9.0 * (1 - depth)) + rng.uniform(0, 6.3))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..base import CheckFn, GenerationRequest, never_cancelled
+from ..base import RGB, CheckFn, GenerationRequest, never_cancelled
 from .lexicon import read_prompt
 from .looks import DEFAULT_LOOK, LOOKS, RENDERERS, LookContext
-from .palette import choose, snap, suppress_hues
-from .reference import variation
+from .palette import choose, suppress_hues
+from .quantize import snap
+from .reference import as_rgb, variation
 from .scene import compose
 from .seeding import digest, image_digest, palette_key, stream
 
@@ -36,23 +39,39 @@ class ProceduralEngine:
             raise ValueError(f"unknown look {look!r}; known: {', '.join(LOOKS)}")
         # The size and the look stay out of the key: the same prompt and seed keep their
         # composition across aspect ratios and styles.
-        key = digest(self.name, request.prompt, int(request.seed), palette_key(request.palette),
-                     request.negative_prompt, image_digest(request.reference))
+        reference = None if request.reference is None else as_rgb(request.reference)
+        colours = _colours(request.palette)
+        key = digest(self.name, request.prompt, int(request.seed), palette_key(colours),
+                     request.negative_prompt, image_digest(reference))
         reading = read_prompt(request.prompt, request.negative_prompt)
-        palette = choose(reading, stream(key, "palette"), request.palette)
+        palette = choose(reading, stream(key, "palette"), colours)
         check()
-        if request.reference is None:
+        if reference is None:
             scene = compose(reading, palette, h, w, key, check)
         else:
             mood = compose(reading, palette, _MOOD_SIDE, _MOOD_SIDE, key, check)
-            scene = variation(request.reference, w, h, mood, stream(key, "reference"))
+            scene = variation(reference, w, h, mood, stream(key, "reference"))
         check()
-        out = RENDERERS[look](scene, LookContext(stream(key, f"look:{look}"), check, palette.colours()))
+        out = RENDERERS[look](scene, LookContext(stream(key, f"look:{look}"), check))
         check()
-        if request.palette:
-            out = snap(out, np.asarray(request.palette, np.float32), 0.7)
+        if colours:
+            # Most of the way to the collection's colours: they dominate, shading survives.
+            out = snap(out, np.asarray(colours, np.float32), 0.7)
         out = suppress_hues(out, reading.banned_hues)
         return np.ascontiguousarray(out, dtype=np.uint8)
+
+
+def _colours(palette: Sequence[RGB] | None) -> list[RGB] | None:
+    """Validate a collection palette: RGB triples of 0..255 (None or empty means no palette)."""
+    if not palette:
+        return None
+    colours = []
+    for colour in palette:
+        rgb = tuple(int(v) for v in colour)
+        if len(rgb) != 3 or not all(0 <= v <= 255 for v in rgb):
+            raise ValueError(f"palette colours must be RGB triples of 0..255, got {colour!r}")
+        colours.append(rgb)
+    return colours
 
 
 def _side(value: int, name: str) -> int:

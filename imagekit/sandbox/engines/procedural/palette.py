@@ -8,7 +8,7 @@ words desaturate matching roles here and matching pixels at the end (:func:`supp
 from __future__ import annotations
 
 import colorsys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 
 import cv2
@@ -33,11 +33,7 @@ class Palette:
     light: Colour
     dark: Colour
 
-    def colours(self) -> np.ndarray:
-        """All roles as a (8, 3) float32 array, in field order."""
-        return np.array([getattr(self, f.name) for f in fields(self)], dtype=np.float32)
-
-    def map(self, fn) -> Palette:
+    def map(self, fn: Callable[[str, Colour], Colour]) -> Palette:
         """A palette with ``fn(role_name, colour)`` applied to every role."""
         return replace(self, **{f.name: fn(f.name, getattr(self, f.name)) for f in fields(self)})
 
@@ -55,7 +51,7 @@ THEMES: dict[str, Palette] = {
                 (246, 222, 140), (236, 240, 255), (6, 8, 18)),
     "golden": _p((236, 176, 92), (255, 228, 160), (196, 140, 90), (128, 84, 48), (150, 110, 50),
                  (180, 60, 40), (255, 244, 200), (60, 36, 20)),
-    "forest": _p((120, 170, 150), (206, 228, 200), (84, 128, 100), (40, 84, 56), (52, 100, 48),
+    "forest": _p((104, 156, 190), (212, 230, 222), (84, 128, 100), (40, 84, 56), (52, 100, 48),
                  (220, 180, 60), (240, 250, 220), (18, 36, 24)),
     "ocean": _p((30, 100, 170), (150, 210, 230), (70, 140, 170), (20, 80, 120), (226, 206, 160),
                 (250, 120, 90), (255, 250, 230), (10, 30, 60)),
@@ -63,7 +59,7 @@ THEMES: dict[str, Palette] = {
                  (90, 130, 80), (255, 240, 200), (90, 50, 30)),
     "autumn": _p((120, 150, 190), (246, 214, 170), (170, 100, 70), (150, 64, 34), (120, 70, 30),
                  (230, 120, 30), (255, 230, 180), (50, 24, 14)),
-    "winter": _p((150, 180, 214), (232, 240, 248), (176, 196, 220), (120, 146, 176), (244, 248, 252),
+    "winter": _p((104, 146, 200), (210, 226, 242), (140, 162, 196), (92, 116, 154), (236, 242, 250),
                  (60, 90, 140), (255, 255, 255), (40, 54, 76)),
     "spring": _p((150, 200, 240), (240, 236, 246), (170, 206, 170), (110, 176, 110), (140, 200, 110),
                  (248, 150, 186), (255, 250, 240), (50, 80, 60)),
@@ -122,7 +118,9 @@ def tint(palette: Palette, hue: str, strength: float = 0.55) -> Palette:
         if name not in _SCENE_ROLES:
             return c
         _, l, s = _hls(c)
-        return _mix(c, _rgb(th, l, max(s, 0.45, ts * 0.7)), strength)
+        # The sky takes less of the tint than the land: a "green lake" keeps a believable sky.
+        pull_by = strength * (0.6 if name.startswith("sky") else 1.0)
+        return _mix(c, _rgb(th, l, max(s, 0.45, ts * 0.7)), pull_by)
 
     return replace(palette.map(pull), accent=HUE_TINTS[hue])
 
@@ -159,17 +157,32 @@ def from_colours(colours: Sequence[RGB]) -> Palette:
                    accent=accent, light=at(1.0), dark=at(0.0))
 
 
+SKY_THEMES = frozenset({"day", "sunset", "night", "golden", "storm"})
+"""Themes that describe light and sky; the others (forest, ocean...) describe the land."""
+
+
+def _under_sky(land: Palette, sky: str) -> Palette:
+    """A land palette lit by a sky theme: the sky's colours above, its light and shade on the land."""
+    lit = THEMES[sky]
+    shade = {"night": 0.6, "sunset": 0.35, "storm": 0.35}.get(sky, 0.1)
+    return replace(land, sky_top=lit.sky_top, sky_bottom=lit.sky_bottom, light=lit.light,
+                   far=_mix(_mix(land.far, lit.far, 0.5), lit.dark, shade * 0.5),
+                   near=_mix(land.near, lit.dark, shade), ground=_mix(land.ground, lit.dark, shade))
+
+
 def choose(reading: Reading, rng: np.random.Generator, colours: Sequence[RGB] | None = None) -> Palette:
     """The scene palette: a collection's colours, else theme plus hue tints, minus banned hues."""
     if colours:
         return from_colours(colours)
-    theme = reading.themes[0] if reading.themes else DEFAULT_THEMES[int(rng.integers(len(DEFAULT_THEMES)))]
-    palette = THEMES[theme]
-    if len(reading.themes) > 1:
-        # A second theme lends its sky, so "snowy sunset" is a winter land under a sunset sky.
-        second = THEMES[reading.themes[1]]
-        palette = replace(palette, sky_top=_mix(palette.sky_top, second.sky_top, 0.6),
-                          sky_bottom=_mix(palette.sky_bottom, second.sky_bottom, 0.6))
+    sky = next((t for t in reading.themes if t in SKY_THEMES), None)
+    land = next((t for t in reading.themes if t not in SKY_THEMES), None)
+    if sky is None and land is None:
+        # A named colour should show, so a prompt with one is not left to a night theme.
+        themes = [t for t in DEFAULT_THEMES if not (reading.hues and t == "night")]
+        sky = themes[int(rng.integers(len(themes)))]
+    palette = THEMES[land or sky]
+    if land and sky:
+        palette = _under_sky(palette, sky)
     for i, hue in enumerate(reading.hues[:2]):
         palette = tint(palette, hue, 0.55 if i == 0 else 0.2)
     return drop_hues(palette, reading.banned_hues)
@@ -189,21 +202,3 @@ def suppress_hues(image: np.ndarray, banned: frozenset[str]) -> np.ndarray:
     keep = (1.0 - 0.88 * weight)[hsv[..., 0]]
     hsv[..., 1] = (hsv[..., 1] * keep).astype(np.uint8)
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)
-
-
-def nearest(image: np.ndarray, colours: np.ndarray) -> np.ndarray:
-    """Index of the nearest of ``colours`` (k, 3) for every pixel of ``image`` (H, W, 3)."""
-    flat = image.reshape(-1, 3).astype(np.float32)
-    c = colours.astype(np.float32)
-    # |x - c|^2 = |x|^2 - 2 x.c + |c|^2, and |x|^2 does not change the argmin: one matrix product.
-    score = flat @ (-2.0 * c.T) + (c * c).sum(axis=1)
-    return score.argmin(axis=1).reshape(image.shape[:2])
-
-
-def snap(image: np.ndarray, colours: np.ndarray, strength: float) -> np.ndarray:
-    """Pull every pixel toward its nearest palette colour by ``strength`` (1.0 = hard quantise)."""
-    target = colours.astype(np.float32)[nearest(image, colours)]
-    if strength >= 1.0:
-        return np.clip(target + 0.5, 0, 255).astype(np.uint8)
-    out = image.astype(np.float32) * (1.0 - strength) + target * strength
-    return np.clip(out + 0.5, 0, 255).astype(np.uint8)

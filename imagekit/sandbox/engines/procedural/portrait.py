@@ -5,8 +5,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .noise import fbm
 from .palette import Colour
-from .raster import cv_colour, fbm, mix, soft_blur, to_u8
+from .raster import cv_colour, mix, soft_blur, to_u8
 from .stage import Stage
 
 _SKIN: tuple[Colour, ...] = ((236, 198, 170), (208, 160, 124), (160, 112, 80), (112, 76, 56))

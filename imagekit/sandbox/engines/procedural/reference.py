@@ -5,7 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .raster import cover, displace, to_u8
+from .noise import displace
+from .raster import cover, to_u8
 
 
 def as_rgb(image: np.ndarray) -> np.ndarray:

@@ -12,25 +12,29 @@ import numpy as np
 from ..base import CheckFn
 from . import backdrop, portrait, subjects
 from .lexicon import BACKDROPS, Reading
+from .noise import noise1d
 from .palette import Palette
 from .seeding import stream
 from .stage import Stage
 
 _STANDING = {"skyline": subjects.skyline, "trees": subjects.trees, "flowers": subjects.flowers}
 _SUBJECTS = {"cat": subjects.cat, "blob": subjects.blob}
+_ON_LAND = {"trees", "flowers", "cat", "blob"}
+"""Motifs that need land under them: with a sea backdrop they get a shore in front of the water."""
 
 
 def plan(reading: Reading, rng: np.random.Generator) -> tuple[str, ...]:
     """The motifs to draw: the prompt's, plus a seed-chosen backdrop (and subject) when it names none."""
     motifs = list(reading.motifs)
+    if "portrait" in motifs:
+        return tuple(motifs)
     allowed = [m for m in BACKDROPS if m not in reading.banned_motifs]
-    if allowed and not any(m in BACKDROPS for m in motifs) and "portrait" not in motifs:
-        # Standing motifs look best on gentle land; a bare prompt may get any backdrop.
-        pick = "hills" if "hills" in allowed and set(motifs) & set(_STANDING) else allowed[int(rng.integers(len(allowed)))]
-        motifs.append(pick)
-    if not set(motifs) & (set(_STANDING) | set(_SUBJECTS) | {"portrait"}) and "blob" not in reading.banned_motifs:
-        if rng.random() < 0.5:
-            motifs.append("blob")
+    if allowed and not any(m in BACKDROPS for m in motifs):
+        # Things standing in the scene look best on gentle land; a bare prompt may get any backdrop.
+        gentle = "hills" in allowed and set(motifs) & (_ON_LAND | {"skyline"})
+        motifs.append("hills" if gentle else allowed[int(rng.integers(len(allowed)))])
+    if not reading.motifs and "blob" not in reading.banned_motifs and rng.random() < 0.5:
+        motifs.append("blob")
     return tuple(motifs)
 
 
@@ -40,8 +44,10 @@ def compose(reading: Reading, palette: Palette, h: int, w: int, key: bytes, chec
     motifs = plan(reading, rng)
     land = next((m for m in motifs if m in BACKDROPS), None)
     low = land == "waves" or "skyline" in motifs
-    horizon = round(h * rng.uniform(0.5, 0.6) if low else h * rng.uniform(0.56, 0.68))
-    st = Stage(h=h, w=w, horizon=horizon, palette=palette, key=key, check=check)
+    horizon = round(h * (rng.uniform(0.5, 0.6) if low else rng.uniform(0.56, 0.68)))
+    shore = land == "waves" and bool(set(motifs) & _ON_LAND)
+    floor = round(horizon + (h - horizon) * 0.4) if shore else horizon
+    st = Stage(h=h, w=w, horizon=horizon, floor=floor, palette=palette, key=key, check=check)
     if "portrait" in motifs:
         canvas = portrait.backdrop(st)
         portrait.figure(canvas, st)
@@ -54,6 +60,9 @@ def compose(reading: Reading, palette: Palette, h: int, w: int, key: bytes, chec
     check()
     if land == "waves":
         backdrop.sea(canvas, st, sun_x)
+        if shore:
+            edge = floor + (noise1d(st.rng("shore"), w, 2.0 * w / st.unit, 3) - 0.5) * (h - horizon) * 0.15
+            backdrop.ground(canvas, st, edge)
     elif land is not None:
         backdrop.ridges(canvas, st, land)
     else:

@@ -19,6 +19,8 @@ class Stage:
     w: int
     horizon: int
     """Row of the horizon (sky above, land or sea below)."""
+    floor: int
+    """Top row of the land things stand on (below the horizon when a shore of water lies between)."""
     palette: Palette
     key: bytes
     """Digest of the scene's request; each layer derives its own stream from it."""
@@ -34,6 +36,10 @@ class Stage:
         """Whether the sky is dark enough for a moon and stars instead of a sun."""
         r, g, b = self.palette.sky_top
         return 0.299 * r + 0.587 * g + 0.114 * b < 60
+
+    def ground_row(self, depth: float) -> float:
+        """The row at ``depth`` (0 = back, 1 = bottom edge) of the land things stand on."""
+        return self.floor + (self.h - self.floor) * depth
 
     def rng(self, layer: str) -> np.random.Generator:
         """The random stream of one layer (independent of which other layers are drawn)."""

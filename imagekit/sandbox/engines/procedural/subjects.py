@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from .palette import Colour
-from .raster import cv_colour, mix, noise1d, poly_points, to_u8
+from .raster import cv_colour, mix, poly_points, to_u8
 from .stage import Stage
 
 _GREEN: Colour = (62, 140, 70)
@@ -53,6 +53,20 @@ def _windows(canvas: np.ndarray, st: Stage, rng: np.random.Generator, x0: int, x
     canvas[top:st.horizon, x0:x1][mask] = cv_colour(mix(np.asarray(st.palette.light), st.palette.accent, 0.3))
 
 
+def _trunk(x: float, y: float, h: float) -> np.ndarray:
+    return poly_points(np.array([x - h * 0.03, x + h * 0.03, x + h * 0.03, x - h * 0.03]),
+                       np.array([y, y, y - h * 0.3, y - h * 0.3]))
+
+
+def _conifer(x: float, y: float, h: float) -> list[np.ndarray]:
+    """Three stacked triangles, each narrower and higher than the one below."""
+    tiers = []
+    for k in range(3):
+        half, base, tip = h * 0.28 * (1 - 0.25 * k), y - h * (0.2 + 0.25 * k), y - h * (0.6 + 0.2 * k)
+        tiers.append(poly_points(np.array([x - half, x, x + half]), np.array([base, tip, base])))
+    return tiers
+
+
 def trees(canvas: np.ndarray, st: Stage) -> None:
     """Rows of trees on the ground, smaller and hazier far away; conifers or round crowns by seed."""
     rng = st.rng("trees")
@@ -61,25 +75,20 @@ def trees(canvas: np.ndarray, st: Stage) -> None:
     for row in range(3):
         st.check()
         n = st.count(6 - row * 1.5, cap=200)
-        base_y = st.horizon + st.h * (0.02 + 0.09 * row) + rng.uniform(0, st.h * 0.04, n)
+        base_y = st.ground_row(0.05 + 0.2 * row) + rng.uniform(0, st.h * 0.04, n)
         height = st.h * (0.12 + 0.09 * row) * rng.uniform(0.7, 1.3, n)
         xs = rng.uniform(0, st.w, n)
-        leaf = _shade(mix(np.asarray(p.near), _GREEN, 0.3), p.sky_bottom, 0.45 - 0.22 * row)
-        trunk = _shade(p.dark, p.sky_bottom, 0.45 - 0.22 * row)
-        half = height * 0.28
-        trunks = [poly_points(np.array([x - h * 0.03, x + h * 0.03, x + h * 0.03, x - h * 0.03]),
-                              np.array([y, y, y - h * 0.3, y - h * 0.3])) for x, y, h in zip(xs, base_y, height)]
-        cv2.fillPoly(canvas, trunks, trunk, cv2.LINE_AA)
+        haze = 0.45 - 0.22 * row
+        leaf = _shade(mix(np.asarray(p.near), _GREEN, 0.3), p.sky_bottom, haze)
+        spots = list(zip(xs, base_y, height))
+        cv2.fillPoly(canvas, [_trunk(*s) for s in spots], _shade(p.dark, p.sky_bottom, haze), cv2.LINE_AA)
         if conifer:
-            tiers = [poly_points(np.array([x - w * (1 - 0.25 * k), x, x + w * (1 - 0.25 * k)]),
-                                 np.array([y - h * (0.2 + 0.25 * k), y - h * (0.6 + 0.2 * k), y - h * (0.2 + 0.25 * k)]))
-                     for x, y, h, w in zip(xs, base_y, height, half) for k in range(3)]
-            cv2.fillPoly(canvas, tiers, leaf, cv2.LINE_AA)
-        else:
-            for x, y, h in zip(xs, base_y, height):
-                for dx, dy, r in ((0, 0.62, 0.24), (-0.13, 0.45, 0.18), (0.13, 0.47, 0.19)):
-                    cv2.circle(canvas, (round(x + dx * h), round(y - dy * h)), max(1, round(r * h)), leaf, -1,
-                               cv2.LINE_AA)
+            cv2.fillPoly(canvas, [tier for s in spots for tier in _conifer(*s)], leaf, cv2.LINE_AA)
+            continue
+        for x, y, h in spots:
+            for dx, dy, r in ((0, 0.62, 0.24), (-0.13, 0.45, 0.18), (0.13, 0.47, 0.19)):
+                cv2.circle(canvas, (round(x + dx * h), round(y - dy * h)), max(1, round(r * h)), leaf, -1,
+                           cv2.LINE_AA)
 
 
 def flowers(canvas: np.ndarray, st: Stage) -> None:
@@ -87,13 +96,13 @@ def flowers(canvas: np.ndarray, st: Stage) -> None:
     rng = st.rng("flowers")
     p = st.palette
     n = st.count(9, cap=250)
-    ys = np.sort(rng.uniform(st.horizon + (st.h - st.horizon) * 0.25, st.h * 1.02, n))
+    ys = np.sort(rng.uniform(st.ground_row(0.25), st.h * 1.02, n))
     stem = _shade(_GREEN, p.near, 0.3)
     centre = cv_colour(p.light)
     for i, y in enumerate(ys):
         if i % 16 == 0:
             st.check()
-        near = (y - st.horizon) / max(st.h - st.horizon, 1)
+        near = (y - st.floor) / max(st.h - st.floor, 1)
         size = st.unit * (0.012 + 0.035 * near) * rng.uniform(0.8, 1.2)
         x = rng.uniform(0, st.w)
         top = (x + rng.normal(0, size), y - size * rng.uniform(3, 6))
@@ -112,15 +121,15 @@ def cat(canvas: np.ndarray, st: Stage) -> None:
     rng = st.rng("cat")
     u = st.unit * rng.uniform(0.9, 1.1)
     cx = st.w * rng.uniform(0.35, 0.65)
-    base = st.horizon + (st.h - st.horizon) * 0.55
+    base = st.ground_row(0.55)
     colour = _shade(st.palette.dark, st.palette.accent, 0.15)
     body = (round(cx), round(base - u * 0.14))
     cv2.ellipse(canvas, body, (round(u * 0.12), round(u * 0.16)), 0, 0, 360, colour, -1, cv2.LINE_AA)
     head = (cx + u * 0.01, base - u * 0.33)
     cv2.circle(canvas, (round(head[0]), round(head[1])), round(u * 0.085), colour, -1, cv2.LINE_AA)
     for side in (-1, 1):
-        ear = poly_points(np.array([head[0] + side * u * 0.085, head[0] + side * u * 0.075, head[0] + side * u * 0.02]),
-                          np.array([head[1] - u * 0.02, head[1] - u * 0.13, head[1] - u * 0.07]))
+        ear_x = head[0] + side * u * np.array([0.085, 0.075, 0.02])
+        ear = poly_points(ear_x, head[1] - u * np.array([0.02, 0.13, 0.07]))
         cv2.fillPoly(canvas, [ear], colour, cv2.LINE_AA)
         cv2.ellipse(canvas, (round(head[0] + side * u * 0.035), round(head[1] - u * 0.005)),
                     (max(1, round(u * 0.016)), max(1, round(u * 0.01))), 0, 0, 360,
@@ -135,11 +144,12 @@ def blob(canvas: np.ndarray, st: Stage) -> None:
     rng = st.rng("blob")
     p = st.palette
     u = st.unit
-    cx, cy = st.w * rng.uniform(0.35, 0.65), st.horizon + (st.h - st.horizon) * 0.3 - u * 0.12
+    cx, cy = st.w * rng.uniform(0.35, 0.65), st.ground_row(0.3) - u * 0.12
     radius = u * rng.uniform(0.16, 0.22)
     theta = np.linspace(0, 2 * np.pi, 180, endpoint=False)
-    wobble = noise1d(rng, 180, 3.0, 2) - 0.5
-    r = radius * (1 + 0.35 * wobble + 0.12 * np.sin(3 * theta + rng.uniform(0, 6.3)))
+    # Low harmonics with random phases: a closed, smoothly wobbling outline.
+    r = radius * (1 + sum(rng.uniform(0.03, 0.12) / k * 2 * np.sin(k * theta + rng.uniform(0, 6.3))
+                          for k in range(2, 6)))
     shadow_c = (round(cx), round(cy + radius * 1.02))
     cv2.ellipse(canvas, shadow_c, (round(radius * 1.1), max(1, round(radius * 0.2))), 0, 0, 360,
                 _shade(p.ground, p.dark, 0.6), -1, cv2.LINE_AA)

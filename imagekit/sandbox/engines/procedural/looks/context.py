@@ -12,12 +12,12 @@ from ...base import CheckFn
 
 @dataclass(frozen=True)
 class LookContext:
-    """Randomness, cancellation and the scene's colours for one look pass."""
+    """Randomness and cancellation for one look pass."""
 
     rng: np.random.Generator
+    """The look's own random stream (textures, jitter, stroke directions)."""
     check: CheckFn
-    colours: np.ndarray
-    """The scene palette, (k, 3) float32 RGB: looks that quantise prefer these colours."""
+    """Raises :class:`~imagekit.sandbox.errors.Cancelled` once the job was cancelled."""
 
 
 Look = Callable[[np.ndarray, LookContext], np.ndarray]

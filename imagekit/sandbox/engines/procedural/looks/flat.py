@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..palette import nearest
-from ..raster import mix, resize, shrink, to_u8
+from ..quantize import nearest
+from ..raster import mix, resize, saturate, shrink, to_u8
 from .context import LookContext, unit
 
 _BAYER4 = np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]], np.float32) / 16.0 - 0.47
@@ -15,6 +15,8 @@ _BAYER4 = np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]
 def kmeans(pixels: np.ndarray, k: int, rng: np.random.Generator, rounds: int = 8) -> np.ndarray:
     """Deterministic k-means colour clustering of (n, 3) pixels; returns (k', 3) float32 centres."""
     data = pixels.reshape(-1, 3).astype(np.float32)
+    if len(data) > 6000:  # a random sample finds the same dominant colours much faster
+        data = data[rng.choice(len(data), 6000, replace=False)]
     # Farthest-point seeding: spread the starting centres over the colours actually present.
     centres = [data[int(rng.integers(len(data)))]]
     dist = ((data - centres[0]) ** 2).sum(axis=1)
@@ -31,19 +33,12 @@ def kmeans(pixels: np.ndarray, k: int, rng: np.random.Generator, rounds: int = 8
     return c
 
 
-def _saturate(image: np.ndarray, factor: float) -> np.ndarray:
-    """Scale saturation of a uint8 RGB image."""
-    hsv = cv2.cvtColor(image, cv2.COLOR_RGB2HSV).astype(np.float32)
-    hsv[..., 1] = np.clip(hsv[..., 1] * factor, 0, 255)
-    return cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2RGB)
-
-
 def pixel_art(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     """Big square pixels in a small palette with ordered dithering, scaled up without smoothing."""
     h, w = image.shape[:2]
     block = max(2, round(unit(image) / 72))
     sw, sh = -(-w // block), -(-h // block)
-    small = _saturate(resize(image, sw, sh), 1.2)
+    small = saturate(resize(image, sw, sh), 1.2)
     colours = kmeans(small, 14, ctx.rng)
     ctx.check()
     dither = np.tile(_BAYER4, (-(-sh // 4), -(-sw // 4)))[:sh, :sw, None] * 28.0
@@ -57,11 +52,11 @@ def flat_vector(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     h, w = image.shape[:2]
     u = unit(image)
     small = cv2.medianBlur(cv2.medianBlur(shrink(image, 384), 5), 5)
-    colours = kmeans(small, 7, ctx.rng)
+    colours = kmeans(small, 9, ctx.rng)
     ctx.check()
     smooth = cv2.GaussianBlur(resize(small, w, h), (0, 0), max(1.0, u / 300))
     labels = nearest(smooth, colours).astype(np.uint8)
-    flat = _saturate(to_u8(colours[labels]), 1.3)
+    flat = saturate(to_u8(colours[labels]), 1.3)
     ctx.check()
     border = cv2.morphologyEx(labels, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
     width = max(1, u // 320)
@@ -71,9 +66,9 @@ def flat_vector(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     return to_u8(mix(flat, ink, border.astype(np.float32)))
 
 
-def low_poly(image: np.ndarray, ctx: LookContext) -> np.ndarray:
-    """Jittered-grid triangles, each filled flat with the colour under its centre, lit by facet."""
-    h, w = image.shape[:2]
+def _triangles(ctx: LookContext, h: int, w: int) -> np.ndarray:
+    """Triangles of a jittered grid over (h, w): float32 (rows, cols, 2, 3, 2), two per cell,
+    split along a random diagonal."""
     cell = max(h, w) / 22
     cols, rows = max(1, round(w / cell)), max(1, round(h / cell))
     gx = np.linspace(0, w - 1, cols + 1, dtype=np.float32)[None, :].repeat(rows + 1, 0)
@@ -82,19 +77,27 @@ def low_poly(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     # Points on the frame stay on the frame so the triangles tile the whole canvas.
     gx[:, 1:-1] += jitter[0, :, 1:-1] * (w / cols)
     gy[1:-1, :] += jitter[1, 1:-1, :] * (h / rows)
-    blurred = cv2.GaussianBlur(image, (0, 0), max(1.0, cell / 4))
-    flip = ctx.rng.random((rows, cols)) < 0.5
-    light = ctx.rng.normal(1.0, 0.07, (rows, cols, 2))
+    p = np.stack([gx, gy], axis=-1)
+    a, b, c, d = p[:-1, :-1], p[:-1, 1:], p[1:, 1:], p[1:, :-1]
+    flip = (ctx.rng.random((rows, cols)) < 0.5)[..., None, None]
+    first = np.where(flip, np.stack([a, b, c], axis=2), np.stack([a, b, d], axis=2))
+    second = np.where(flip, np.stack([a, c, d], axis=2), np.stack([b, c, d], axis=2))
+    return np.stack([first, second], axis=2)
+
+
+def low_poly(image: np.ndarray, ctx: LookContext) -> np.ndarray:
+    """Jittered-grid triangles, each filled flat with the colour under its centre, lit by facet."""
+    h, w = image.shape[:2]
+    tris = _triangles(ctx, h, w)
+    centres = tris.mean(axis=3).astype(np.intp)
+    blurred = cv2.GaussianBlur(image, (0, 0), max(1.0, max(h, w) / 88))
+    light = ctx.rng.normal(1.0, 0.07, tris.shape[:3] + (1,))
+    colours = np.clip(blurred[centres[..., 1], centres[..., 0]] * light, 0, 255).astype(np.uint8).tolist()
+    corners = tris.round().astype(np.int32)
     out = np.empty_like(image)
-    for i in range(rows):
+    for i in range(corners.shape[0]):
         ctx.check()
-        for j in range(cols):
-            a, b = (i, j), (i, j + 1)
-            c, d = (i + 1, j + 1), (i + 1, j)
-            tris = ((a, b, c), (a, c, d)) if flip[i, j] else ((a, b, d), (b, c, d))
-            for t, tri in enumerate(tris):
-                pts = np.array([[gx[p], gy[p]] for p in tri], np.float32)
-                cx, cy = pts.mean(axis=0)
-                colour = blurred[int(cy), int(cx)].astype(np.float32) * light[i, j, t]
-                cv2.fillConvexPoly(out, pts.round().astype(np.int32), tuple(int(v) for v in np.clip(colour, 0, 255)))
+        for j in range(corners.shape[1]):
+            for t in range(2):
+                cv2.fillConvexPoly(out, corners[i, j, t], colours[i][j][t])
     return out

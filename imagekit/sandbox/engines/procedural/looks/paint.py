@@ -5,36 +5,40 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..raster import displace, edge_mask, fbm, grain, mix, resize, shrink, soft_blur, to_u8
+from ..noise import displace, fbm, grain
+from ..raster import edge_mask, mix, per_channel, resize, saturate, scalar, shrink, soft_blur, to_u8
 from .context import LookContext, unit
 
 _PAPER = np.array([250, 246, 236], np.float32)
+
+
+def _margin(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """1 inside the sheet, falling to 0 along an irregular band at its edges: the unpainted margin."""
+    u = min(h, w)
+    dy = np.minimum(np.arange(h), np.arange(h)[::-1]).astype(np.float32)[:, None]
+    dx = np.minimum(np.arange(w), np.arange(w)[::-1]).astype(np.float32)[None, :]
+    edge = np.minimum(dy, dx) / u + (fbm(rng, h, w, 6.0, 2) - 0.5) * 0.03
+    return np.clip((edge - 0.01) / 0.03, 0.0, 1.0)
 
 
 def watercolor(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     """Soft bled washes on textured paper, darker where pigment pools at wash edges."""
     h, w = image.shape[:2]
     u = unit(image)
-    small = cv2.medianBlur(shrink(image, max(24, max(h, w) // 5)), 5)
-    wash = displace(resize(small, w, h), ctx.rng, u * 0.012, 5.0).astype(np.float32)
+    small = cv2.medianBlur(shrink(image, max(32, max(h, w) // 3)), 5)
+    wash = displace(saturate(resize(small, w, h), 1.35), ctx.rng, u * 0.01, 5.0).astype(np.float32)
     ctx.check()
-    blurred = soft_blur(wash, u / 90)
-    pooling = np.clip(np.abs(wash - blurred).sum(axis=2) / 90.0, 0.0, 1.0)
-    density = 0.72 + 0.35 * (fbm(ctx.rng, h, w, 3.0, 3) - 0.5) + 0.35 * pooling
-    # Pigment is transparent: it darkens the paper in proportion to how much colour it carries.
-    pigment = (255.0 - wash) * density[..., None]
-    texture = 1.0 - 0.05 * fbm(ctx.rng, h, w, 60.0, 2)[..., None] - 0.015 * grain(ctx.rng, h, w)[..., None]
-    paper = _PAPER * texture
-    out = paper * (1.0 - pigment / 255.0)
+    pooling = cv2.cvtColor(cv2.absdiff(wash, soft_blur(wash, u / 90)), cv2.COLOR_RGB2GRAY) * (1 / 30.0)
+    density = 0.88 + 0.3 * (fbm(ctx.rng, h, w, 3.0, 3) - 0.5) + 0.3 * np.clip(pooling, 0.0, 1.0)
+    margin = _margin(h, w, ctx.rng)
+    density *= margin
+    # Pigment is transparent: each channel darkens the paper by how much colour it carries.
+    pigment = cv2.multiply(255.0 - wash, per_channel(density * (1 / 255.0)))
+    texture = 1.0 - 0.05 * fbm(ctx.rng, h, w, 60.0, 2) - 0.015 * grain(ctx.rng, h, w)
+    out = cv2.multiply(cv2.multiply(1.0 - pigment, per_channel(texture)), scalar(_PAPER))
     ctx.check()
-    sketch = cv2.GaussianBlur(edge_mask(image), (3, 3), 0).astype(np.float32) / 255.0
-    out = mix(out, (90, 84, 80), sketch * 0.18)
-    # The wash fades out irregularly before the sheet's edge, leaving a paper margin.
-    yy = np.minimum(np.arange(h), np.arange(h)[::-1])[:, None] / h
-    xx = np.minimum(np.arange(w), np.arange(w)[::-1])[None, :] / w
-    edge = np.minimum(yy * h, xx * w) / u + (fbm(ctx.rng, h, w, 6.0, 2) - 0.5) * 0.05
-    fade = np.clip((edge - 0.015) / 0.05, 0.0, 1.0).astype(np.float32)
-    return to_u8(mix(paper, out, fade))
+    sketch = cv2.GaussianBlur(edge_mask(image), (3, 3), 0).astype(np.float32) * (0.18 / 255.0)
+    return to_u8(mix(out, (90, 84, 80), sketch * margin))
 
 
 def _kuwahara(image: np.ndarray, r: int) -> np.ndarray:
@@ -70,6 +74,12 @@ def _strokes(image: np.ndarray, rng: np.random.Generator, length: int, region: n
     return mix(cv2.filter2D(image, -1, k1), cv2.filter2D(image, -1, k2), region)
 
 
+def _relief(bristles: np.ndarray, w: int, h: int, light: int) -> np.ndarray:
+    """Brightness factor (h, w) of a lit bristle relief: ridges facing the upper left catch light."""
+    relief = resize(bristles, w, h)
+    return 1.0 + 0.22 * np.clip(relief - np.roll(relief, (light, light), axis=(0, 1)), -1.0, 1.0)
+
+
 def oil_paint(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     """Thick brush strokes: quadrant smoothing, directional smears and lit impasto ridges."""
     h, w = image.shape[:2]
@@ -80,32 +90,33 @@ def oil_paint(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     ctx.check()
     region = np.clip((fbm(ctx.rng, *half.shape[:2], 4.0, 2) - 0.5) * 6 + 0.5, 0, 1)
     length = max(3, hu // 45) | 1
-    smeared = _strokes(flat, ctx.rng, length, region)
+    smeared = saturate(to_u8(_strokes(flat, ctx.rng, length, region)), 1.25)
     bristles = _strokes(grain(ctx.rng, *half.shape[:2]), ctx.rng, length, region)
     ctx.check()
-    paint = resize(smeared, w, h)
-    relief = resize(bristles, w, h)
-    # Light from the upper left catches the ridges of the bristle relief.
-    bump = relief - np.roll(relief, (max(1, u // 400), max(1, u // 400)), axis=(0, 1))
-    paint = paint * (1.0 + 0.22 * np.clip(bump, -1, 1)[..., None])
-    hsv = cv2.cvtColor(np.clip(paint / 255.0, 0, 1).astype(np.float32), cv2.COLOR_RGB2HSV)
-    hsv[..., 1] = np.clip(hsv[..., 1] * 1.25, 0, 1)
-    out = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB) * 255.0
+    # A faint canvas weave under the paint.
     weave = np.sin(np.arange(w, dtype=np.float32) * 2.1)[None, :] * np.sin(np.arange(h, dtype=np.float32) * 2.1)[:, None]
-    return to_u8(out * (1.0 + 0.025 * weave[..., None]))
+    shading = _relief(bristles, w, h, max(1, u // 400)) * (1.0 + 0.025 * weave)
+    return to_u8(cv2.multiply(resize(smeared, w, h).astype(np.float32), per_channel(shading)))
+
+
+def _lut(fn) -> np.ndarray:
+    """A uint8 lookup table from a function on 0..1 floats."""
+    x = np.linspace(0.0, 1.0, 256, dtype=np.float32)
+    return np.clip(fn(x) * 255.0 + 0.5, 0, 255).astype(np.uint8)
 
 
 def pastel(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     """Chalky pastel: soft shapes, pale low-saturation colours, grainy diagonal chalk strokes."""
     h, w = image.shape[:2]
     u = unit(image)
-    soft = soft_blur(image.astype(np.float32), u / 220) / 255.0
-    hsv = cv2.cvtColor(soft, cv2.COLOR_RGB2HSV)
-    hsv[..., 1] *= 0.42
-    hsv[..., 2] = 0.74 + 0.26 * hsv[..., 2]
-    out = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB) * 255.0
+    hue, sat, val = cv2.split(cv2.cvtColor(soft_blur(image, u / 220), cv2.COLOR_RGB2HSV))
+    sat = cv2.LUT(sat, _lut(lambda s: s * 0.6))
+    val = cv2.LUT(val, _lut(lambda v: 0.66 + 0.34 * v))
+    pale = cv2.cvtColor(cv2.merge([hue, sat, val]), cv2.COLOR_HSV2RGB)
     ctx.check()
-    # Noise smeared along one diagonal reads as the grain of chalk dragged over paper.
-    chalk = cv2.filter2D(grain(ctx.rng, h, w), -1, _stroke_kernel(max(3, u // 60) | 1, ctx.rng.uniform(0.5, 1.0)))
-    out = out * (1.0 - 0.06 * np.clip(chalk * 2.0, -1, 1))[..., None]
-    return to_u8(mix(out, (255, 244, 246), 0.08))
+    # Noise smeared along one diagonal, drawn at half size, reads as chalk dragged over paper.
+    kernel = _stroke_kernel(max(3, u // 120) | 1, ctx.rng.uniform(0.5, 1.0))
+    chalk = resize(cv2.filter2D(grain(ctx.rng, max(1, h // 2), max(1, w // 2)), -1, kernel), w, h)
+    shading = (1.0 - 0.045 * np.clip(chalk * 2.0, -1.0, 1.0)) * 0.92
+    # Out = pale * shading + 8% of a warm paper white.
+    return to_u8(cv2.add(cv2.multiply(pale.astype(np.float32), per_channel(shading)), scalar((20.4, 19.5, 19.7))))
