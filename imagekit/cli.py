@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8800)
     serve.add_argument("--latency", type=float, default=0.0,
-                       help="seconds added to every generation and edit")
+                       help="seconds every generation and edit takes at least")
     serve.add_argument("--base-size", type=_base_size, default=1024,
                        help="long side in pixels of generated images (smaller draws faster)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])

@@ -40,7 +40,9 @@ class EmbeddedSandbox:
         settings = SandboxSettings(data_dir=self.data_dir, latency=self._latency, **self._extra)
         self.sandbox = Sandbox(settings)
         self.api_key = initialize(self.sandbox)
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose proto says
+        # TCP, and with Nagle on, every response written in two parts waits ~40 ms for a delayed ACK.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self._host, self._port))
         config = uvicorn.Config(create_app(settings, self.sandbox), log_level="warning", access_log=False,

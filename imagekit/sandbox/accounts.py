@@ -35,8 +35,8 @@ def issue_key(session: Session, user_id: int, now: datetime, expires_at: datetim
     return key
 
 
-def authenticate_key(session: Session, key: str, now: datetime) -> User:
-    """The user owning ``key``; 401 wrong_api_key or api_key_expired otherwise."""
+def authenticate_key(session: Session, key: str, now: datetime) -> int:
+    """The id of the user owning ``key``; 401 wrong_api_key or api_key_expired otherwise."""
     prefix = key[len(KEY_PREFIX):len(KEY_PREFIX) + _PREFIX_LEN] if key.startswith(KEY_PREFIX) else ""
     row = session.scalar(select(ApiKey).where(ApiKey.prefix == prefix)) if prefix else None
     matches = hmac.compare_digest(_digest(key), row.key_hash if row else _DUMMY_HASH)
@@ -44,7 +44,7 @@ def authenticate_key(session: Session, key: str, now: datetime) -> User:
         raise SandboxError(401, "wrong_api_key", "The API key is invalid.")
     if row.expires_at is not None and row.expires_at <= now:
         raise SandboxError(401, "api_key_expired", "The API key has expired.")
-    return session.get(User, row.user_id)
+    return row.user_id
 
 
 def _cookie_secret(session: Session) -> bytes:
@@ -68,8 +68,8 @@ def open_session(session: Session, user_id: int, now: datetime, ttl: timedelta =
     return f"s:{sid}.{_sign(_cookie_secret(session), sid)}"
 
 
-def authenticate_cookie(session: Session, cookie: str, now: datetime) -> User | None:
-    """The user of a signed, unexpired ``connect.sid`` cookie, or None."""
+def authenticate_cookie(session: Session, cookie: str, now: datetime) -> int | None:
+    """The id of the user of a signed, unexpired ``connect.sid`` cookie, or None."""
     if not cookie.startswith("s:") or "." not in cookie:
         return None
     sid, _, signature = cookie[2:].rpartition(".")
@@ -79,7 +79,7 @@ def authenticate_cookie(session: Session, cookie: str, now: datetime) -> User | 
     row = session.get(LoginSession, _digest(sid))
     if row is None or row.expires_at <= now:
         return None
-    return session.get(User, row.user_id)
+    return row.user_id
 
 
 def plan_by_grade(session: Session, grade: str) -> Plan:

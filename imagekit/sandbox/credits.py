@@ -83,13 +83,17 @@ def total_balance(user: User) -> int:
     return user.default_credit + user.daily_credit + user.monthly_credit
 
 
-def price(session: Session, user: User, kind: str) -> int:
+def cost_info(user: User, kind: str) -> CreditCost:
+    """The caller's plan's CreditCostInfo entry of type ``kind``."""
+    for cost in user.plan.costs:
+        if cost.type == kind:
+            return cost
+    raise SandboxError(500, "internal_error", f"The plan has no price for {kind!r}.")
+
+
+def price(user: User, kind: str) -> int:
     """Credits the caller's plan charges for one operation of CreditCostInfo type ``kind``."""
-    credit = session.scalar(select(CreditCost.credit).where(CreditCost.plan_id == user.plan_id,
-                                                            CreditCost.type == kind))
-    if credit is None:
-        raise SandboxError(500, "internal_error", f"The plan has no price for {kind!r}.")
-    return credit
+    return cost_info(user, kind).credit
 
 
 def charge(session: Session, user: User, operation: str, credits: int, now: datetime,
@@ -165,10 +169,9 @@ def prompt_count(session: Session, user: User, now: datetime) -> int:
         PromptLog.created_at >= period_start(user, user.plan.period, now))) or 0
 
 
-def watermarked(session: Session, user: User, kind: str) -> bool:
+def watermarked(user: User, kind: str) -> bool:
     """Whether the plan watermarks what an operation of this CreditCostInfo type produces."""
-    return bool(session.scalar(select(CreditCost.watermarked).where(
-        CreditCost.plan_id == user.plan_id, CreditCost.type == kind)))
+    return bool(cost_info(user, kind).watermarked)
 
 
 def check_special_limit(session: Session, user: User, operation: str, now: datetime) -> None:

@@ -6,43 +6,40 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 from fastapi.security import APIKeyCookie, APIKeyHeader
-from sqlalchemy.orm import joinedload, selectinload
+from sqlalchemy.orm import Session, lazyload, selectinload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from . import credits
 from .accounts import authenticate_cookie, authenticate_key
 from .errors import SandboxError
 from .schemas import ApiType, Platform
 from .service import Sandbox
-from .tables import Enterprise, Plan, User
+from .tables import Enterprise, User
 
 api_key_scheme = APIKeyHeader(name="X-Api-Key", auto_error=False, description="The issued API key.")
 cookie_scheme = APIKeyCookie(name="connect.sid", auto_error=False,
                              description="Login session (accepted on GET /api/users/me only).")
 
 
-def get_sandbox(request: Request) -> Sandbox:
+async def get_sandbox(request: Request) -> Sandbox:
     return request.app.state.sandbox
 
 
 SandboxDep = Annotated[Sandbox, Depends(get_sandbox)]
 
-_USER_OPTIONS = (
-    joinedload(User.plan).selectinload(Plan.costs), joinedload(User.plan).selectinload(Plan.models),
-    joinedload(User.enterprise).selectinload(Enterprise.models), selectinload(User.downloads),
-)
+# The plan comes from the sandbox's cache (plans never change while it runs), not from a join.
+_USER_OPTIONS = (lazyload(User.plan), selectinload(User.enterprise).selectinload(Enterprise.models))
 
 
-def _load_user(sandbox: Sandbox, user_id: int) -> User:
-    """The caller with plan, costs and enterprise loaded; due grants applied first."""
-    now = sandbox.clock.now()
-    with sandbox.db.read() as session:
+def _load_user(sandbox: Sandbox, session: Session, user_id: int) -> User:
+    """The caller with enterprise and (cached) plan attached; due grants applied first."""
+    user = session.get(User, user_id, options=_USER_OPTIONS)
+    if credits.grants_due(user, sandbox.clock.now()):
+        with sandbox.db.write() as writer:
+            credits.apply_grants(writer.get(User, user_id), sandbox.clock.now())
+        session.rollback()  # end the snapshot that predates the grants
         user = session.get(User, user_id, options=_USER_OPTIONS)
-    if credits.grants_due(user, now):
-        with sandbox.db.write() as session:
-            fresh = session.get(User, user_id)
-            credits.apply_grants(fresh, now)
-        with sandbox.db.read() as session:
-            user = session.get(User, user_id, options=_USER_OPTIONS)
+    set_committed_value(user, "plan", sandbox.plan(user.plan_id))
     return user
 
 
@@ -50,13 +47,12 @@ def _authenticate(sandbox: Sandbox, key: str | None, cookie: str | None) -> User
     now = sandbox.clock.now()
     with sandbox.db.read() as session:
         if key:
-            user_id = authenticate_key(session, key, now).user_id
+            user_id = authenticate_key(session, key, now)
         else:
-            user = authenticate_cookie(session, cookie, now) if cookie else None
-            user_id = user.user_id if user else None
-    if user_id is None:
-        raise SandboxError(403, "not_logged_in", "Send the X-Api-Key header (or log in).")
-    return _load_user(sandbox, user_id)
+            user_id = authenticate_cookie(session, cookie, now) if cookie else None
+        if user_id is None:
+            raise SandboxError(403, "not_logged_in", "Send the X-Api-Key header (or log in).")
+        return _load_user(sandbox, session, user_id)
 
 
 def current_user(sandbox: SandboxDep, key: Annotated[str | None, Depends(api_key_scheme)]) -> User:

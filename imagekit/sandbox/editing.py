@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -73,7 +74,7 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
     request_id = request_id or uuid.uuid4().hex
     with sandbox.db.read() as session:
         source = ready_image(session, user, image_id)
-        price = credits.price(session, user, edit.cost_type)
+        price = credits.price(user, edit.cost_type)
     if edit.out_size:
         check_output_size(*edit.out_size)
     with sandbox.gate.slot(user.user_id, credits.simultaneous_limit(user)):
@@ -94,8 +95,9 @@ def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: in
           platform: str) -> Outcome:
     seed = secrets.randbelow(2**31)
     try:
-        jobs.wait(sandbox.settings.latency, job.check)
+        started = time.monotonic()
         result = edit.run(sandbox.store.read_pixels(source.file_name), seed, job.check)
+        jobs.wait(sandbox.settings.latency, job.check, since=started)  # the simulated service's edit time
         if not sandbox.jobs.complete(job):
             raise Cancelled(job.request_id)
         return _commit(sandbox, user, source, edit, job, charge_id, price, platform, seed, result)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -53,6 +54,7 @@ class Order:
     collection: Collection | None = None
     reference: np.ndarray | None = field(default=None, repr=False)
     reference_id: int | None = None
+    watermarked: bool = False
 
 
 def find_style(session: Session, user: User, style_id: int, platform: str) -> Style:
@@ -101,18 +103,19 @@ def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: s
                   model=_model(user, api_type), platform=platform, api_type=api_type)
     if body.styleId is not None:
         order.mode, order.style = "style", find_style(session, user, body.styleId, platform)
-        order.unit_price = order.style.credit_cost or credits.price(session, user, "generate")
+        order.unit_price = order.style.credit_cost or credits.price(user, "generate")
     elif body.collectionId is not None:
         order.mode, order.collection = "collection", _collection(session, user, body.collectionId)
         order.cost_type = "collection-2x" if order.collection.premium else "collection"
-        order.unit_price = credits.price(session, user, order.cost_type)
+        order.unit_price = credits.price(user, order.cost_type)
     else:
         order.mode = "reference"
         order.reference, order.reference_id = read_reference(
             session, user, body.image, sandbox.store, host, sandbox.settings.max_upload_bytes,
             sandbox.settings.max_upload_pixels)
         order.cost_type = "reference"
-        order.unit_price = credits.price(session, user, "reference")
+        order.unit_price = credits.price(user, "reference")
+    order.watermarked = credits.watermarked(user, order.cost_type)
     credits.check_special_limit(session, user, "create", sandbox.clock.now())
     return order
 
@@ -123,7 +126,6 @@ def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, 
     count = body.count
     charge = credits.charge(session, user, "create", order.unit_price * count, now)
     seed = body.seed if body.seed is not None else secrets.randbelow(2**31 - 8)
-    watermarked = credits.watermarked(session, user, order.cost_type)
     group = body.groupId or uuid.uuid4().hex
     meta = {k: v for k, v in body.model_dump(include={"randomPrompt", "initialPrompt", "enhancedPrompt",
             "captionPrompt", "captionTPrompt", "ratio"}).items() if v is not None}
@@ -134,7 +136,7 @@ def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, 
                     style_id=body.styleId, collection_id=body.collectionId, group_id=group,
                     variation_id=seed + i, credit_cost=order.unit_price, platform=order.platform,
                     api_type=order.api_type, model_id=order.model.model_id, source_id=order.reference_id,
-                    charge_id=charge.charge_id, unit_price=order.unit_price, watermarked=watermarked,
+                    charge_id=charge.charge_id, unit_price=order.unit_price, watermarked=order.watermarked,
                     meta=meta)
               for i in range(count)]
     session.add_all(images)
@@ -143,8 +145,11 @@ def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, 
 
 
 def draw(sandbox, order: Order, image_ids: list[int]) -> None:
-    """Render each PENDING image and settle it; failures are refunded, never half-written."""
-    jobs.wait(sandbox.settings.latency)
+    """Render each PENDING image and settle it; failures are refunded, never half-written.
+
+    An image settles no sooner than ``latency`` seconds after the draw began: the simulated service's
+    generation time, whatever part of it drawing took."""
+    started = time.monotonic()
     look = order.style.look if order.style else order.collection.look if order.collection else None
     palette = [tuple(c) for c in order.collection.palette] if order.collection else None
     for image_id in image_ids:
@@ -159,11 +164,13 @@ def draw(sandbox, order: Order, image_ids: list[int]) -> None:
                 raise SandboxError(500, "generation_failed", "The engine failed (injected fault).")
             pixels = sandbox.engine_for(order.model).generate(request)
             name = sandbox.store.write_pixels(image_id, pixels)
+            jobs.wait(sandbox.settings.latency, since=started)
             settle(sandbox, image_id, name=name)
         except Exception as exc:  # any failure of one image fails that image alone, refunded
             if not isinstance(exc, SandboxError):
                 log.exception("generation of image %s failed", image_id)
             sandbox.store.delete(name)
+            jobs.wait(sandbox.settings.latency, since=started)
             settle(sandbox, image_id, error=getattr(exc, "message", None) or "The generation failed.")
 
 

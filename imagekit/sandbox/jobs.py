@@ -123,9 +123,10 @@ class JobRegistry:
                 del table[key]
 
 
-def wait(seconds: float, check=None) -> None:
-    """Sleep ``seconds`` in short slices, calling ``check`` so a cancel lands promptly."""
-    deadline = time.monotonic() + seconds
+def wait(seconds: float, check=None, *, since: float | None = None) -> None:
+    """Sleep until ``seconds`` have passed (counted from the monotonic time ``since``, default now),
+    in short slices, calling ``check`` so a cancel lands promptly."""
+    deadline = (time.monotonic() if since is None else since) + seconds
     while (left := deadline - time.monotonic()) > 0:
         if check is not None:
             check()

@@ -6,6 +6,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from . import credits
 from .clock import Clock
@@ -36,6 +37,7 @@ class Sandbox:
         self.faults = Faults()
         self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="sandbox-job")
         self._engines: dict[str, GenerationEngine] = {}
+        self._plans: dict[int, Plan] = {}
         self._plan_views: dict[int, dict] = {}
 
     def engine_for(self, model: Model) -> GenerationEngine:
@@ -50,8 +52,16 @@ class Sandbox:
             self._engines["procedural"] = load_engine("procedural")
         return self._engines["procedural"]
 
+    def plan(self, plan_id: int) -> Plan:
+        """A plan with its costs and models, loaded once: plans do not change while the sandbox runs."""
+        if plan_id not in self._plans:
+            with self.db.read() as session:
+                self._plans[plan_id] = session.get(
+                    Plan, plan_id, options=(selectinload(Plan.costs), selectinload(Plan.models)))
+        return self._plans[plan_id]
+
     def plan_view(self, plan: Plan) -> dict:
-        """User.Plan for a plan, rendered once: plans do not change while the sandbox runs."""
+        """User.Plan for a plan, rendered once."""
         if plan.plan_id not in self._plan_views:
             self._plan_views[plan.plan_id] = auth_plan_view(plan)
         return self._plan_views[plan.plan_id]

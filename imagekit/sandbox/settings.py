@@ -14,7 +14,7 @@ class SandboxSettings:
     database_url: str | None = None
     """Any SQLAlchemy URL; default: SQLite (WAL) at ``<data_dir>/sandbox.db``."""
     latency: float = 0.0
-    """Seconds added to every generation and every edit (for testing clients)."""
+    """Seconds every generation and every edit takes at least (for testing clients)."""
     base_size: int = 1024
     """Long side, in pixels, of a generated image (ratios map onto it)."""
     controls: bool = True

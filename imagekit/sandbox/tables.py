@@ -102,7 +102,6 @@ class User(Base):
     monthly_granted_at: Mapped[datetime] = mapped_column(DateTime)
     plan: Mapped[Plan] = relationship(lazy="joined")
     enterprise: Mapped[Enterprise | None] = relationship(back_populates="user", lazy="joined")
-    downloads: Mapped[list[EnterpriseDownload]] = relationship()
 
 
 class Enterprise(Base):

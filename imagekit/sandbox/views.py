@@ -6,7 +6,7 @@ import json
 
 from .clock import iso
 from .credits import _add_months, balances, edit_count, is_postpaid, max_edits, prompt_count, total_balance
-from .tables import Enterprise, Image, Model, Plan, Style, User
+from .tables import Enterprise, EnterpriseDownload, Image, Model, Plan, Style, User
 
 
 def model_view(model: Model, base_size: int) -> dict:
@@ -57,7 +57,7 @@ def enterprise_view(enterprise: Enterprise, base_size: int) -> dict:
     }
 
 
-def user_view(user: User, plan_view: dict, base_size: int) -> dict:
+def user_view(user: User, plan_view: dict, base_size: int, downloads: list[EnterpriseDownload]) -> dict:
     view = {
         "userId": user.user_id, "email": user.email, "name": user.name, "occupation": user.occupation,
         "business": user.business, "notifyAgree": False, "creditNotifyAgree": True,
@@ -73,7 +73,7 @@ def user_view(user: User, plan_view: dict, base_size: int) -> dict:
         view["Enterprise"] = enterprise_view(user.enterprise, base_size)
         view["EnterpriseDownload"] = [
             {"enterpriseDownloadId": d.enterprise_download_id, "scaleSize": d.scale_size,
-             "credit": d.credit, "userId": d.user_id} for d in user.downloads]
+             "credit": d.credit, "userId": d.user_id} for d in downloads]
     return view
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy import select
+from sqlalchemy.orm import lazyload
 
 from .. import credits, generation
 from ..binaries import MEDIA_TYPES, parse_scale, render
@@ -37,16 +38,21 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     sandbox.gate.try_acquire(user.user_id, credits.simultaneous_limit(user))
     try:
         with sandbox.db.write() as session:
-            charge, images = generation.start(session, sandbox, session.get(User, user.user_id), order)
-            charge_id, image_ids = charge.charge_id, [image.image_id for image in images]
+            payer = session.get(User, user.user_id, options=[lazyload(User.plan)])
+            charge, images = generation.start(session, sandbox, payer, order)
     except BaseException:
         sandbox.gate.release(user.user_id)
         raise
-    if body.isAsync:
+    image_ids = [image.image_id for image in images]
+    if body.isAsync:  # the committed rows are the answer: the images are PENDING
         sandbox.executor.submit(_draw_then_release, sandbox, order, image_ids, user.user_id)
     else:
         _draw_then_release(sandbox, order, image_ids, user.user_id)
-    return _create_response(sandbox, user.user_id, charge_id, image_ids, order.style)
+        with sandbox.db.read() as session:
+            payer = session.get(User, user.user_id, options=[lazyload(User.plan)])
+            charge = session.get(Charge, charge.charge_id)
+            images = [session.get(Image, image_id) for image_id in image_ids]
+    return _create_response(sandbox, payer, charge, images, order.style)
 
 
 def _draw_then_release(sandbox, order, image_ids: list[int], user_id: int) -> None:
@@ -56,19 +62,15 @@ def _draw_then_release(sandbox, order, image_ids: list[int], user_id: int) -> No
         sandbox.gate.release(user_id)
 
 
-def _create_response(sandbox, user_id: int, charge_id: int, image_ids: list[int], style) -> JSONResponse:
-    with sandbox.db.read() as session:
-        user = session.get(User, user_id)
-        charge = session.get(Charge, charge_id)
-        images = [session.get(Image, image_id) for image_id in image_ids]
+def _create_response(sandbox, payer: User, charge: Charge, images: list[Image], style) -> JSONResponse:
     views = []
     for image in images:
         inline = ""
         if image.status == "COMPLETED":
             inline = base64.b64encode(encode_image(sandbox.store.read_pixels(image.file_name), "jpeg")).decode()
         views.append(generated_image_view(image, style, inline))
-    body = {"images": views, **credits.balances(user)}
-    return JSONResponse(body, headers=charge_headers(charge.credits - charge.refunded, credits.total_balance(user)))
+    body = {"images": views, **credits.balances(payer)}
+    return JSONResponse(body, headers=charge_headers(charge.credits - charge.refunded, credits.total_balance(payer)))
 
 
 def visible_image(session, user: User, image_id: int, collection: bool = False) -> Image:
@@ -93,10 +95,16 @@ def image_meta(id: ImageId, sandbox: SandboxDep, user: CurrentUser) -> dict:
         downloads = session.scalars(select(DownloadLog).where(DownloadLog.image_id == id)
                                     .order_by(DownloadLog.download_id.desc()).limit(50)).all()
         return image_meta_view(
-            image, owner=session.get(User, image.owner_id) if image.owner_id else None, upscaled=list(upscaled),
+            image, owner=_owner(session, user, image), upscaled=list(upscaled),
             downloads=list(downloads), collection=session.get(Collection, image.member_of) if image.member_of else None,
             style=session.get(Style, image.style_id) if image.style_id else None,
             source=session.get(Image, image.source_id) if image.source_id else None)
+
+
+def _owner(session, caller: User, image: Image) -> User | None:
+    if image.owner_id is None or image.owner_id == caller.user_id:
+        return caller if image.owner_id else None
+    return session.get(User, image.owner_id)
 
 
 @router.get("/{id}/binary", response_class=Response,

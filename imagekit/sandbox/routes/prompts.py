@@ -44,7 +44,7 @@ class ImageToPromptOut(BaseModel):
 
 def _charge(sandbox, user: User, kind: str, session) -> tuple[int, int]:
     fresh = session.get(User, user.user_id)
-    charged = credits.charge(session, fresh, kind, credits.price(session, fresh, kind), sandbox.clock.now()).credits
+    charged = credits.charge(session, fresh, kind, credits.price(user, kind), sandbox.clock.now()).credits
     return charged, credits.total_balance(fresh)
 
 

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from ..deps import CurrentUser, SandboxDep, SessionUser
 from ..schemas import StyleOut, UsageOut, UserOut
-from ..tables import Collection, Style
+from ..tables import Collection, EnterpriseDownload, Style
 from ..views import style_view, usage_view, user_view
 
 router = APIRouter(prefix="/api/users/me", tags=["users"])
@@ -16,7 +16,12 @@ router = APIRouter(prefix="/api/users/me", tags=["users"])
 @router.get("", response_model=None, responses={200: {"model": UserOut}})
 def me(sandbox: SandboxDep, user: SessionUser) -> dict:
     """The caller's profile, plan (with credit costs and price) and enterprise data."""
-    return user_view(user, sandbox.plan_view(user.plan), sandbox.settings.base_size)
+    downloads = []
+    if user.enterprise is not None:
+        with sandbox.db.read() as session:
+            downloads = list(session.scalars(select(EnterpriseDownload).where(EnterpriseDownload.user_id == user.user_id)
+                                             .order_by(EnterpriseDownload.enterprise_download_id)))
+    return user_view(user, sandbox.plan_view(user.plan), sandbox.settings.base_size, downloads)
 
 
 @router.get("/usage", response_model=None, responses={200: {"model": UsageOut}})

@@ -31,7 +31,8 @@ MAX_OUTPUT_SIDE = 8192
 
 INPUT_FORMATS = frozenset({"PNG", "JPEG", "WEBP"})
 OUTPUT_TYPES = ("png", "jpeg", "webp")
-# zlib level 1: about as small as level 6 for photographic content and many times faster at 4096².
+# zlib level 1 with the SUB filter: about as small as level 6 for photographic content and many
+# times faster at 4096² (the adaptive filter choice alone costs a third of the time).
 _PNG_LEVEL = 1
 
 __all__ = [
@@ -174,7 +175,7 @@ def encode_image(array: np.ndarray, type: str, quality: int = 90) -> bytes:
         code = cv2.COLOR_RGBA2BGRA if array.shape[2] == 4 else cv2.COLOR_RGB2BGR
         array = cv2.cvtColor(array, code)
     ext, params = {
-        "png": (".png", [cv2.IMWRITE_PNG_COMPRESSION, _PNG_LEVEL]),
+        "png": (".png", [cv2.IMWRITE_PNG_COMPRESSION, _PNG_LEVEL, cv2.IMWRITE_PNG_FILTER, cv2.IMWRITE_PNG_FILTER_SUB]),
         "jpeg": (".jpg", [cv2.IMWRITE_JPEG_QUALITY, quality]),
         "webp": (".webp", [cv2.IMWRITE_WEBP_QUALITY, quality]),
     }[kind]
