@@ -59,7 +59,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .sandbox.faults import quiet_dropped_connections
     from .sandbox.seed import initialize, is_initialized
 
+    from .sandbox.service import DataDirInUse
+
     sandbox = _sandbox(args.data, latency=args.latency, base_size=args.base_size)
+    try:
+        sandbox.claim()
+    except DataDirInUse as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if not is_initialized(sandbox):
         print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
     quiet_dropped_connections()

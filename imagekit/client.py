@@ -7,6 +7,7 @@ The endpoints live in ``imagekit.resources``; the clients add shortcuts for the 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import threading
 from typing import Any, Unpack
@@ -22,6 +23,8 @@ from .resources.images import AsyncImages, CreateOptions, Images
 from .resources.prompts import AsyncPrompts, Prompts
 from .resources.users import AsyncUsers, Users
 from .wire import DEFAULT_WIRE, Wire
+
+log = logging.getLogger("imagekit")
 
 __all__ = ["Client", "AsyncClient", "connect"]
 
@@ -202,9 +205,8 @@ def _embedded_sandbox() -> Any:
         if _embedded is None:
             from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
 
-            sandbox = EmbeddedSandbox(data_dir=_config.home_dir() / "sandbox")
             try:
-                sandbox.start()
+                sandbox = _start_embedded(EmbeddedSandbox)
             except ModuleNotFoundError as exc:
                 if (exc.name or "").split(".")[0] not in _SANDBOX_EXTRAS:
                     raise  # a bug, not a missing extra
@@ -215,6 +217,17 @@ def _embedded_sandbox() -> Any:
             atexit.register(sandbox.stop)
             _embedded = sandbox
         return _embedded
+
+
+def _start_embedded(factory: Any) -> Any:
+    """The shared sandbox in IMAGEKIT_HOME, or a private one when another process serves it."""
+    from .sandbox.service import DataDirInUse
+
+    try:
+        return factory(data_dir=_config.home_dir() / "sandbox").start()
+    except DataDirInUse as exc:
+        log.warning("%s; this process uses a temporary sandbox of its own", exc)
+        return factory().start()
 
 
 def connect(base_url: str | None = None, api_key: str | None = None, *, asynchronous: bool = False,

@@ -39,6 +39,11 @@ class EmbeddedSandbox:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         settings = SandboxSettings(data_dir=self.data_dir, latency=self._latency, **self._extra)
         self.sandbox = Sandbox(settings)
+        try:
+            self.sandbox.claim()  # before anything is written: a folder another process serves stays theirs
+        except BaseException:
+            self.sandbox.close()
+            raise
         self.api_key = initialize(self.sandbox)
         # IPPROTO_TCP explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose proto says
         # TCP, and with Nagle on, every response written in two parts waits ~40 ms for a delayed ACK.

@@ -51,6 +51,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> Fas
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        sandbox.claim()
         sandbox.recover()
         yield
         sandbox.close()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import IO
 
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -23,6 +27,10 @@ from .views import auth_plan_view
 log = logging.getLogger(__name__)
 
 
+class DataDirInUse(RuntimeError):
+    """Another live process serves this data folder."""
+
+
 class Sandbox:
     """Everything a request handler needs, created once per app by ``create_app``."""
 
@@ -37,6 +45,7 @@ class Sandbox:
         self.faults = Faults()
         self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="sandbox-job")
         self._engines: dict[str, GenerationEngine] = {}
+        self._claim: IO[str] | None = None
         self._plans: dict[int, Plan] = {}
         self._plan_views: dict[int, dict] = {}
 
@@ -66,6 +75,27 @@ class Sandbox:
             self._plan_views[plan.plan_id] = auth_plan_view(plan)
         return self._plan_views[plan.plan_id]
 
+    def claim(self) -> None:
+        """Hold the data folder for this process while it serves, or raise :class:`DataDirInUse`.
+
+        A lock file (released by the OS when the process dies, even by ``kill -9``) keeps two servers
+        off one folder: each would take the other's PENDING images for leftovers of a dead run."""
+        if self._claim is not None:
+            return
+        path = Path(self.settings.data_dir) / "serve.lock"
+        handle = path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            owner = handle.read().strip() or "unknown"
+            handle.close()
+            raise DataDirInUse(f"{self.settings.data_dir} is served by another process (pid {owner})") from None
+        handle.truncate(0)
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._claim = handle
+
     def recover(self) -> int:
         """Fail and refund images left PENDING by a previous process; returns how many."""
         with self.db.write() as session:
@@ -81,3 +111,6 @@ class Sandbox:
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=False)
         self.db.dispose()
+        if self._claim is not None:
+            self._claim.close()  # releases the lock
+            self._claim = None
