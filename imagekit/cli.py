@@ -61,7 +61,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .sandbox.service import DataDirInUse
 
-    sandbox = _sandbox(args.data, latency=args.latency, base_size=args.base_size)
+    sandbox = _sandbox(args.data, latency=args.latency, base_size=args.base_size,
+                       tag_metadata=not args.spec_metadata)
     try:
         sandbox.claim()
     except DataDirInUse as exc:
@@ -128,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds every generation and edit takes at least")
     serve.add_argument("--base-size", type=_base_size, default=1024,
                        help="long side in pixels of generated images (smaller draws faster)")
+    serve.add_argument("--spec-metadata", action="store_true",
+                       help="image metadata exactly as the interface shows it (no GenerationInfo.groupId)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(run=cmd_serve)
 

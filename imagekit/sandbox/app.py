@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -45,6 +46,18 @@ def _validation_error(exc: RequestValidationError) -> SandboxError:
     return SandboxError(400, "invalid_request", f"{where}: {first['msg']}")
 
 
+class _StampArrival:
+    """Note when each request reached the app (``scope["arrived"]``, monotonic seconds): a simulated
+    generation's time counts from there, as a real service's latency includes its request handling."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        scope["arrived"] = time.monotonic()
+        await self.app(scope, receive, send)
+
+
 def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> FastAPI:
     """A sandbox app over ``settings`` (its own database, files, clock and faults)."""
     sandbox = sandbox or Sandbox(settings)
@@ -85,6 +98,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> Fas
     async def internal_error(request: Request, exc: Exception) -> JSONResponse:
         return error_response(SandboxError(500, "internal_error", "The sandbox failed; see its log."))
 
+    app.add_middleware(_StampArrival)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)
     app.add_middleware(FaultMiddleware, faults=sandbox.faults)
     return app

@@ -55,6 +55,8 @@ class Order:
     reference: np.ndarray | None = field(default=None, repr=False)
     reference_id: int | None = None
     watermarked: bool = False
+    accepted: float = field(default_factory=time.monotonic)
+    """When the request arrived (monotonic): the simulated generation time counts from here."""
 
 
 def find_style(session: Session, user: User, style_id: int, platform: str) -> Style:
@@ -90,7 +92,7 @@ def _model(user: User, api_type: str) -> Model:
 
 
 def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: str, api_type: str,
-            host: str) -> Order:
+            host: str, arrived: float | None = None) -> Order:
     """Check everything about a create request and price it; raises before anything is charged."""
     chosen = [name for name in ("image", "styleId", "collectionId") if getattr(body, name) is not None]
     if len(chosen) != 1:
@@ -100,7 +102,8 @@ def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: s
         raise invalid("The prompt is empty.")
     width, height = resolution(body.ratio, sandbox.settings.base_size)
     order = Order(body=body, mode="", cost_type="generate", unit_price=0, width=width, height=height,
-                  model=_model(user, api_type), platform=platform, api_type=api_type)
+                  model=_model(user, api_type), platform=platform, api_type=api_type,
+                  accepted=arrived if arrived is not None else time.monotonic())
     if body.styleId is not None:
         order.mode, order.style = "style", find_style(session, user, body.styleId, platform)
         order.unit_price = order.style.credit_cost or credits.price(user, "generate")
@@ -147,9 +150,8 @@ def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, 
 def draw(sandbox, order: Order, image_ids: list[int]) -> None:
     """Render each PENDING image and settle it; failures are refunded, never half-written.
 
-    An image settles no sooner than ``latency`` seconds after the draw began: the simulated service's
-    generation time, whatever part of it drawing took."""
-    started = time.monotonic()
+    An image settles no sooner than ``latency`` seconds after its create was accepted: the simulated
+    service's generation time, whatever part of it checking, charging and drawing took."""
     look = order.style.look if order.style else order.collection.look if order.collection else None
     palette = [tuple(c) for c in order.collection.palette] if order.collection else None
     for image_id in image_ids:
@@ -164,13 +166,13 @@ def draw(sandbox, order: Order, image_ids: list[int]) -> None:
                 raise SandboxError(500, "generation_failed", "The engine failed (injected fault).")
             pixels = sandbox.engine_for(order.model).generate(request)
             name = sandbox.store.write_pixels(image_id, pixels)
-            jobs.wait(sandbox.settings.latency, since=started)
+            jobs.wait(sandbox.settings.latency, since=order.accepted)
             settle(sandbox, image_id, name=name)
         except Exception as exc:  # any failure of one image fails that image alone, refunded
             if not isinstance(exc, SandboxError):
                 log.exception("generation of image %s failed", image_id)
             sandbox.store.delete(name)
-            jobs.wait(sandbox.settings.latency, since=started)
+            jobs.wait(sandbox.settings.latency, since=order.accepted)
             settle(sandbox, image_id, error=getattr(exc, "message", None) or "The generation failed.")
 
 

@@ -262,7 +262,8 @@ class ImageMetaOut(BaseModel):
     Upscaled: list[dict[str, Any]]
     DownloadLog: list[dict[str, int]]
     CollectionInfo: dict[str, Any] | None
-    GenerationInfo: dict[str, str]
+    GenerationInfo: dict[str, str] = Field(description="blurReason; for a generated image also the groupId its "
+                                                       "create sent (a sandbox extension)")
     UpscaleInfo: dict[str, Any] | None
     Bought: list[dict[str, Any]]
     Likes: list[dict[str, Any]]

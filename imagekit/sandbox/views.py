@@ -99,6 +99,13 @@ def generation_info(image: Image, style: Style | None) -> dict:
             "variationId": image.variation_id, "groupId": image.group_id, "blurReason": image.blur_reason}
 
 
+def _meta_generation_info(image: Image, tagged: bool) -> dict:
+    info = {"blurReason": image.blur_reason}
+    if tagged and image.kind == "generation":
+        info["groupId"] = image.group_id
+    return info
+
+
 def generated_image_view(image: Image, style: Style | None, base64_jpeg: str = "") -> dict:
     etc = {"mode": image.mode, "platform": image.platform, "apiType": image.api_type,
            "modelId": image.model_id, "seed": image.variation_id, "watermarked": image.watermarked}
@@ -116,7 +123,8 @@ def _image_ref(image: Image) -> dict:
 
 
 def image_meta_view(image: Image, *, owner: User | None, upscaled: list[Image], downloads: list,
-                    collection=None, style: Style | None = None, source: Image | None = None) -> dict:
+                    collection=None, style: Style | None = None, source: Image | None = None,
+                    tagged: bool = False) -> dict:
     """GET /api/images/{id}: the image with its upscales, downloads and collection data."""
     collection_info = None
     if collection is not None:
@@ -138,6 +146,6 @@ def image_meta_view(image: Image, *, owner: User | None, upscaled: list[Image], 
                   "profileImage": f"/static/profiles/{owner.user_id if owner else 0}.png"},
         "Upscaled": [{"imageId": u.image_id, "scaleSize": u.scale_size, "Image": _image_ref(u)} for u in upscaled],
         "DownloadLog": [{"imageId": d.image_id, "userId": d.user_id} for d in downloads],
-        "CollectionInfo": collection_info, "GenerationInfo": {"blurReason": image.blur_reason},
+        "CollectionInfo": collection_info, "GenerationInfo": _meta_generation_info(image, tagged),
         "UpscaleInfo": upscale_info, "Bought": [], "Likes": [], "Dislikes": [],
     }

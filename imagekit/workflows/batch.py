@@ -70,6 +70,9 @@ class Batch:
         """Why the last run stopped early (budget, balance), if it did."""
         self.lowest_concurrency: int | None = None
         """The narrowest the concurrency window became in the last run."""
+        self.tagged: bool = False
+        """Whether the service's image metadata showed group ids, so creates went side by side
+        (see ``runner``)."""
         self._prices: Prices | None = None
         self._journal: Journal | None = None
 
@@ -150,6 +153,7 @@ class Batch:
             await runner.run()
         self.entries = self._journal.load()
         self.spent, self.stopped, self.lowest_concurrency = runner.spent, runner.stopped, runner.window.lowest
+        self.tagged = runner.tagged
         return self
 
     def _open_journal(self, journal: Any, out: Path | None) -> Journal:

@@ -1,15 +1,25 @@
-"""The batch engine: creates sent one at a time, generations overlapped up to the plan's limit.
+"""The batch engine: generations overlapped up to the plan's limit, every lost answer settled exactly.
 
-Creates are asynchronous (``isAsync``): the create call returns as soon as the service has charged
-the row and assigned image ids, and the generation runs on. Sending those short calls one at a time
-(``create_lock``) costs little throughput but buys exact recovery: at most one create can ever be
-without an answer, and the images it may have made are the caller's only unknown images above the
-highest id known before it was sent. So a create whose connection dropped, or that a crash
-interrupted, is settled by looking (the probe), never by sending it again blindly:
+A create whose connection dropped, or that a crash interrupted, is settled by looking (the probe),
+never by sending it again blindly: the probe reads the caller's images above the highest id known
+when it was sent, skipping those other rows hold.
 
-- images found above that id: the create ran; they are adopted and the charge recorded;
+- images of the row found: the create ran; they are adopted and the charge recorded;
 - none found: it never ran; it is sent again;
 - the probe itself failed, or found a partial set: the row is left ``uncertain`` and not re-sent.
+
+Which images are the row's depends on what image metadata tells:
+
+- **Tagged** (the metadata shows each image's ``groupId``; every row sends its own): the probe
+  matches by group id, so any number of creates may be without an answer at once. Creates are then
+  sent side by side and synchronously: the answer comes when the images are done, with no polling.
+- **Untagged** (the interface as specified): an unknown image above that id can only be the row's
+  if no other create is without an answer. Creates are asynchronous (``isAsync``: the answer comes
+  once the service has charged the row and numbered its images) and sent one at a time
+  (``create_lock``); the generations overlap and are polled for completion.
+
+A batch starts untagged and turns tagged when the metadata of its first finished image shows the
+group id its row sent.
 """
 
 from __future__ import annotations
@@ -98,8 +108,11 @@ class Runner:
         self.client, self.rows, self.journal, self.prices, self.options = client, rows, journal, prices, options
         self.bar, self.frontier = bar, frontier
         self.ledger = client.ledger
-        self.window = Window(prices.simultaneous_limit, options.concurrency)
+        # The caller's concurrency is a ceiling too: the window never grows past it.
+        self.window = Window(min(prices.simultaneous_limit, options.concurrency or prices.simultaneous_limit))
         self.create_lock = anyio.Lock()
+        self.tagged = False
+        """Image metadata shows group ids: creates go side by side, synchronously (see the module)."""
         self.spent = 0.0
         """Credits charged in this run, net of refunds."""
         self.reserved = 0.0
@@ -172,11 +185,14 @@ class Runner:
             return
 
     async def _create(self, row: Row, entry: Entry, hold: _Hold) -> None:
-        async with self.create_lock:
-            try:
+        try:
+            if self.tagged:
                 await self._send_create(row, entry, hold.cost)
-            finally:
-                hold.release()  # the charge, if any, is in ``spent`` now
+            else:
+                async with self.create_lock:
+                    await self._send_create(row, entry, hold.cost)
+        finally:
+            hold.release()  # the charge, if any, is in ``spent`` now
 
     async def _send_create(self, row: Row, entry: Entry, cost: float) -> None:
         if self.stopped:  # decided while this row waited for the lock
@@ -188,7 +204,8 @@ class Runner:
         entry.status, entry.low_id, entry.sent_at, entry.error = "sent", self.frontier, time.time(), None
         self.journal.save(entry)  # before the request leaves: a crash from here on is in doubt
         try:
-            result = await self.client.images.create(**row.options, is_async=True, group_id=entry.group_id)
+            result = await self.client.images.create(**row.options, is_async=not self.tagged,
+                                                     group_id=entry.group_id)
         except APIConnectionError as exc:
             if exc.may_have_executed:
                 await self._resolve(row, entry)
@@ -223,7 +240,7 @@ class Runner:
         self.journal.save(entry)
 
     async def _resolve(self, row: Row, entry: Entry) -> None:
-        """Settle a create that got no answer (caller holds ``create_lock``)."""
+        """Settle a create that got no answer (untagged: the caller holds ``create_lock``)."""
         recorded, charged = ([], None)
         if self.ledger is not None and entry.group_id:
             recorded, charged = self.ledger.created_in_group(entry.group_id)
@@ -253,7 +270,8 @@ class Runner:
                                            error="answer lost; images found by probing"))
 
     async def _probe(self, row: Row, entry: Entry) -> list[Any]:
-        """The caller's images above ``entry.low_id``, up to the row's count."""
+        """The row's images above ``entry.low_id``, up to its count: those tagged with its group id,
+        or, untagged, the caller's images that no other row holds."""
         if entry.low_id is None:
             raise ImagekitError("no image id is known to search from")
         await anyio.sleep(self.options.settle_delay)
@@ -264,25 +282,36 @@ class Runner:
             if image_id in taken:
                 continue
             try:
-                found.append(await self.client.images.meta(image_id))
-                misses = 0
+                meta = await self.client.images.meta(image_id)
             except ImageNotFoundError:  # not an image, or someone else's: both answer alike
                 misses += 1
+                continue
+            group = _group_of(meta)
+            if group != entry.group_id and (group is not None or self.tagged):  # another create's
+                misses += 1
+                continue
+            self.tagged = self.tagged or group is not None
+            found.append(meta)
+            misses = 0
         return found
 
     async def _settle(self, row: Row, entry: Entry) -> None:
         """Wait until no image of the row is PENDING (holding the row's place in the window)."""
         started = time.monotonic()
-        # Poll from just before the generation is due: each poll late is a slot left idle.
-        await anyio.sleep(max(0.0, self._expected - 3 * self.options.poll_interval))
-        deadline = started + self.options.timeout
         pending = [image for image in entry.images if image["status"] in (None, PENDING)]
+        polled = bool(pending)  # a synchronous answer brings finished images: nothing to wait for
+        if polled:  # poll from just before the generation is due: each poll late is a slot left idle
+            await anyio.sleep(max(0.0, self._expected - 3 * self.options.poll_interval))
+        deadline = started + self.options.timeout
         while pending and time.monotonic() < deadline:
             for image in list(pending):
                 try:
                     meta = await self.client.images.meta(image["id"])
                 except (APIConnectionError, ServiceUnavailableError, TooManyRequestsError):
                     continue  # reads were retried already; poll again next round
+                if not self.tagged and _group_of(meta) == entry.group_id:
+                    self.tagged = True
+                    log.debug("image metadata shows group ids: creates now go side by side")
                 if meta.generation_status == PENDING:
                     continue
                 image["status"], image["error"] = meta.generation_status, meta.generation_error
@@ -295,9 +324,9 @@ class Runner:
                 await anyio.sleep(max(self.options.poll_interval, self._expected / 10))
         elapsed = time.monotonic() - started
         entry.latency = round(time.time() - (entry.sent_at or time.time()), 4)
-        # Learn from the fastest recent generations: an estimate pulled up by one slow poll would
-        # delay every later first poll.
-        self._expected = elapsed if not self._expected else min(elapsed, 0.7 * self._expected + 0.3 * elapsed)
+        if polled:  # learn from the fastest recent generations: an estimate pulled up by one slow
+            # poll would delay every later first poll
+            self._expected = elapsed if not self._expected else min(elapsed, 0.7 * self._expected + 0.3 * elapsed)
         if pending:
             entry.error = f"still generating after {self.options.timeout:g}s"
         else:
@@ -337,6 +366,11 @@ class Runner:
         entry.status = "failed" if failed else "done"
         entry.error = failed[0]["error"] or "generation failed" if failed else None
         self.journal.save(entry)
+
+
+def _group_of(meta: Any) -> str | None:
+    """The group id image metadata shows (the interface itself shows none)."""
+    return meta.generation_info.group_id if meta.generation_info is not None else None
 
 
 def _image(image_id: int) -> dict:

@@ -15,9 +15,9 @@ class Window:
     refusal, one wider after a streak of successes. (Halving, as TCP does, starves a batch when a
     service refuses a steady share of requests for reasons of its own.)"""
 
-    def __init__(self, cap: int, start: int | None = None, grow_after: int = 2) -> None:
+    def __init__(self, cap: int, grow_after: int = 2) -> None:
         self.cap = max(1, cap)
-        self.limit = min(self.cap, max(1, start or self.cap))
+        self.limit = self.cap
         self.in_use = 0
         self.lowest = self.limit
         """The smallest limit reached (for reports and tests)."""

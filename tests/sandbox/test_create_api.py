@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
 from tests.helpers import assert_error
 
@@ -208,3 +209,17 @@ def test_style_not_allowed_rules(sandbox, client_for):
     httpx.patch(f"{sandbox.url}/sandbox/users/{enterprise.user_id}/enterprise", json={"canUseOwnOnly": True})
     assert_error(create(enterprise, styleId=public_style), 403, "style_not_allowed")
     assert create(enterprise, styleId=style_id(enterprise)).status_code == 200
+
+
+def test_metadata_shows_the_group_id_a_generation_was_created_with(api):
+    image_id = create(api, groupId="row-7.1", count=2).json()["images"][1]["imageId"]
+    assert api.get(f"/api/images/{image_id}").json()["GenerationInfo"] == {"blurReason": "", "groupId": "row-7.1"}
+    edited = api.post(f"/api/images/{image_id}/upsize", json={"scaleSize": "2x"}).json()["image"]["imageId"]
+    assert "groupId" not in api.get(f"/api/images/{edited}").json()["GenerationInfo"]  # generations only
+
+
+def test_spec_metadata_leaves_the_group_id_out(tmp_path, client_for):
+    with EmbeddedSandbox(tmp_path / "spec", base_size=256, tag_metadata=False) as box:
+        api = client_for("standard", box)
+        image_id = create(api, groupId="row-7.1").json()["images"][0]["imageId"]
+        assert api.get(f"/api/images/{image_id}").json()["GenerationInfo"] == {"blurReason": ""}

@@ -122,3 +122,12 @@ def test_async_clients_run_batches_too(connect):
         return await twin.batch(["a fox", "a cat"], style=ik.styles()[0]).arun(progress=False)
 
     assert set(anyio.run(main).to_pandas()["status"]) == {"COMPLETED"}
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_the_callers_concurrency_is_a_ceiling_the_window_never_grows_past(connect, box, concurrency):
+    ik = connect()  # pro: simultaneousLimit 4
+    batch = ik.batch([f"prompt {i}" for i in range(12)], style=ik.styles()[0]).run(progress=False,
+                                                                                   concurrency=concurrency)
+    assert set(batch.to_pandas()["row_status"]) == {"done"}
+    assert box.sandbox.gate.peak[ik.user_id] == concurrency

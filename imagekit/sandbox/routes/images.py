@@ -34,7 +34,7 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     """Generate 1, 2 or 4 images from a prompt with a style, a reference image or a collection."""
     with sandbox.db.read() as session:
         order = generation.prepare(session, sandbox, user, body, platform, api_type,
-                                   request.headers.get("host", ""))
+                                   request.headers.get("host", ""), request.scope.get("arrived"))
     sandbox.gate.try_acquire(user.user_id, credits.simultaneous_limit(user))
     try:
         with sandbox.db.write() as session:
@@ -98,7 +98,8 @@ def image_meta(id: ImageId, sandbox: SandboxDep, user: CurrentUser) -> dict:
             image, owner=_owner(session, user, image), upscaled=list(upscaled),
             downloads=list(downloads), collection=session.get(Collection, image.member_of) if image.member_of else None,
             style=session.get(Style, image.style_id) if image.style_id else None,
-            source=session.get(Image, image.source_id) if image.source_id else None)
+            source=session.get(Image, image.source_id) if image.source_id else None,
+            tagged=sandbox.settings.tag_metadata)
 
 
 def _owner(session, caller: User, image: Image) -> User | None:
