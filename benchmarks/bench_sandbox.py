@@ -107,7 +107,7 @@ def serve(kind: str, document: str | None) -> None:
     async def me(request):
         return JSONResponse(body)
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # as EmbeddedSandbox: Nagle off
     sock.bind(("127.0.0.1", 0))
     # The same uvicorn settings as EmbeddedSandbox.start().
     server = uvicorn.Server(uvicorn.Config(Starlette(routes=[Route("/api/users/me", me)]), log_level="warning",

@@ -102,9 +102,11 @@ def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: in
             raise Cancelled(job.request_id)
         return _commit(sandbox, user, source, edit, job, charge_id, price, platform, seed, result)
     except BaseException as exc:
-        sandbox.jobs.finish(job)
-        with sandbox.db.write() as session:
-            credits.refund(session, session.get(Charge, charge_id))
+        try:
+            with sandbox.db.write() as session:
+                credits.refund(session, session.get(Charge, charge_id))
+        finally:
+            sandbox.jobs.finish(job)
         if isinstance(exc, Cancelled):
             raise SandboxError(409, "edit_cancelled", f"Edit {job.request_id} was cancelled; nothing was charged.") from None
         if not isinstance(exc, SandboxError | KeyboardInterrupt | SystemExit):

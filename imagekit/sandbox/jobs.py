@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from .errors import Cancelled, SandboxError
 
 _TOMBSTONE_SECONDS = 600.0
+_CANCEL_WAIT = 30.0
 _SLICE = 0.02
 
 
@@ -57,6 +58,8 @@ class Job:
     request_id: str
     user_id: int
     cancelled: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    """Set once the job has stopped and its charge is settled (kept or refunded)."""
 
     def check(self) -> None:
         """Raise :class:`Cancelled` once the job was cancelled (called inside engine loops)."""
@@ -97,10 +100,12 @@ class JobRegistry:
             return True
 
     def finish(self, job: Job) -> None:
+        """The job has stopped and its charge is settled."""
         with self._lock:
             key = (job.user_id, job.request_id)
             self._jobs.pop(key, None)
             self._done[key] = time.monotonic()
+        job.finished.set()
 
     def cancel(self, user_id: int, request_id: str) -> str:
         """"cancelled" if the edit is running or not yet arrived; "not_running" once it finished."""
@@ -112,9 +117,11 @@ class JobRegistry:
             job = self._jobs.get(key)
             if job is None:
                 self._tombstones[key] = time.monotonic()
-            else:
-                job.cancelled.set()
-            return "cancelled"
+                return "cancelled"
+            job.cancelled.set()
+        # Answer once the edit has stopped and been refunded: a balance read next shows no charge.
+        job.finished.wait(_CANCEL_WAIT)
+        return "cancelled"
 
     def _expire(self) -> None:
         horizon = time.monotonic() - _TOMBSTONE_SECONDS

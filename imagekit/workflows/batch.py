@@ -74,6 +74,7 @@ class Batch:
         """Whether the service's image metadata showed group ids, so creates went side by side
         (see ``runner``)."""
         self._prices: Prices | None = None
+        self._styles: list[Any] = []
         self._journal: Journal | None = None
 
     def __len__(self) -> int:
@@ -191,11 +192,14 @@ class Batch:
 
     def contact_sheet(self, *, columns: int | None = None, label: list[str] | None = None,
                       thumb: int = 160) -> Figure:
-        """A matplotlib figure of the finished images, each labelled by its inputs."""
+        """A matplotlib figure of the finished images, each labelled by its inputs (styles by name)."""
         from ..reports.sheets import contact_sheet, label_of
 
         frame = self.to_pandas()
         done = frame[frame["image_id"].notna() & (frame["status"] == "COMPLETED")] if len(frame) else frame
+        if "style" in done.columns:
+            names = {style.style_id: style.main_text for style in self._styles if style.main_text}
+            done = done.assign(style=[names.get(value, value) for value in done["style"]])
         fields = label or [k for k in ("prompt", "style", "ratio") if k in frame.columns]
         items = [(label_of(record, fields), record.get("file") or int(record["image_id"]))
                  for record in done.to_dict("records")]

@@ -4,6 +4,7 @@
     chain.estimate()                  # credits, from the plan's prices
     out = chain.run(img, deadline=60) # out.image, out.images, out.lineage
     out = out.resume()                # after a failure: from the failed step, on the last good image
+    out = await chain.arun(async_img) # the same in async code (an AsyncImage from an AsyncClient)
 
 Nothing runs until ``run``. Each step carries its own request id, so an interrupt or a deadline
 cancels the in-flight edit on the server (see ``resources.edits``). A failed step leaves the
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+import anyio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +113,11 @@ class Chain:
         """
         return ChainResult(self, image)._go(deadline)
 
+    async def arun(self, image: Any, *, deadline: float | None = None) -> ChainResult:
+        """``run`` for async code: ``image`` is an AsyncImage; cancelling the task cancels the
+        in-flight edit on the server."""
+        return await ChainResult(self, image)._ago(deadline)
+
     def map(self, images: list[Any], *, concurrency: int | None = None,
             deadline: float | None = None) -> list[ChainResult]:
         """``run`` over many images at once (default: the plan's simultaneousLimit at a time)."""
@@ -119,6 +127,25 @@ class Chain:
             concurrency = Prices.from_account(images[0]._client.me(), []).simultaneous_limit
         with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="imagekit-chain") as pool:
             return list(pool.map(lambda image: self.run(image, deadline=deadline), images))
+
+    async def amap(self, images: list[Any], *, concurrency: int | None = None,
+                   deadline: float | None = None) -> list[ChainResult]:
+        """``map`` for async code, over AsyncImages."""
+        if not images:
+            return []
+        if concurrency is None:
+            concurrency = Prices.from_account(await images[0]._client.me(), []).simultaneous_limit
+        results: list[Any] = [None] * len(images)
+        slots = anyio.Semaphore(max(1, concurrency))
+
+        async def one(index: int) -> None:
+            async with slots:
+                results[index] = await self.arun(images[index], deadline=deadline)
+
+        async with anyio.create_task_group() as tasks:
+            for index in range(len(images)):
+                tasks.start_soon(one, index)
+        return results
 
 
 class ChainResult:
@@ -152,26 +179,51 @@ class ChainResult:
 
     def _go(self, deadline: float | None) -> ChainResult:
         ends = None if deadline is None else time.monotonic() + deadline
-        current = self.source
         for index in range(self._start, len(self.chain.steps)):
-            step = self.chain.steps[index]
-            left = None if ends is None else max(0.001, ends - time.monotonic())
-            record = {"step": index, "parent_id": current.id, "op": step.op, "params": _shown(step.params),
-                      "request_id": new_request_id(), "image_id": None, "credits": None}
-            started = time.monotonic()
+            edit, record = self._begin(index, ends)
             try:
-                current = getattr(current, step.op)(**step.params, request_id=record["request_id"], timeout=left)
-            except BaseException as exc:
-                record.update(latency=round(time.monotonic() - started, 4), status=_status(exc), error=str(exc))
-                self._lineage.append(record)
-                self.failed_step, self.error = index, exc
-                if not isinstance(exc, ImagekitError):
-                    raise  # an interrupt: the edits layer cancelled the edit on the server first
-                return self
-            record.update(image_id=current.id, credits=current.credits_charged, status="done", error=None,
-                          latency=round(time.monotonic() - started, 4))
-            self._lineage.append(record)
-            self.images.append(current)
+                self._done(record, edit())
+            except ImagekitError as exc:
+                return self._stopped(record, exc)
+            except BaseException as exc:  # an interrupt: the edits layer cancelled the edit on the server
+                self._stopped(record, exc)
+                raise
+        return self
+
+    async def _ago(self, deadline: float | None) -> ChainResult:
+        ends = None if deadline is None else time.monotonic() + deadline
+        for index in range(self._start, len(self.chain.steps)):
+            edit, record = self._begin(index, ends)
+            try:
+                self._done(record, await edit())
+            except ImagekitError as exc:
+                return self._stopped(record, exc)
+            except BaseException as exc:  # a cancelled task: the edits layer cancelled the edit too
+                self._stopped(record, exc)
+                raise
+        return self
+
+    def _begin(self, index: int, ends: float | None) -> tuple[Any, dict]:
+        """The call that runs step ``index`` on the last image, and its lineage record."""
+        step, current = self.chain.steps[index], self.image
+        left = None if ends is None else max(0.001, ends - time.monotonic())
+        record = {"step": index, "parent_id": current.id, "op": step.op, "params": _shown(step.params),
+                  "request_id": new_request_id(), "image_id": None, "credits": None, "started": time.monotonic()}
+        edit = getattr(current, step.op)
+        return (lambda: edit(**step.params, request_id=record["request_id"], timeout=left)), record
+
+    def _done(self, record: dict, image: Any) -> None:
+        started = record.pop("started")
+        record.update(image_id=image.id, credits=image.credits_charged, status="done", error=None,
+                      latency=round(time.monotonic() - started, 4))
+        self._lineage.append(record)
+        self.images.append(image)
+
+    def _stopped(self, record: dict, exc: BaseException) -> ChainResult:
+        started = record.pop("started")
+        record.update(latency=round(time.monotonic() - started, 4), status=_status(exc), error=str(exc))
+        self._lineage.append(record)
+        self.failed_step, self.error = record["step"], exc
         return self
 
     def resume(self, *, deadline: float | None = None) -> ChainResult:

@@ -52,6 +52,20 @@ def test_cancel_during_an_edit_leaves_nothing(slow):
         assert api.get(f"/api/images/{source}").json()["Upscaled"] == []
 
 
+def test_the_cancel_answers_once_the_refund_is_made(slow):
+    with client(slow) as api, client(slow) as same_user:
+        same_user.headers["X-Api-Key"] = api.headers["X-Api-Key"]  # a second connection, as a notebook's
+        source = make_image(api)
+        usage = api.get("/api/users/me/usage").json()
+        worker = threading.Thread(target=lambda: api.post(f"/api/images/{source}/enhance",
+                                                          json={"scaleSize": "2x"}, headers={"X-Request-Id": "slow-2"}))
+        worker.start()
+        time.sleep(0.2)
+        assert same_user.post("/api/images/cancelEdit/slow-2").json() == "cancelled"
+        assert same_user.get("/api/users/me/usage").json() == usage  # read before the edit's own answer
+        worker.join()
+
+
 def test_cancel_after_completion_changes_nothing(slow):
     with client(slow) as api:
         source = make_image(api)

@@ -106,9 +106,12 @@ def test_dataframe_input_keeps_extra_columns_as_labels(connect):
 
 def test_contact_sheet_is_a_figure_with_one_panel_per_image(connect, tmp_path):
     ik = connect()
-    batch = ik.batch(["a fox", "a cat", "a dog"], style=ik.styles()[0]).run(progress=False)
+    style = ik.styles()[0]
+    batch = ik.batch(["a fox", "a cat", "a dog"], style=style).run(progress=False)
     figure = batch.contact_sheet()
-    assert sum(1 for ax in figure.axes if ax.images) == 3
+    panels = [ax for ax in figure.axes if ax.images]
+    assert len(panels) == 3
+    assert panels[0].get_title() == f"a fox · style {style.main_text}"  # the style by name, not id
     figure.savefig(tmp_path / "sheet.png")
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import anyio
 import pytest
 
 import imagekit
@@ -71,3 +74,27 @@ def test_map_runs_a_chain_over_many_images(ik):
     images = ik.create("three foxes", style=ik.styles()[0], count=4).images[:3]
     outs = imagekit.chain().remove_bg().map(images)
     assert [o.ok for o in outs] == [True] * 3 and len({o.image.id for o in outs}) == 3
+
+
+def test_async_chains_run_map_and_stop_at_a_deadline(ik, image):
+    async def main():
+        async with imagekit.AsyncClient(ik.config.base_url, ik.config.api_key, ledger=False) as aik:
+            source = aik.image(image.id)
+            out = await imagekit.chain().enhance("2x").remove_bg().arun(source)
+            outs = await imagekit.chain().upsize().amap([source, out.image], concurrency=2)
+            cut = await imagekit.chain().enhance("4x").arun(out.image, deadline=0.001)
+            return out, outs, cut
+
+    before = balance(ik)
+    out, outs, cut = anyio.run(main)
+    assert out.ok and out.lineage["op"].tolist() == ["enhance", "remove_bg"]
+    assert list(out.lineage["parent_id"]) == [image.id, out.images[0].id]
+    assert [o.ok for o in outs] == [True, True] and [o.source.id for o in outs] == [image.id, out.image.id]
+    assert not cut.ok and cut.lineage["status"].tolist() == ["timeout"]  # cancelled on the server: free
+    charged = out.lineage["credits"].sum() + sum(o.lineage["credits"].sum() for o in outs)
+    # A cancel can overtake its own edit (the deadline passed before the request left): the edit
+    # then starts cancelled and is refunded moments after the chain has returned.
+    deadline = time.monotonic() + 10
+    while before - balance(ik) != charged and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert before - balance(ik) == charged
