@@ -73,6 +73,9 @@ class RunOptions:
     """Seconds to let a dropped create finish on the server before probing for its images."""
     probe_window: int = 32
     """Consecutive ids that are not the caller's after which the probe concludes nothing ran."""
+    probe_reads: int = 6
+    """Tries of each probe read (each one retried by the client's policy too) before the row is
+    left uncertain."""
     poll_interval: float = 0.01
     """Shortest pause between status polls once a generation is due (the first poll waits until
     then); slow generations are polled less often, at a tenth of their learned duration."""
@@ -282,7 +285,7 @@ class Runner:
             if image_id in taken:
                 continue
             try:
-                meta = await self.client.images.meta(image_id)
+                meta = await self._read_meta(image_id)
             except ImageNotFoundError:  # not an image, or someone else's: both answer alike
                 misses += 1
                 continue
@@ -294,6 +297,16 @@ class Runner:
             found.append(meta)
             misses = 0
         return found
+
+    async def _read_meta(self, image_id: int) -> Any:
+        """Image metadata, read again through passing trouble (a read is safe to repeat): one
+        unanswered read must not leave a row uncertain."""
+        for attempt in range(self.options.probe_reads - 1):
+            try:
+                return await self.client.images.meta(image_id)
+            except (APIConnectionError, ServiceUnavailableError, TooManyRequestsError) as exc:
+                await anyio.sleep(getattr(exc, "retry_after", None) or backoff(attempt, 0.1, 2.0))
+        return await self.client.images.meta(image_id)
 
     async def _settle(self, row: Row, entry: Entry) -> None:
         """Wait until no image of the row is PENDING (holding the row's place in the window)."""

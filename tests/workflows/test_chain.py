@@ -90,11 +90,16 @@ def test_async_chains_run_map_and_stop_at_a_deadline(ik, image):
     assert out.ok and out.lineage["op"].tolist() == ["enhance", "remove_bg"]
     assert list(out.lineage["parent_id"]) == [image.id, out.images[0].id]
     assert [o.ok for o in outs] == [True, True] and [o.source.id for o in outs] == [image.id, out.image.id]
-    assert not cut.ok and cut.lineage["status"].tolist() == ["timeout"]  # cancelled on the server: free
+    assert not cut.ok and cut.lineage["status"].tolist() == ["timeout"]
+    # Cancelled on the server: free. Unless the edit finished first (on a loaded machine): then the
+    # cancel says so, and the charge stands.
+    assert cut.error.cancel_status in ("cancelled", "not_running")
+    prices = {c.type: c.credit for c in ik.me().plan.credit_cost_info}
     charged = out.lineage["credits"].sum() + sum(o.lineage["credits"].sum() for o in outs)
+    charged += prices["enhance-4x"] if cut.error.cancel_status == "not_running" else 0
     # A cancel can overtake its own edit (the deadline passed before the request left): the edit
     # then starts cancelled and is refunded moments after the chain has returned.
     deadline = time.monotonic() + 10
     while before - balance(ik) != charged and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert before - balance(ik) == charged
+    assert before - balance(ik) == charged, (cut.error.cancel_status, repr(cut.error))
