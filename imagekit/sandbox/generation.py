@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -55,8 +54,8 @@ class Order:
     reference: np.ndarray | None = field(default=None, repr=False)
     reference_id: int | None = None
     watermarked: bool = False
-    accepted: float = field(default_factory=time.monotonic)
-    """When the request arrived (monotonic): the simulated generation time counts from here."""
+    accepted: float = 0.0
+    """When the request arrived (monotonic seconds): the simulated generation time counts from here."""
 
 
 def find_style(session: Session, user: User, style_id: int, platform: str) -> Style:
@@ -92,7 +91,7 @@ def _model(user: User, api_type: str) -> Model:
 
 
 def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: str, api_type: str,
-            host: str, arrived: float | None = None) -> Order:
+            host: str, arrived: float) -> Order:
     """Check everything about a create request and price it; raises before anything is charged."""
     chosen = [name for name in ("image", "styleId", "collectionId") if getattr(body, name) is not None]
     if len(chosen) != 1:
@@ -103,7 +102,7 @@ def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: s
     width, height = resolution(body.ratio, sandbox.settings.base_size)
     order = Order(body=body, mode="", cost_type="generate", unit_price=0, width=width, height=height,
                   model=_model(user, api_type), platform=platform, api_type=api_type,
-                  accepted=arrived if arrived is not None else time.monotonic())
+                  accepted=arrived)
     if body.styleId is not None:
         order.mode, order.style = "style", find_style(session, user, body.styleId, platform)
         order.unit_price = order.style.credit_cost or credits.price(user, "generate")

@@ -34,7 +34,7 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     """Generate 1, 2 or 4 images from a prompt with a style, a reference image or a collection."""
     with sandbox.db.read() as session:
         order = generation.prepare(session, sandbox, user, body, platform, api_type,
-                                   request.headers.get("host", ""), request.scope.get("arrived"))
+                                   request.headers.get("host", ""), request.scope["arrived"])
     sandbox.gate.try_acquire(user.user_id, credits.simultaneous_limit(user))
     try:
         with sandbox.db.write() as session:
@@ -103,9 +103,9 @@ def image_meta(id: ImageId, sandbox: SandboxDep, user: CurrentUser) -> dict:
 
 
 def _owner(session, caller: User, image: Image) -> User | None:
-    if image.owner_id is None or image.owner_id == caller.user_id:
-        return caller if image.owner_id else None
-    return session.get(User, image.owner_id)
+    if image.owner_id is None:
+        return None
+    return caller if image.owner_id == caller.user_id else session.get(User, image.owner_id)
 
 
 @router.get("/{id}/binary", response_class=Response,
