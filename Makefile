@@ -3,7 +3,7 @@ VENV   ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test bench notebooks clean
+.PHONY: demo test smoke bench notebooks clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -18,6 +18,9 @@ demo: $(STAMP)  ## the main job against an embedded sandbox; results in ./out
 
 test: $(STAMP)  ## the whole test suite, notebooks included (always against embedded sandboxes)
 	env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY $(PYTHON) -m pytest
+
+smoke:  ## install the core alone and [sandbox] alone in fresh venvs and smoke-test each
+	tests/smoke/run.sh
 
 bench: $(STAMP)  ## benchmarks; each prints ratios measured side by side
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(PYTHON) $$script || exit 1; done

@@ -195,7 +195,8 @@ def _ledger_for(option: Any, config: Config) -> Ledger | None:
 
 _embedded: Any = None
 _embedded_lock = threading.Lock()
-_SANDBOX_EXTRAS = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2", "vtracer"}
+_SANDBOX_EXTRAS = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2", "vtracer",
+                   "resvg_py", "numpy", "filelock"}
 
 
 def _embedded_sandbox() -> Any:

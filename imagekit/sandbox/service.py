@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import IO
 
+from filelock import FileLock, Timeout
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
@@ -45,7 +44,7 @@ class Sandbox:
         self.faults = Faults()
         self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="sandbox-job")
         self._engines: dict[str, GenerationEngine] = {}
-        self._claim: IO[str] | None = None
+        self._claim: FileLock | None = None
         self._plans: dict[int, Plan] = {}
         self._plan_views: dict[int, dict] = {}
 
@@ -78,23 +77,20 @@ class Sandbox:
     def claim(self) -> None:
         """Hold the data folder for this process while it serves, or raise :class:`DataDirInUse`.
 
-        A lock file (released by the OS when the process dies, even by ``kill -9``) keeps two servers
-        off one folder: each would take the other's PENDING images for leftovers of a dead run."""
+        A lock file (filelock: flock on POSIX, msvcrt on Windows; released by the OS when the process
+        dies, even by ``kill -9``) keeps two servers off one folder: each would take the other's
+        PENDING images for leftovers of a dead run. ``serve.pid`` names the holder."""
         if self._claim is not None:
             return
-        path = Path(self.settings.data_dir) / "serve.lock"
-        handle = path.open("a+")
+        folder = Path(self.settings.data_dir)
+        lock = FileLock(folder / "serve.lock", timeout=0)
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            owner = handle.read().strip() or "unknown"
-            handle.close()
+            lock.acquire()
+        except Timeout:
+            owner = _read_text(folder / "serve.pid") or "unknown"
             raise DataDirInUse(f"{self.settings.data_dir} is served by another process (pid {owner})") from None
-        handle.truncate(0)
-        handle.write(str(os.getpid()))
-        handle.flush()
-        self._claim = handle
+        (folder / "serve.pid").write_text(str(os.getpid()))
+        self._claim = lock
 
     def recover(self) -> int:
         """Fail and refund images left PENDING by a previous process; returns how many."""
@@ -112,5 +108,12 @@ class Sandbox:
         self.executor.shutdown(wait=True, cancel_futures=False)
         self.db.dispose()
         if self._claim is not None:
-            self._claim.close()  # releases the lock
+            self._claim.release()
             self._claim = None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
