@@ -50,15 +50,32 @@ export class BitMask {
     }
   }
 
+  // The fast path for strokes: paint is alpha >= 128, x0 is a multiple of 8, so whole bytes are set.
+  // A pixel read as a little-endian 32-bit word has alpha on top: its highest bit is alpha >= 128.
+  readAlpha(x0, y0, pixels) {
+    const { width, height } = pixels;
+    const words = new Uint32Array(pixels.data.buffer);
+    for (let y = 0; y < height; y++) {
+      const row = (y0 + y) * this.stride + 1 + (x0 >> 3);
+      const base = y * width;
+      for (let x = 0; x < width; x += 8) {
+        let byte = 0;
+        for (let k = 0, end = Math.min(8, width - x); k < end; k++) byte |= (words[base + x + k] >>> 31) << (7 - k);
+        this.rows[row + (x >> 3)] = byte;
+      }
+    }
+  }
+
   // Fill RGBA pixels of a rectangle: colour where painted, transparent elsewhere.
   writePixels(x0, y0, pixels, [r, g, b]) {
-    const { width, height, data } = pixels;
+    const { width, height } = pixels;
+    const words = new Uint32Array(pixels.data.buffer);
+    const on = ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0; // little-endian RGBA
     for (let y = 0; y < height; y++) {
       const row = (y0 + y) * this.stride + 1;
+      const base = y * width;
       for (let x = 0; x < width; x++) {
-        const p = (y * width + x) * 4;
-        const on = (this.rows[row + ((x0 + x) >> 3)] >> (7 - ((x0 + x) & 7))) & 1;
-        data[p] = r; data[p + 1] = g; data[p + 2] = b; data[p + 3] = on ? 255 : 0;
+        words[base + x] = (this.rows[row + ((x0 + x) >> 3)] >> (7 - ((x0 + x) & 7))) & 1 ? on : 0;
       }
     }
   }
@@ -69,9 +86,12 @@ export function inBands(x0, y0, x1, y1, fn) {
   for (let y = y0; y < y1; y += BAND) fn(x0, y, x1 - x0, Math.min(BAND, y1 - y));
 }
 
-// Copy a canvas rectangle into the mask: paint is alpha >= 128 (strokes are antialiased).
+// Copy a canvas rectangle into the mask: paint is alpha >= 128 (strokes are antialiased). The
+// rectangle widens to whole bytes of the mask; the canvas and the mask agree outside the change.
 export function maskFromCanvas(mask, ctx, x0, y0, x1, y1) {
-  inBands(x0, y0, x1, y1, (x, y, w, h) => mask.readPixels(x, y, ctx.getImageData(x, y, w, h), (r, g, b, a) => a >= 128));
+  const left = x0 & ~7;
+  const right = Math.min(mask.width, (x1 + 7) & ~7);
+  inBands(left, y0, right, y1, (x, y, w, h) => mask.readAlpha(x, y, ctx.getImageData(x, y, w, h)));
 }
 
 // Draw a mask rectangle onto a canvas in one colour (the canvas shows exactly the mask there).

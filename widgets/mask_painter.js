@@ -271,7 +271,6 @@ function render({ model, el }) {
   const showResult = () => {
     const data = model.get("result_data");
     panes.classList.toggle("ik-has-result", Boolean(data && data.byteLength));
-    delete el.dataset.result;
     show(resultImage, data);
   };
   const onColour = () => {
@@ -288,7 +287,7 @@ function render({ model, el }) {
     const { naturalWidth: w, naturalHeight: h } = resultImage;
     el.style.setProperty("--ik-result-aspect", String(w / h));
     resultCaption.textContent = `result ${w}×${h}`;
-    el.dataset.result = "1";
+    el.dataset.results = String(Number(el.dataset.results || 0) + 1); // results shown so far
   });
   const stop = listen(model, {
     "change:image_data": showImage,
