@@ -1,7 +1,8 @@
 // A mask at one bit a pixel, kept as the rows of a 1-bit grayscale PNG (a filter byte, then 8 pixels
-// a byte): the mask syncs as that PNG with no conversion, and undo keeps only the rows a change touched.
+// a byte): the mask syncs as that PNG with no conversion, strokes are drawn straight into the bits
+// (no full-size canvas to read back), and undo keeps only the bands of rows a change touched.
 
-const BAND = 256; // rows read or written at a time, so an 8192 px image never needs one 268 MB buffer
+const BAND = 64; // rows per undo band
 
 export class BitMask {
   constructor(width, height) {
@@ -11,17 +12,24 @@ export class BitMask {
     this.rows = new Uint8Array(this.stride * height);
   }
 
-  // A copy of rows y0..y1 (exclusive) and the rectangle a change touched: undo puts them back.
-  save(x0, y0, x1, y1) {
-    return { x0, y0, x1, y1, bytes: this.rows.slice(y0 * this.stride, y1 * this.stride) };
+  // Keep a copy of the bands holding rows y0..y1 (exclusive) in `saved` (band -> bytes), unless
+  // already kept: the state before a change, for undo.
+  keep(saved, y0 = 0, y1 = this.height) {
+    for (let band = Math.floor(y0 / BAND); band * BAND < y1; band++) {
+      if (!saved.has(band)) saved.set(band, this.rows.slice(band * BAND * this.stride, Math.min(this.height, (band + 1) * BAND) * this.stride));
+    }
+    return saved;
   }
 
-  // Put a saved patch back; returns the patch that undoes this (so undo and redo are one swap).
-  swap(patch) {
-    const start = patch.y0 * this.stride;
-    const now = this.rows.slice(start, start + patch.bytes.length);
-    this.rows.set(patch.bytes, start);
-    return { ...patch, bytes: now };
+  // Put saved bands back; returns the bands they replaced (so undo and redo are one swap).
+  swap(saved) {
+    const replaced = new Map();
+    for (const [band, bytes] of saved) {
+      const start = band * BAND * this.stride;
+      replaced.set(band, this.rows.slice(start, start + bytes.length));
+      this.rows.set(bytes, start);
+    }
+    return replaced;
   }
 
   clear() {
@@ -35,86 +43,80 @@ export class BitMask {
     }
   }
 
-  // Set the bits of a rectangle from RGBA pixels: painted(r, g, b, a) says which pixels are paint.
-  readPixels(x0, y0, pixels, painted) {
+  // A round brush of diameter `w` along a -> b (image pixels): paint (on) or unpaint every pixel whose
+  // centre lies within w/2 of the segment. `saved` receives the bands before they change.
+  segment(a, b, w, on, saved) {
+    const r = w / 2;
+    const x0 = Math.max(0, Math.floor(Math.min(a.x, b.x) - r));
+    const x1 = Math.min(this.width, Math.ceil(Math.max(a.x, b.x) + r));
+    const y0 = Math.max(0, Math.floor(Math.min(a.y, b.y) - r));
+    const y1 = Math.min(this.height, Math.ceil(Math.max(a.y, b.y) + r));
+    if (x0 >= x1 || y0 >= y1) return;
+    this.keep(saved, y0, y1);
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    const length2 = dx * dx + dy * dy;
+    for (let y = y0; y < y1; y++) {
+      const py = y + 0.5 - a.y;
+      const row = y * this.stride + 1;
+      for (let x = x0; x < x1; x++) {
+        const px = x + 0.5 - a.x;
+        const t = length2 ? Math.min(1, Math.max(0, (px * dx + py * dy) / length2)) : 0;
+        const ex = px - t * dx;
+        const ey = py - t * dy;
+        if (ex * ex + ey * ey > r * r) continue;
+        if (on) this.rows[row + (x >> 3)] |= 0x80 >> (x & 7);
+        else this.rows[row + (x >> 3)] &= ~(0x80 >> (x & 7));
+      }
+    }
+  }
+
+  // Set every bit from RGBA pixels of the whole image, a band at a time: painted(r, g, b, a).
+  readPixels(y0, pixels, painted) {
     const { width, height, data } = pixels;
     for (let y = 0; y < height; y++) {
       const row = (y0 + y) * this.stride + 1;
       for (let x = 0; x < width; x++) {
         const p = (y * width + x) * 4;
-        const bit = 0x80 >> ((x0 + x) & 7);
-        const at = row + ((x0 + x) >> 3);
-        if (painted(data[p], data[p + 1], data[p + 2], data[p + 3])) this.rows[at] |= bit;
-        else this.rows[at] &= ~bit;
+        const bit = 0x80 >> (x & 7);
+        if (painted(data[p], data[p + 1], data[p + 2], data[p + 3])) this.rows[row + (x >> 3)] |= bit;
+        else this.rows[row + (x >> 3)] &= ~bit;
       }
     }
   }
 
-  // The fast path for strokes: paint is alpha >= 128, x0 is a multiple of 8, so whole bytes are set.
-  // A pixel read as a little-endian 32-bit word has alpha on top: its highest bit is alpha >= 128.
-  readAlpha(x0, y0, pixels) {
-    const { width, height } = pixels;
-    const words = new Uint32Array(pixels.data.buffer);
-    for (let y = 0; y < height; y++) {
-      const row = (y0 + y) * this.stride + 1 + (x0 >> 3);
-      const base = y * width;
-      for (let x = 0; x < width; x += 8) {
-        let byte = 0;
-        for (let k = 0, end = Math.min(8, width - x); k < end; k++) byte |= (words[base + x + k] >>> 31) << (7 - k);
-        this.rows[row + (x >> 3)] = byte;
-      }
-    }
-  }
-
-  // Fill RGBA pixels of a rectangle: colour where painted, transparent elsewhere.
-  writePixels(x0, y0, pixels, [r, g, b]) {
-    const { width, height } = pixels;
+  // Draw the mask as the view shows it: canvas pixel (i, j) shows image pixel (xs[i], ys[j]).
+  render(pixels, xs, ys, [r, g, b]) {
     const words = new Uint32Array(pixels.data.buffer);
     const on = ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0; // little-endian RGBA
-    for (let y = 0; y < height; y++) {
-      const row = (y0 + y) * this.stride + 1;
-      const base = y * width;
-      for (let x = 0; x < width; x++) {
-        words[base + x] = (this.rows[row + ((x0 + x) >> 3)] >> (7 - ((x0 + x) & 7))) & 1 ? on : 0;
+    const { width, height } = pixels;
+    for (let j = 0; j < height; j++) {
+      const y = ys[j];
+      const base = j * width;
+      if (y < 0) { words.fill(0, base, base + width); continue; }
+      const row = y * this.stride + 1;
+      for (let i = 0; i < width; i++) {
+        const x = xs[i];
+        words[base + i] = x >= 0 && (this.rows[row + (x >> 3)] >> (7 - (x & 7))) & 1 ? on : 0;
       }
     }
   }
-}
-
-// Run fn(x0, y, w, h) over a rectangle in bands of BAND rows.
-export function inBands(x0, y0, x1, y1, fn) {
-  for (let y = y0; y < y1; y += BAND) fn(x0, y, x1 - x0, Math.min(BAND, y1 - y));
-}
-
-// Copy a canvas rectangle into the mask: paint is alpha >= 128 (strokes are antialiased). The
-// rectangle widens to whole bytes of the mask; the canvas and the mask agree outside the change.
-export function maskFromCanvas(mask, ctx, x0, y0, x1, y1) {
-  const left = x0 & ~7;
-  const right = Math.min(mask.width, (x1 + 7) & ~7);
-  inBands(left, y0, right, y1, (x, y, w, h) => mask.readAlpha(x, y, ctx.getImageData(x, y, w, h)));
-}
-
-// Draw a mask rectangle onto a canvas in one colour (the canvas shows exactly the mask there).
-export function maskToCanvas(mask, ctx, colour, x0, y0, x1, y1) {
-  inBands(x0, y0, x1, y1, (x, y, w, h) => {
-    const pixels = ctx.createImageData(w, h);
-    mask.writePixels(x, y, pixels, colour);
-    ctx.putImageData(pixels, x, y);
-  });
 }
 
 // A mask from any image the browser decodes (PNG from Python): paint is opaque enough and light.
 export async function maskFromImage(blob, width, height) {
   const bitmap = await createImageBitmap(blob);
   const mask = new BitMask(width, height);
-  const band = new OffscreenCanvas(width, Math.min(BAND, height));
+  const rows = 256;
+  const band = new OffscreenCanvas(width, Math.min(rows, height));
   const ctx = band.getContext("2d", { willReadFrequently: true });
   const light = (r, g, b, a) => a >= 128 && Math.max(r, g, b) >= 128;
-  inBands(0, 0, width, height, (x, y, w, h) => {
-    ctx.clearRect(0, 0, w, band.height);
+  for (let y = 0; y < height; y += rows) {
+    const h = Math.min(rows, height - y);
+    ctx.clearRect(0, 0, width, band.height);
     ctx.drawImage(bitmap, 0, -y, width, height);
-    mask.readPixels(0, y, ctx.getImageData(0, 0, w, h), light);
-  });
+    mask.readPixels(y, ctx.getImageData(0, 0, width, h), light);
+  }
   bitmap.close();
   return mask;
 }

@@ -1,8 +1,10 @@
 // MaskPainter, browser side: paint a mask over an image at the image's own resolution.
-// The mask lives as one bit a pixel (mask_bits.js) and travels to Python as a 1-bit PNG once per
-// finished change, never per move. Undo keeps only the rows each change touched, at one bit a pixel.
+// The mask lives as one bit a pixel (mask_bits.js): strokes are drawn into it directly, and a canvas
+// the size of the view shows it, so even an 8192 px image needs no full-size canvas. It travels to
+// Python as a 1-bit PNG once per finished change, never per move. Undo keeps the bands of rows each
+// change touched, at one bit a pixel.
 
-import { BitMask, encodePng, maskFromCanvas, maskFromImage, maskToCanvas, rgb } from "./mask_bits.js";
+import { BitMask, encodePng, maskFromImage, rgb } from "./mask_bits.js";
 import { controls, make } from "./mask_controls.js";
 import { zoomable } from "./mask_view.js";
 
@@ -35,8 +37,8 @@ function render({ model, el }) {
   canvas.setAttribute("role", "img");
   canvas.setAttribute("aria-label", "the painted mask");
   const ring = make("div", "ik-ring");
-  stage.append(picture, canvas);
-  view.append(stage, ring);
+  stage.append(picture);
+  view.append(stage, canvas, ring);
   const original = make("figure", "ik-pane");
   original.append(view);
   const result = make("figure", "ik-pane ik-result-pane");
@@ -51,7 +53,7 @@ function render({ model, el }) {
   const panes = make("div", "ik-panes");
   panes.append(original, result);
 
-  const ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const ctx = canvas.getContext("2d");
   const colour = () => rgb(model.get("mask_color"));
   let width = 0;
   let height = 0;
@@ -63,23 +65,44 @@ function render({ model, el }) {
   let sending = Promise.resolve();
   let stroke = null;
 
+  // Show the mask as the view sees it (zoom and pan included), at the screen's resolution.
+  let frame = 0;
+  const paint = () => {
+    frame = 0;
+    const { width: vw, height: vh } = view.getBoundingClientRect();
+    if (!vw || !vh || !mask) return;
+    const dpr = window.devicePixelRatio || 1;
+    const [cw, ch] = [Math.round(vw * dpr), Math.round(vh * dpr)];
+    if (canvas.width !== cw || canvas.height !== ch) Object.assign(canvas, { width: cw, height: ch });
+    const { scale, tx, ty } = zoom.transform;
+    // The image pixel under each canvas column (or row); -1 outside the image.
+    const axis = (n, shift, viewSize, imageSize) => Int32Array.from({ length: n }, (_, i) => {
+      const at = Math.floor((((i + 0.5) / dpr - shift) / scale) * (imageSize / viewSize));
+      return at >= 0 && at < imageSize ? at : -1;
+    });
+    const pixels = ctx.createImageData(cw, ch);
+    mask.render(pixels, axis(cw, tx, vw, width), axis(ch, ty, vh, height), colour());
+    ctx.putImageData(pixels, 0, 0);
+  };
+  const draw = () => { if (!frame) frame = requestAnimationFrame(paint); };
+
   const resize = () => {
     width = model.get("width");
     height = model.get("height");
-    Object.assign(canvas, { width, height });
     mask = new BitMask(width, height);
     undo.length = redo.length = 0;
     el.style.setProperty("--ik-aspect", String(width / height));
+    draw();
   };
 
   const trim = () => {
-    const total = (list) => list.reduce((n, patch) => n + patch.bytes.length, 0);
+    const total = (list) => list.reduce((n, saved) => n + [...saved.values()].reduce((m, b) => m + b.length, 0), 0);
     let bytes = total(undo) + total(redo);
     while (bytes > HISTORY_BYTES && undo.length) bytes -= undo.shift().bytes.length;
     el.dataset.historyBytes = String(bytes);
   };
-  const record = (patch) => {
-    undo.push(patch);
+  const record = (saved) => {
+    undo.push(saved);
     redo.length = 0;
     trim();
   };
@@ -96,28 +119,27 @@ function render({ model, el }) {
       model.save_changes();
     });
   };
-  const change = (x0, y0, x1, y1, apply) => {
-    record(mask.save(x0, y0, x1, y1));
+  const change = (apply) => {
+    record(mask.keep(new Map()));
     apply();
-    maskToCanvas(mask, ctx, colour(), x0, y0, x1, y1);
+    draw();
     commit();
   };
   const step = (from, to) => {
     if (!from.length) return;
-    const patch = from.pop();
-    to.push(mask.swap(patch));
+    to.push(mask.swap(from.pop()));
     trim();
-    maskToCanvas(mask, ctx, colour(), patch.x0, patch.y0, patch.x1, patch.y1);
+    draw();
     commit();
   };
-  const zoom = zoomable(view, stage, (scale) => { el.dataset.zoom = scale.toFixed(2); });
+  const zoom = zoomable(view, stage, (scale) => { el.dataset.zoom = scale.toFixed(2); draw(); });
   const setBrush = (size) => { model.set("brush_size", Math.max(1, Math.round(size))); model.save_changes(); };
   const setTool = (tool) => { model.set("tool", tool); model.save_changes(); };
   const actions = {
     undo: () => step(undo, redo),
     redo: () => step(redo, undo),
-    clear: () => change(0, 0, width, height, () => mask.clear()),
-    invert: () => change(0, 0, width, height, () => mask.invert()),
+    clear: () => change(() => mask.clear()),
+    invert: () => change(() => mask.invert()),
     zoomIn: zoom.zoomIn,
     zoomOut: zoom.zoomOut,
     fit: zoom.reset,
@@ -131,51 +153,34 @@ function render({ model, el }) {
 
   // Pointer input (mouse, pen, touch), mapped from CSS pixels to image pixels on each axis.
   const toImage = (event) => {
-    const rect = canvas.getBoundingClientRect();
+    const rect = picture.getBoundingClientRect(); // zoom and pan included
     return {
       x: (event.clientX - rect.left) * (width / rect.width),
       y: (event.clientY - rect.top) * (height / rect.height),
       w: model.get("brush_size") * (event.pointerType === "pen" && event.pressure > 0 ? Math.max(0.2, event.pressure * 2) : 1),
     };
   };
-  const segment = (from, to) => {
-    ctx.globalCompositeOperation = model.get("tool") === "eraser" ? "destination-out" : "source-over";
-    ctx.strokeStyle = ctx.fillStyle = model.get("mask_color");
-    ctx.lineCap = ctx.lineJoin = "round";
-    ctx.lineWidth = to.w;
-    ctx.beginPath();
-    if (from.x === to.x && from.y === to.y) {
-      ctx.arc(to.x, to.y, to.w / 2, 0, 2 * Math.PI);
-      ctx.fill();
-    } else {
-      ctx.moveTo(from.x, from.y);
-      ctx.lineTo(to.x, to.y);
-      ctx.stroke();
-    }
-    ctx.globalCompositeOperation = "source-over";
-    const r = to.w / 2 + 2; // antialiasing reaches a pixel past the brush's edge
-    const box = stroke.box;
-    stroke.box = [Math.min(box[0], to.x - r), Math.min(box[1], to.y - r), Math.max(box[2], to.x + r), Math.max(box[3], to.y + r)];
-  };
-  const strokeBox = () => {
-    const [x0, y0, x1, y1] = stroke.box;
-    return [Math.max(0, Math.floor(x0)), Math.max(0, Math.floor(y0)), Math.min(width, Math.ceil(x1)), Math.min(height, Math.ceil(y1))];
-  };
   const moveRing = (event) => {
-    const rect = canvas.getBoundingClientRect();
-    const frame = view.getBoundingClientRect();
+    const rect = picture.getBoundingClientRect();
+    const box = view.getBoundingClientRect();
     const d = model.get("brush_size") * (rect.width / width);
     Object.assign(ring.style, {
       width: `${d}px`, height: `${d}px`, display: "block",
-      left: `${event.clientX - frame.left - d / 2}px`, top: `${event.clientY - frame.top - d / 2}px`,
+      left: `${event.clientX - box.left - d / 2}px`, top: `${event.clientY - box.top - d / 2}px`,
     });
+  };
+  const paintTo = (point) => {
+    mask.segment(stroke.last, point, point.w, stroke.on, stroke.saved);
+    stroke.last = point;
+    draw();
   };
   view.addEventListener("pointerdown", (event) => {
     view.focus({ preventScroll: true });
     if (zoom.onDown(event)) {
-      if (stroke) { // a second finger: this is a pinch, not a stroke; show the mask as it was
-        maskToCanvas(mask, ctx, colour(), ...strokeBox());
+      if (stroke) { // a second finger: this is a pinch, not a stroke; put the mask back as it was
+        mask.swap(stroke.saved);
         stroke = null;
+        draw();
       }
       event.preventDefault();
       return;
@@ -184,27 +189,20 @@ function render({ model, el }) {
     event.preventDefault();
     view.setPointerCapture(event.pointerId);
     const point = toImage(event);
-    stroke = { id: event.pointerId, last: point, box: [point.x, point.y, point.x, point.y] };
-    segment(point, point);
+    stroke = { id: event.pointerId, last: point, on: model.get("tool") !== "eraser", saved: new Map() };
+    paintTo(point);
   });
   view.addEventListener("pointermove", (event) => {
     moveRing(event);
     if (zoom.onMove(event) || !stroke || event.pointerId !== stroke.id) return;
-    const moves = event.getCoalescedEvents ? event.getCoalescedEvents() : [event];
-    for (const move of moves.length ? moves : [event]) {
-      const point = toImage(move);
-      segment(stroke.last, point);
-      stroke.last = point;
-    }
+    const moves = event.getCoalescedEvents ? event.getCoalescedEvents() : [];
+    (moves.length ? moves : [event]).forEach((move) => paintTo(toImage(move)));
   });
   const finish = (event) => {
     if (zoom.onUp(event) || !stroke || event.pointerId !== stroke.id) return;
-    const start = performance.now();
-    const box = strokeBox();
+    record(stroke.saved);
     stroke = null;
-    record(mask.save(...box));
-    maskFromCanvas(mask, ctx, ...box);
-    commit(start);
+    commit();
   };
   view.addEventListener("pointerup", finish);
   view.addEventListener("pointercancel", finish);
@@ -242,9 +240,9 @@ function render({ model, el }) {
   const loadMask = async (undoable = true) => {
     const data = model.get("mask_png");
     const next = data && data.byteLength ? await maskFromImage(new Blob([data]), width, height) : new BitMask(width, height);
-    if (undoable) record(mask.save(0, 0, width, height));
+    if (undoable) record(mask.keep(new Map()));
     mask.rows.set(next.rows);
-    maskToCanvas(mask, ctx, colour(), 0, 0, width, height);
+    draw();
   };
   const onMask = () => {
     if (model.get("revision") <= revision) return; // our own echo, or older than what we show
@@ -275,14 +273,13 @@ function render({ model, el }) {
   };
   const onColour = () => {
     el.style.setProperty("--ik-mask-color", model.get("mask_color"));
-    ctx.globalCompositeOperation = "source-in"; // recolour what is painted, keep its shape
-    ctx.fillStyle = model.get("mask_color");
-    ctx.fillRect(0, 0, width, height);
-    ctx.globalCompositeOperation = "source-over";
+    draw();
   };
   const onOpacity = () => { canvas.style.opacity = model.get("opacity"); };
 
   picture.addEventListener("load", () => { el.dataset.ready = "1"; });
+  const resized = new ResizeObserver(draw);
+  resized.observe(view);
   resultImage.addEventListener("load", () => {
     const { naturalWidth: w, naturalHeight: h } = resultImage;
     el.style.setProperty("--ik-result-aspect", String(w / h));
@@ -309,6 +306,7 @@ function render({ model, el }) {
 
   return () => {
     stop();
+    resized.disconnect();
     show(picture, null);
     show(resultImage, null);
   };

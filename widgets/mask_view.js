@@ -97,6 +97,6 @@ export function zoomable(view, stage, onChange) {
     zoomIn: () => zoomAt(scale * 1.5, ...centre()),
     zoomOut: () => zoomAt(scale / 1.5, ...centre()),
     reset: () => { scale = 1; tx = ty = 0; apply(); },
-    get scale() { return scale; },
+    get transform() { return { scale, tx, ty }; },
   };
 }

@@ -42,7 +42,8 @@ class Painter:
         self.root.wait_for()
         self.root.scroll_into_view_if_needed()
         self.canvas = self.root.locator("canvas.ik-mask")
-        self.size = tuple(self.canvas.evaluate("c => [c.width, c.height]"))
+        self.picture = self.root.locator("img.ik-image")
+        self.size = tuple(self.picture.evaluate("img => [img.naturalWidth, img.naturalHeight]"))
 
     @property
     def synced(self) -> int:
@@ -50,7 +51,7 @@ class Painter:
 
     def drag(self, *points, steps: int = 24) -> None:
         """One stroke through ``points`` (image pixels), as a mouse drag; waits until the kernel has it."""
-        box = self.canvas.bounding_box()
+        box = self.picture.bounding_box()
         scale = box["width"] / self.size[0]
         synced = self.synced
         self.page.mouse.move(box["x"] + points[0][0] * scale, box["y"] + points[0][1] * scale)
