@@ -8,7 +8,7 @@ import { BitMask, encodePng, maskFromImage, rgb } from "./mask_bits.js";
 import { controls, make } from "./mask_controls.js";
 import { zoomable } from "./mask_view.js";
 
-const HISTORY_BYTES = 64 * 2 ** 20; // undo and redo patches kept, oldest dropped first
+const HISTORY_BYTES = 160 * 2 ** 20; // undo and redo bands kept (19 full-height strokes at 8192 px), oldest dropped first
 const KEYS_HELP = "drag to paint; B brush, E eraser, [ and ] brush size, Ctrl+Z undo, Ctrl+Shift+Z redo, "
   + "+ and - zoom, 0 fit, Space-drag or middle-drag to pan";
 const MAGIC = { 0x89: "image/png", 0xff: "image/jpeg", 0x52: "image/webp" };
@@ -95,10 +95,10 @@ function render({ model, el }) {
     draw();
   };
 
+  const sizeOf = (saved) => [...saved.values()].reduce((n, bytes) => n + bytes.length, 0);
   const trim = () => {
-    const total = (list) => list.reduce((n, saved) => n + [...saved.values()].reduce((m, b) => m + b.length, 0), 0);
-    let bytes = total(undo) + total(redo);
-    while (bytes > HISTORY_BYTES && undo.length) bytes -= undo.shift().bytes.length;
+    let bytes = [...undo, ...redo].reduce((n, saved) => n + sizeOf(saved), 0);
+    while (bytes > HISTORY_BYTES && undo.length) bytes -= sizeOf(undo.shift());
     el.dataset.historyBytes = String(bytes);
   };
   const record = (saved) => {
@@ -108,7 +108,8 @@ function render({ model, el }) {
   };
 
   // One PNG per finished change, in order; the rows are copied now, so later changes cannot leak in.
-  const commit = (start = performance.now()) => {
+  const commit = () => {
+    const start = performance.now();
     const rows = new Blob([mask.rows]);
     const size = [width, height];
     sending = sending.then(async () => {
