@@ -166,3 +166,32 @@ def test_a_portrait_image_fits_the_window(notebook, shots):
         painter.shot("portrait")
     finally:
         notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_zoom_with_the_wheel_pan_and_paint_in_detail(notebook, shots):
+    notebook.run(painter_setup(brush=8))
+    painter = Painter(notebook, shots)
+    page, view = notebook.page, painter.root.locator(".ik-view").bounding_box()
+    page.mouse.move(view["x"] + view["width"] / 2, view["y"] + view["height"] / 2)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -600)  # Ctrl+wheel, as a trackpad pinch arrives: zoom in at the pointer
+    page.keyboard.up("Control")
+    page.wait_for_function("el => Number(el.dataset.zoom) > 4", arg=painter.root.element_handle())
+    zoomed = painter.picture.bounding_box()
+    page.mouse.wheel(40, 0)  # zoomed in, the plain wheel pans
+    page.wait_for_function("x => document.querySelector('.ik-painter img.ik-image').getBoundingClientRect().x !== x",
+                           arg=zoomed["x"])
+    painter.drag((500, 500), (540, 520), steps=8)  # a fine stroke, well inside the zoomed view
+    detail = painter.kernel_mask("detail")
+    assert iou(detail, stroke((500, 500), (540, 520), 8, SIZE)) >= 0.8
+    painter.shot("detail")
+    before = painter.picture.bounding_box()
+    page.mouse.move(view["x"] + 200, view["y"] + 200)
+    page.mouse.down(button="middle")  # a middle-button drag pans and paints nothing
+    page.mouse.move(view["x"] + 300, view["y"] + 260, steps=5)
+    page.mouse.up(button="middle")
+    moved = painter.picture.bounding_box()
+    assert (round(moved["x"] - before["x"]), round(moved["y"] - before["y"])) == (100, 60)
+    np.testing.assert_array_equal(painter.kernel_mask("after-pan"), detail)
+    painter.click("fit")
+    assert painter.root.get_attribute("data-zoom") == "1.00"
