@@ -118,6 +118,9 @@ function render({ model, el }) {
       pending = { revision, start, bytes: buffer.byteLength, encodeMs: performance.now() - start };
       model.set({ mask_png: new DataView(buffer), revision });
       model.save_changes();
+    }).catch((error) => { // one lost sync must not stop the ones after it
+      el.dataset.syncError = String(error);
+      console.error("MaskPainter: the mask did not reach the kernel", error);
     });
   };
   const change = (apply) => {
