@@ -1,14 +1,16 @@
 // MaskPainter, browser side: paint a mask over an image at the image's own resolution.
-// The mask travels to Python as a PNG (alpha = painted) once per finished stroke, never per move.
+// The mask lives as one bit a pixel (mask_bits.js): strokes are drawn into it directly, and a canvas
+// the size of the view shows it, so even an 8192 px image needs no full-size canvas. It travels to
+// Python as a 1-bit PNG once per finished change, never per move. Undo keeps the bands of rows each
+// change touched, at one bit a pixel.
 
-const HISTORY = 20; // undo steps kept; each is one full-resolution snapshot
+import { BitMask, encodePng, maskFromImage, rgb } from "./mask_bits.js";
+import { controls, make } from "./mask_controls.js";
+import { zoomable } from "./mask_view.js";
 
-function make(tag, className, props = {}) {
-  const node = Object.assign(document.createElement(tag), props);
-  if (className) node.className = className;
-  return node;
-}
-
+const HISTORY_BYTES = 160 * 2 ** 20; // undo and redo bands kept (19 full-height strokes at 8192 px), oldest dropped first
+const KEYS_HELP = "drag to paint; B brush, E eraser, [ and ] brush size, Ctrl+Z undo, Ctrl+Shift+Z redo, "
+  + "+ and - zoom, 0 fit, Space-drag or middle-drag to pan";
 const MAGIC = { 0x89: "image/png", 0xff: "image/jpeg", 0x52: "image/webp" };
 
 function bytesUrl(view) {
@@ -22,63 +24,40 @@ function listen(model, handlers) {
   return () => pairs.forEach(([event, handler]) => model.off(event, handler));
 }
 
-function toolbar(model, actions) {
-  const bar = make("div", "ik-toolbar");
-  const button = (label, title, onClick) => {
-    const b = make("button", "ik-btn", { type: "button", textContent: label, title });
-    b.dataset.action = label.toLowerCase();
-    b.addEventListener("click", onClick);
-    bar.append(b);
-    return b;
-  };
-  const slider = (label, props, onInput) => {
-    const input = make("input", "", { type: "range", ...props });
-    input.addEventListener("input", () => onInput(Number(input.value)));
-    const wrap = make("label", "ik-slider", { textContent: label });
-    wrap.append(input);
-    bar.append(wrap);
-    return input;
-  };
-  const setTool = (tool) => { model.set("tool", tool); model.save_changes(); };
-  const brush = button("Brush", "paint the mask", () => setTool("brush"));
-  const eraser = button("Eraser", "unpaint", () => setTool("eraser"));
-  const maxSize = Math.max(8, Math.round(Math.max(model.get("width"), model.get("height")) / 4));
-  const size = slider("Size", { min: 1, max: maxSize, step: 1 }, (v) => { model.set("brush_size", v); model.save_changes(); });
-  const opacity = slider("Opacity", { min: 0, max: 1, step: 0.05 }, (v) => { model.set("opacity", v); model.save_changes(); });
-  button("Undo", "undo the last change", actions.undo);
-  button("Redo", "redo what was undone", actions.redo);
-  button("Clear", "unpaint everything", actions.clear);
-  button("Invert", "swap painted and unpainted", actions.invert);
-  const status = make("span", "ik-status");
-  bar.append(status);
-  const refresh = () => {
-    brush.classList.toggle("ik-active", model.get("tool") === "brush");
-    eraser.classList.toggle("ik-active", model.get("tool") === "eraser");
-    size.value = model.get("brush_size");
-    opacity.value = model.get("opacity");
-    status.textContent = model.get("status");
-  };
-  return { bar, refresh };
-}
-
 function render({ model, el }) {
-  const width = model.get("width");
-  const height = model.get("height");
   el.classList.add("ik-painter");
+  el.setAttribute("data-lm-suppress-shortcuts", "true"); // keys pressed here are the painter's, not JupyterLab's
+  el.style.setProperty("--ik-max-view", `${model.get("max_view")}px`);
+  const view = make("div", "ik-view", { tabIndex: 0 });
+  view.setAttribute("role", "application");
+  view.setAttribute("aria-label", `image to paint a mask on: ${KEYS_HELP}`);
   const stage = make("div", "ik-stage");
-  stage.style.width = `${Math.min(width, model.get("max_view"))}px`;
-  stage.style.aspectRatio = `${width} / ${height}`;
-  const picture = make("img", "ik-image", { alt: "image", draggable: false });
-  const canvas = make("canvas", "ik-mask", { width, height });
+  const picture = make("img", "ik-image", { alt: "the image being painted", draggable: false });
+  const canvas = make("canvas", "ik-mask");
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", "the painted mask");
   const ring = make("div", "ik-ring");
-  stage.append(picture, canvas, ring);
-  const result = make("figure", "ik-result-pane");
-  const resultImage = make("img", "ik-result", { alt: "result" });
-  result.append(resultImage, make("figcaption", "", { textContent: "result" }));
+  stage.append(picture);
+  view.append(stage, canvas, ring);
+  const original = make("figure", "ik-pane");
+  original.append(view);
+  const result = make("figure", "ik-pane ik-result-pane");
+  const resultImage = make("img", "ik-result", { alt: "the edit's result" });
+  const resultCaption = make("figcaption");
+  const continueButton = make("button", "ik-btn", {
+    type: "button", textContent: "Continue on result", title: "paint on the result next; the mask and its history stay",
+  });
+  continueButton.dataset.action = "continue";
+  continueButton.addEventListener("click", () => model.send({ event: "continue" }));
+  result.append(resultImage, resultCaption, continueButton);
   const panes = make("div", "ik-panes");
-  panes.append(stage, result);
+  panes.append(original, result);
 
-  const ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const ctx = canvas.getContext("2d");
+  const colour = () => rgb(model.get("mask_color"));
+  let width = 0;
+  let height = 0;
+  let mask = null;
   const undo = [];
   const redo = [];
   let revision = model.get("revision"); // the revision this view's canvas shows
@@ -86,150 +65,193 @@ function render({ model, el }) {
   let sending = Promise.resolve();
   let stroke = null;
 
-  const snapshot = () => ctx.getImageData(0, 0, width, height);
-  const remember = () => {
-    undo.push(snapshot());
-    if (undo.length > HISTORY) undo.shift();
-    redo.length = 0;
+  // Show the mask as the view sees it (zoom and pan included), at the screen's resolution.
+  let frame = 0;
+  const paint = () => {
+    frame = 0;
+    const { width: vw, height: vh } = view.getBoundingClientRect();
+    if (!vw || !vh || !mask) return;
+    const dpr = window.devicePixelRatio || 1;
+    const [cw, ch] = [Math.round(vw * dpr), Math.round(vh * dpr)];
+    if (canvas.width !== cw || canvas.height !== ch) Object.assign(canvas, { width: cw, height: ch });
+    const { scale, tx, ty } = zoom.transform;
+    // The image pixel under each canvas column (or row); -1 outside the image.
+    const axis = (n, shift, viewSize, imageSize) => Int32Array.from({ length: n }, (_, i) => {
+      const at = Math.floor((((i + 0.5) / dpr - shift) / scale) * (imageSize / viewSize));
+      return at >= 0 && at < imageSize ? at : -1;
+    });
+    const pixels = ctx.createImageData(cw, ch);
+    mask.render(pixels, axis(cw, tx, vw, width), axis(ch, ty, vh, height), colour());
+    ctx.putImageData(pixels, 0, 0);
+  };
+  const draw = () => { if (!frame) frame = requestAnimationFrame(paint); };
+
+  const resize = () => {
+    width = model.get("width");
+    height = model.get("height");
+    mask = new BitMask(width, height);
+    undo.length = redo.length = 0;
+    el.style.setProperty("--ik-aspect", String(width / height));
+    draw();
   };
 
-  // One PNG per finished change; queued so two quick strokes arrive in order.
+  const sizeOf = (saved) => [...saved.values()].reduce((n, bytes) => n + bytes.length, 0);
+  const trim = () => {
+    let bytes = [...undo, ...redo].reduce((n, saved) => n + sizeOf(saved), 0);
+    while (bytes > HISTORY_BYTES && undo.length) bytes -= sizeOf(undo.shift());
+    el.dataset.historyBytes = String(bytes);
+  };
+  const record = (saved) => {
+    undo.push(saved);
+    redo.length = 0;
+    trim();
+  };
+
+  // One PNG per finished change, in order; the rows are copied now, so later changes cannot leak in.
   const commit = () => {
     const start = performance.now();
+    const rows = new Blob([mask.rows]);
+    const size = [width, height];
     sending = sending.then(async () => {
-      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
-      const buffer = await blob.arrayBuffer();
+      const buffer = await encodePng(rows, ...size);
       revision = model.get("revision") + 1;
       pending = { revision, start, bytes: buffer.byteLength, encodeMs: performance.now() - start };
       model.set({ mask_png: new DataView(buffer), revision });
       model.save_changes();
+    }).catch((error) => { // one lost sync must not stop the ones after it
+      el.dataset.syncError = String(error);
+      console.error("MaskPainter: the mask did not reach the kernel", error);
     });
   };
-
-  const tint = () => {
-    ctx.globalCompositeOperation = "source-in";
-    ctx.fillStyle = getComputedStyle(el).getPropertyValue("--ik-mask-color").trim() || "#ff2a5a";
-    ctx.fillRect(0, 0, width, height);
-    ctx.globalCompositeOperation = "source-over";
+  const change = (apply) => {
+    record(mask.keep(new Map()));
+    apply();
+    draw();
+    commit();
   };
-
-  const drawFromModel = async () => {
-    const data = model.get("mask_png");
-    const bitmap = data && data.byteLength ? await createImageBitmap(new Blob([data])) : null;
-    ctx.clearRect(0, 0, width, height);
-    if (bitmap) {
-      ctx.drawImage(bitmap, 0, 0, width, height);
-      tint();
-    }
+  const step = (from, to) => {
+    if (!from.length) return;
+    to.push(mask.swap(from.pop()));
+    trim();
+    draw();
+    commit();
   };
-
+  const zoom = zoomable(view, stage, (scale) => { el.dataset.zoom = scale.toFixed(2); draw(); });
+  const setBrush = (size) => { model.set("brush_size", Math.max(1, Math.round(size))); model.save_changes(); };
+  const setTool = (tool) => { model.set("tool", tool); model.save_changes(); };
   const actions = {
-    undo: () => {
-      if (!undo.length) return;
-      redo.push(snapshot());
-      ctx.putImageData(undo.pop(), 0, 0);
-      commit();
-    },
-    redo: () => {
-      if (!redo.length) return;
-      undo.push(snapshot());
-      ctx.putImageData(redo.pop(), 0, 0);
-      commit();
-    },
-    clear: () => {
-      remember();
-      ctx.clearRect(0, 0, width, height);
-      commit();
-    },
-    invert: () => {
-      remember();
-      ctx.globalCompositeOperation = "xor"; // painted becomes clear, clear becomes painted
-      ctx.fillStyle = "#000";
-      ctx.fillRect(0, 0, width, height);
-      tint();
-      commit();
+    undo: () => step(undo, redo),
+    redo: () => step(redo, undo),
+    clear: () => change(() => mask.clear()),
+    invert: () => change(() => mask.invert()),
+    zoomIn: zoom.zoomIn,
+    zoomOut: zoom.zoomOut,
+    fit: zoom.reset,
+    // Sent after the mask syncs in flight, so Python edits with the mask on screen.
+    edit: (op, prompt = "", negative = "") => {
+      sending = sending.then(() => model.send({ event: "edit", op, prompt, negative }));
     },
   };
-  const { bar, refresh } = toolbar(model, actions);
-  el.append(bar, panes);
+  const { tools, edits, refresh } = controls(model, actions);
+  el.append(tools, panes, edits);
 
   // Pointer input (mouse, pen, touch), mapped from CSS pixels to image pixels on each axis.
   const toImage = (event) => {
-    const rect = canvas.getBoundingClientRect();
+    const rect = picture.getBoundingClientRect(); // zoom and pan included
     return {
       x: (event.clientX - rect.left) * (width / rect.width),
       y: (event.clientY - rect.top) * (height / rect.height),
       w: model.get("brush_size") * (event.pointerType === "pen" && event.pressure > 0 ? Math.max(0.2, event.pressure * 2) : 1),
     };
   };
-  const segment = (from, to) => {
-    ctx.globalCompositeOperation = model.get("tool") === "eraser" ? "destination-out" : "source-over";
-    ctx.strokeStyle = ctx.fillStyle = getComputedStyle(el).getPropertyValue("--ik-mask-color").trim() || "#ff2a5a";
-    ctx.lineCap = ctx.lineJoin = "round";
-    ctx.lineWidth = to.w;
-    ctx.beginPath();
-    if (from.x === to.x && from.y === to.y) {
-      ctx.arc(to.x, to.y, to.w / 2, 0, 2 * Math.PI);
-      ctx.fill();
-    } else {
-      ctx.moveTo(from.x, from.y);
-      ctx.lineTo(to.x, to.y);
-      ctx.stroke();
-    }
-    ctx.globalCompositeOperation = "source-over";
-  };
   const moveRing = (event) => {
-    const rect = canvas.getBoundingClientRect();
+    const rect = picture.getBoundingClientRect();
+    const box = view.getBoundingClientRect();
     const d = model.get("brush_size") * (rect.width / width);
     Object.assign(ring.style, {
       width: `${d}px`, height: `${d}px`, display: "block",
-      left: `${event.clientX - rect.left - d / 2}px`, top: `${event.clientY - rect.top - d / 2}px`,
+      left: `${event.clientX - box.left - d / 2}px`, top: `${event.clientY - box.top - d / 2}px`,
     });
   };
-  canvas.addEventListener("pointerdown", (event) => {
+  const paintTo = (point) => {
+    mask.segment(stroke.last, point, point.w, stroke.on, stroke.saved);
+    stroke.last = point;
+    draw();
+  };
+  view.addEventListener("pointerdown", (event) => {
+    view.focus({ preventScroll: true });
+    if (zoom.onDown(event)) {
+      if (stroke) { // a second finger: this is a pinch, not a stroke; put the mask back as it was
+        mask.swap(stroke.saved);
+        stroke = null;
+        draw();
+      }
+      event.preventDefault();
+      return;
+    }
     if (event.pointerType === "mouse" && event.button !== 0) return;
     event.preventDefault();
-    canvas.setPointerCapture(event.pointerId);
-    remember();
+    view.setPointerCapture(event.pointerId);
     const point = toImage(event);
-    stroke = { id: event.pointerId, last: point };
-    segment(point, point);
+    stroke = { id: event.pointerId, last: point, on: model.get("tool") !== "eraser", saved: new Map() };
+    paintTo(point);
   });
-  canvas.addEventListener("pointermove", (event) => {
+  view.addEventListener("pointermove", (event) => {
     moveRing(event);
-    if (!stroke || event.pointerId !== stroke.id) return;
-    const moves = event.getCoalescedEvents ? event.getCoalescedEvents() : [event];
-    for (const move of moves.length ? moves : [event]) {
-      const point = toImage(move);
-      segment(stroke.last, point);
-      stroke.last = point;
-    }
+    if (zoom.onMove(event) || !stroke || event.pointerId !== stroke.id) return;
+    const moves = event.getCoalescedEvents ? event.getCoalescedEvents() : [];
+    (moves.length ? moves : [event]).forEach((move) => paintTo(toImage(move)));
   });
   const finish = (event) => {
-    if (!stroke || event.pointerId !== stroke.id) return;
+    if (zoom.onUp(event) || !stroke || event.pointerId !== stroke.id) return;
+    record(stroke.saved);
     stroke = null;
     commit();
   };
-  canvas.addEventListener("pointerup", finish);
-  canvas.addEventListener("pointercancel", finish);
-  canvas.addEventListener("pointerleave", () => { ring.style.display = "none"; });
+  view.addEventListener("pointerup", finish);
+  view.addEventListener("pointercancel", finish);
+  view.addEventListener("pointerleave", () => { ring.style.display = "none"; });
+
+  // Keys, while focus is anywhere in the painter but a text field.
+  const keyActions = {
+    b: () => setTool("brush"), e: () => setTool("eraser"),
+    "[": () => setBrush(model.get("brush_size") * 0.85), "]": () => setBrush(model.get("brush_size") / 0.85 + 1),
+    "+": zoom.zoomIn, "=": zoom.zoomIn, "-": zoom.zoomOut, 0: zoom.reset,
+  };
+  el.addEventListener("keydown", (event) => {
+    if (event.target.closest("input, textarea, select")) return;
+    const key = event.key.toLowerCase();
+    let act = null;
+    if (event.ctrlKey || event.metaKey) {
+      act = key === "z" ? (event.shiftKey ? actions.redo : actions.undo) : key === "y" ? actions.redo : null;
+    } else if (key === " " && !event.target.closest("button")) {
+      act = () => zoom.holdSpace(true);
+    } else if (!event.altKey) {
+      act = keyActions[key];
+    }
+    if (!act) return;
+    event.preventDefault();
+    event.stopPropagation();
+    act();
+  });
+  el.addEventListener("keyup", (event) => { if (event.key === " ") zoom.holdSpace(false); });
 
   // Model -> view.
   const show = (img, data) => {
     if (img.src) URL.revokeObjectURL(img.src);
     img.src = data && data.byteLength ? bytesUrl(data) : "";
   };
-  const showImage = () => show(picture, model.get("image_data"));
-  const showResult = () => {
-    const data = model.get("result_data");
-    result.style.display = data && data.byteLength ? "" : "none";
-    show(resultImage, data);
+  const loadMask = async (undoable = true) => {
+    const data = model.get("mask_png");
+    const next = data && data.byteLength ? await maskFromImage(new Blob([data]), width, height) : new BitMask(width, height);
+    if (undoable) record(mask.keep(new Map()));
+    mask.rows.set(next.rows);
+    draw();
   };
   const onMask = () => {
     if (model.get("revision") <= revision) return; // our own echo, or older than what we show
     revision = model.get("revision");
-    remember();
-    drawFromModel();
+    loadMask();
   };
   const onReceived = () => {
     if (!pending || model.get("received") < pending.revision) return;
@@ -241,26 +263,54 @@ function render({ model, el }) {
     });
     pending = null;
   };
+  const onSize = () => {
+    if (model.get("width") === width && model.get("height") === height) return;
+    resize();
+    loadMask(false);
+    zoom.reset();
+  };
+  const showImage = () => { delete el.dataset.ready; show(picture, model.get("image_data")); };
+  const showResult = () => {
+    const data = model.get("result_data");
+    panes.classList.toggle("ik-has-result", Boolean(data && data.byteLength));
+    show(resultImage, data);
+  };
+  const onColour = () => {
+    el.style.setProperty("--ik-mask-color", model.get("mask_color"));
+    draw();
+  };
   const onOpacity = () => { canvas.style.opacity = model.get("opacity"); };
 
   picture.addEventListener("load", () => { el.dataset.ready = "1"; });
-  resultImage.addEventListener("load", () => { el.dataset.result = "1"; });
+  const resized = new ResizeObserver(draw);
+  resized.observe(view);
+  resultImage.addEventListener("load", () => {
+    const { naturalWidth: w, naturalHeight: h } = resultImage;
+    el.style.setProperty("--ik-result-aspect", String(w / h));
+    resultCaption.textContent = `result ${w}×${h}`;
+    el.dataset.results = String(Number(el.dataset.results || 0) + 1); // results shown so far
+  });
   const stop = listen(model, {
     "change:image_data": showImage,
     "change:result_data": showResult,
     "change:mask_png": onMask,
     "change:received": onReceived,
     "change:opacity": onOpacity,
-    "change:tool change:brush_size change:opacity change:status": refresh,
+    "change:mask_color": onColour,
+    "change:width change:height": onSize,
+    "change:tool change:brush_size change:opacity change:mask_color change:status change:busy change:editable": refresh,
   });
+  resize();
   showImage();
   showResult();
   onOpacity();
+  onColour();
   refresh();
-  drawFromModel();
+  loadMask(false);
 
   return () => {
     stop();
+    resized.disconnect();
     show(picture, null);
     show(resultImage, null);
   };

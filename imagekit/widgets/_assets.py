@@ -6,7 +6,12 @@ keeps them in the top-level ``widgets/`` folder. Both are plain files: no build 
 
 from __future__ import annotations
 
+import base64
+import re
 from pathlib import Path
+
+# `from "./name.js"` in a module: a sibling asset, the only kind of import the widgets use.
+_SIBLING = re.compile(r"""(\bfrom\s*)(["'])\./([\w.-]+\.js)\2""")
 
 _PLACES = (
     Path(__file__).parent / "static",  # installed wheel
@@ -27,3 +32,17 @@ def asset_path(name: str) -> Path:
 def asset_text(name: str) -> str:
     """The contents of the browser asset ``name``."""
     return asset_path(name).read_text(encoding="utf-8")
+
+
+def asset_module(name: str) -> str:
+    """The ES module ``name`` with its sibling imports inlined as ``data:`` URLs.
+
+    anywidget loads a widget's module from a blob URL, where ``./x.js`` cannot resolve; the files stay
+    plain ES modules that a browser can also load from the folder as they are.
+    """
+
+    def inline(match: re.Match) -> str:
+        encoded = base64.b64encode(asset_module(match.group(3)).encode()).decode()
+        return f'{match.group(1)}"data:text/javascript;base64,{encoded}"'
+
+    return _SIBLING.sub(inline, asset_text(name))

@@ -1,62 +1,76 @@
 """MaskPainter: paint a mask over an image in the browser, read it in Python, fill or clean up with it.
 
-The browser paints on a canvas at the image's own resolution and sends the mask once per stroke, as a
-PNG whose alpha channel marks the painted pixels (``mask_png``). Undo and redo live in the browser.
+The browser paints on a canvas at the image's own resolution and sends the mask once per finished
+change as a 1-bit PNG (``mask_png``, white = painted). Undo and redo live in the browser. The widget's
+own Fill and Clean up buttons run the edit on a worker thread, so the kernel stays free meanwhile.
 """
 
 from __future__ import annotations
 
 import io
+import logging
+import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
 import anywidget
 import numpy as np
 from ipywidgets import CallbackDispatcher
 from PIL import Image as PILImage
-from traitlets import Enum, Float, Int, Unicode, validate
+from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, validate
 
-from ._assets import asset_text
+from ._assets import asset_module, asset_text
 from ._common import binary_trait, load_picture, plain_error
 
 __all__ = ["MaskPainter"]
+
+log = logging.getLogger("imagekit.widgets")
 
 
 class MaskPainter(anywidget.AnyWidget):
     """Paint a mask over an image (Image handle, PIL image or path) with brush, eraser, undo and redo.
 
     ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size, ``mask_array()`` the
-    same as a boolean array; ``fill()`` and ``clean_up()`` edit the image with it (Image handles only)
-    and show the result beside the original.
+    same as a boolean array; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
+    with it (Image handles only) and show the result beside the original; ``continue_on_result()`` (or
+    its button) paints on the result next.
     """
 
-    _esm = asset_text("mask_painter.js")
+    _esm = asset_module("mask_painter.js")
     _css = asset_text("mask_painter.css")
 
     image_data = binary_trait("the image shown, as PNG, JPEG or WebP bytes")
     width = Int(help="the image's width in pixels; the mask has the same").tag(sync=True)
     height = Int(help="the image's height in pixels; the mask has the same").tag(sync=True)
-    mask_png = binary_trait("the mask as a PNG whose alpha marks painted pixels (b'' = nothing painted)")
+    mask_png = binary_trait("the mask as a PNG: 1-bit white = painted, or alpha = painted (b'' = nothing)")
     revision = Int(0, help="bumped by whichever side changed mask_png, so a side skips its own echo").tag(sync=True)
     received = Int(0, help="the last mask revision the kernel decoded; the browser times syncs by it").tag(sync=True)
     tool = Enum(("brush", "eraser"), "brush", help="what a stroke does: brush paints, eraser unpaints").tag(sync=True)
     brush_size = Int(24, help="brush diameter in image pixels (at least 1)").tag(sync=True)
     opacity = Float(0.5, min=0.0, max=1.0, help="opacity of the mask overlay").tag(sync=True)
+    mask_color = Unicode("#ff2a5a", help="colour of the mask overlay, #rrggbb").tag(sync=True)
     max_view = Int(640, min=64, help="largest displayed width in CSS pixels; larger images are scaled to fit").tag(sync=True)
     result_data = binary_trait("the last edit's result (PNG), shown beside the original")
     status = Unicode("", help="what the painter is doing, or the last error in plain words").tag(sync=True)
+    busy = Bool(False, help="an edit is running (the edit buttons wait and a progress bar shows)").tag(sync=True)
+    editable = Bool(False, help="the image is on the service, so Fill and Clean up can run").tag(sync=True)
 
     def __init__(self, image: Any, *, brush_size: int | None = None, **traits: Any) -> None:
         data, picture, handle = load_picture(image)
         brush_size = brush_size or max(4, round(max(picture.size) / 32))
         super().__init__(image_data=data, width=picture.width, height=picture.height,
-                         brush_size=brush_size, **traits)
+                         brush_size=brush_size, editable=handle is not None, **traits)
         self.source = handle
         """The Image handle being painted on (None for a PIL image or a file)."""
         self.result = None
         """The Image the last ``fill()`` or ``clean_up()`` produced."""
+        self.history: list[Any] = [handle] if handle is not None else []
+        """The Image handles painted on so far, the current one last (``continue_on_result`` adds)."""
         self._mask_callbacks = CallbackDispatcher()
         self._result_callbacks = CallbackDispatcher()
+        self._pool: ThreadPoolExecutor | None = None
         self.observe(self._mask_arrived, "mask_png")
+        self.on_msg(self._browser_asked)
 
     def __repr__(self) -> str:
         return f"MaskPainter({self.width}x{self.height}, painted={self.mask_array().mean():.1%}, tool={self.tool!r})"
@@ -64,6 +78,12 @@ class MaskPainter(anywidget.AnyWidget):
     @validate("brush_size")
     def _clip_brush(self, proposal: Any) -> int:
         return max(1, int(proposal["value"]))
+
+    @validate("mask_color")
+    def _check_colour(self, proposal: Any) -> str:
+        if not re.fullmatch(r"#[0-9a-fA-F]{6}", proposal["value"]):
+            raise TraitError(f"mask_color must look like #rrggbb, got {proposal['value']!r}")
+        return proposal["value"].lower()
 
     # -- the mask --------------------------------------------------------------------------------
     @property
@@ -89,9 +109,8 @@ class MaskPainter(anywidget.AnyWidget):
             array = array >= 128 if array.dtype == np.uint8 else array.astype(bool)
         if array.shape != (self.height, self.width):
             raise ValueError(f"a mask of shape {array.shape} does not fit a {self.width}x{self.height} image")
-        alpha = PILImage.fromarray(array.astype(np.uint8) * 255)
         out = io.BytesIO()
-        PILImage.merge("LA", (PILImage.new("L", alpha.size, 255), alpha)).save(out, format="PNG")
+        PILImage.fromarray(array).save(out, format="PNG")  # a bool array is a 1-bit image
         with self.hold_sync():
             self.revision += 1
             self.mask_png = out.getvalue()
@@ -121,19 +140,71 @@ class MaskPainter(anywidget.AnyWidget):
         """Remove what is painted; returns the new Image and shows it."""
         return self._edit("Cleaning up", lambda image, mask: image.clean_up(mask, **options))
 
+    def continue_on_result(self) -> Any:
+        """Paint on the last result next: it becomes the image; the mask and its undo history stay."""
+        if self.result is None:
+            raise ValueError("there is no result to continue on: run fill() or clean_up() first")
+        result, data = self.result, self.result_data
+        picture = PILImage.open(io.BytesIO(data))
+        with self.hold_sync():
+            if picture.size != (self.width, self.height):  # a mask of the old size would not fit
+                self.width, self.height = picture.size
+                self.mask = None
+            self.image_data, self.result_data = data, b""
+        self.source, self.result = result, None
+        self.history.append(result)
+        return result
+
     def _edit(self, doing: str, run: Callable[[Any, Any], Any]) -> Any:
         if self.source is None:
             raise ValueError("edits need an image on the service: make the painter from an Image handle")
-        self.status = f"{doing}…"
+        self.status, self.busy = f"{doing}…", True
         try:
             result = run(self.source, self.mask)
             self.result_data = result.read("png")
         except Exception as exc:
             self.status = plain_error(exc)
             raise
+        finally:
+            self.busy = False
         self.result, self.status = result, ""
         self._result_callbacks(result)
         return result
+
+    def _browser_asked(self, widget: Any, content: dict, buffers: Any) -> None:
+        """The widget's buttons: edits run on a worker thread, so the kernel keeps taking strokes."""
+        event = content.get("event")
+        if event == "edit" and content.get("op") in ("fill", "clean_up") and not self.busy:
+            if content["op"] == "fill":
+                self.run_in_background(self.fill, content.get("prompt", ""), content.get("negative", ""))
+            else:
+                self.run_in_background(self.clean_up)
+        elif event == "continue" and self.result is not None:
+            self.continue_on_result()
+
+    def run_in_background(self, edit: Callable[..., Any], *args: Any) -> Future:
+        """Run ``edit(*args)`` on the painter's worker thread; errors show in ``status``, not raised."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imagekit-painter")
+        self.busy = True  # at once, so a second click cannot queue a second edit
+
+        def quietly() -> Any:
+            try:
+                return edit(*args)
+            except Exception as exc:  # noqa: BLE001 - shown in the widget by _edit
+                log.debug("painter edit failed: %s", exc)
+                return None
+            finally:
+                self.busy = False
+
+        return self._pool.submit(quietly)
+
+    def close(self) -> None:
+        """Close the widget and stop its worker thread."""
+        pool = getattr(self, "_pool", None)  # absent when __init__ failed before making it
+        if pool is not None:
+            pool.shutdown(wait=False)  # close() may run on the worker itself, from __del__
+        super().close()
 
     # -- callbacks -------------------------------------------------------------------------------
     def on_mask(self, callback: Callable[[MaskPainter], Any], remove: bool = False) -> None:

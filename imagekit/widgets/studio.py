@@ -1,13 +1,13 @@
 """PromptStudio: write a prompt, pick a style, a reference image or a collection, and generate.
 
-Calls run on a worker thread, so the kernel stays free while images are made; progress, the credit
-balance and any error (in plain words) show inline. The images land in a Gallery with selection.
+Calls run on a worker thread, so the kernel stays free while images are made; progress and any error
+(in plain words) show inline, and after every call the balance shown is the one ``usage()`` reports.
+The images land in a Gallery with selection.
 """
 
 from __future__ import annotations
 
 import html
-
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
@@ -16,6 +16,7 @@ from ipywidgets import CallbackDispatcher
 
 from ..errors import GenerationFailedError
 from ._common import plain_error
+from .choice import Choice
 from .gallery import Gallery
 
 __all__ = ["PromptStudio"]
@@ -52,21 +53,24 @@ class PromptStudio:
 
     def _build(self, prompt: str, count: int, ratio: str) -> None:
         full = w.Layout(width="100%")
-        self.prompt_box = w.Textarea(prompt, placeholder="Describe the image…", rows=3, layout=full)
+        self.prompt_box = w.Textarea(prompt, description="Prompt", placeholder="Describe the image…", rows=3,
+                                     layout=full)
         self.prompt_box.add_class("ik-prompt")
         self.counter = w.HTML()
-        self.source_picker = w.ToggleButtons(options=SOURCES, value="style", style={"button_width": "auto"})
+        self.source_picker = Choice(SOURCES, "style", description="Source")
         self.style_picker = w.Dropdown(description="Style", options=[])
         self.upload = w.FileUpload(accept="image/*", multiple=False, description="Reference")
         self.collection_box = w.BoundedIntText(1, min=1, max=2**31 - 1, description="Collection")
         self.ratio_picker = w.Dropdown(description="Ratio", options=RATIOS, value=ratio)
-        self.count_picker = w.ToggleButtons(options=[1, 2, 4], value=count, style={"button_width": "3em"})
+        self.count_picker = Choice([1, 2, 4], count, description="Count")
         self.count_picker.add_class("ik-count")
         self.enhance_button = w.Button(description="Enhance prompt", icon="magic")
         self.generate_button = w.Button(description="Generate", button_style="primary")
         self.generate_button.add_class("ik-generate")
-        self.choice = w.RadioButtons(layout=w.Layout(display="none", width="100%"))
-        self.progress = w.IntProgress(0, min=0, max=count, layout=w.Layout(visibility="hidden"))
+        self.suggestion = Suggestion(self.use_prompt)
+        self.progress = w.IntProgress(0, min=0, max=count, description="Generating",
+                                      layout=w.Layout(visibility="hidden"))
+        self.progress.add_class("ik-progress")
         self.balance = w.HTML()
         self.balance.add_class("ik-balance")
         self.message = w.HTML()
@@ -75,15 +79,14 @@ class PromptStudio:
         self.source_box = w.HBox([self.style_picker])
         self.widget = w.VBox([
             self.prompt_box, self.counter, self.source_picker, self.source_box,
-            w.HBox([self.ratio_picker, w.Label("Count", layout=w.Layout(margin="0 4px 0 16px")), self.count_picker]),
+            w.HBox([self.ratio_picker, self.count_picker]),
             w.HBox([self.enhance_button, self.generate_button, self.progress, self.balance]),
-            self.choice, self.message, self.gallery,
+            self.suggestion.widget, self.message, self.gallery,
         ])
         """The widget tree; showing the studio shows this."""
         self.widget.add_class("ik-studio")
         self.prompt_box.observe(self._count_prompt, "value")
-        self.source_picker.observe(self._switch_source, "value")
-        self.choice.observe(self._pick_prompt, "value")
+        self.source_picker.observe(self._switch_source, "index")
         self.enhance_button.on_click(lambda _: self.enhance())
         self.generate_button.on_click(lambda _: self.generate())
         self._count_prompt()
@@ -117,7 +120,8 @@ class PromptStudio:
         return self._call(self._generate, self.prompt_box.value, options)
 
     def enhance(self) -> Future:
-        """Text-to-prompt on the current prompt; offers the initial and the enhanced prompt to pick."""
+        """Text-to-prompt on the current prompt; shows both versions side by side to choose from (the
+        prompt stays as it is until one is chosen)."""
         style = self.style_picker.value if self.source_picker.value == "style" else None
         return self._call(self._enhance, self.prompt_box.value, style)
 
@@ -134,13 +138,23 @@ class PromptStudio:
         self.message.value = ""
         return self._pool.submit(self._guarded, work, *args)
 
+    def use_prompt(self, which: str) -> str:
+        """Take the ``"enhanced"`` or the ``"initial"`` prompt the last ``enhance()`` offered."""
+        if not self._enhanced:
+            raise ValueError("nothing to choose from: run enhance() first")
+        self.prompt_box.value = self._enhanced[{"initial": 0, "enhanced": 1}[which]]
+        self.suggestion.hide()
+        return self.prompt_box.value
+
     def _guarded(self, work: Callable[..., Any], *args: Any) -> Any:
         try:
             return work(*args)
         except Exception as exc:  # shown inline; the Future resolves to None
             self._show_error(exc)
             return None
-        finally:
+        finally:  # every outcome: nothing left spinning, and the balance the service has now
+            self.progress.layout.visibility = "hidden"
+            self._show_balance()
             self._set_busy(False)
 
     def _failed(self, exc: Exception) -> Future:
@@ -159,13 +173,11 @@ class PromptStudio:
         self.style_picker.options = [(f"{s.main_text or s.main} · {s.credit_cost} credits", s.style_id)
                                      for s in styles]
         self.style_picker.value = styles[0].style_id if styles else None
-        self._show_balance(None)
 
     def _generate(self, prompt: str, options: dict) -> Any:
         count = options["count"]
         self.progress.max, self.progress.value = count, 0
         self.progress.layout.visibility = "visible"
-        self.progress.description = "generating"
         result = self.client.create(prompt, is_async=True, **options)
         failed = 0
         for image in result.images:
@@ -175,8 +187,6 @@ class PromptStudio:
                 failed += 1
             self.progress.value += 1
         self.gallery.show([image for image in result.images if image.status == "COMPLETED"])
-        self.progress.layout.visibility = "hidden"
-        self._show_balance(result.credits_remaining)
         if failed:
             self.message.value = f"{failed} of {count} images failed to generate (their credits were refunded)."
         self.result = result
@@ -187,10 +197,7 @@ class PromptStudio:
         answer = self.client.text_to_prompt(text, style=style)
         initial, enhanced = answer.initial_prompt or text, answer.enhanced_prompt or text
         self._enhanced = (initial, enhanced)
-        self.choice.options = [(f"Enhanced: {enhanced}", enhanced), (f"Initial: {initial}", initial)]
-        self.choice.value = enhanced
-        self.choice.layout.display = ""
-        self._show_balance(answer.credits_remaining)
+        self.suggestion.offer(initial, enhanced)
         return answer
 
     # -- view helpers ----------------------------------------------------------------------------
@@ -207,13 +214,16 @@ class PromptStudio:
             options["initial_prompt"], options["enhanced_prompt"] = self._enhanced
         return options
 
-    def _show_balance(self, remaining: Any) -> None:
-        if remaining is None:
-            remaining = self.client.usage().current_credit
-        self.balance.value = f"<b>{remaining}</b> credits left"
+    def _show_balance(self) -> None:
+        # Asked of the service after every call: a refund or another session may have moved it.
+        try:
+            self.balance.value = f"<b>{self.client.usage().current_credit}</b> credits left"
+        except Exception as exc:  # noqa: BLE001 - the call's own outcome matters more than this
+            self.balance.value = f"balance unknown ({html.escape(plain_error(exc))})"
 
     def _set_busy(self, busy: bool) -> None:
         self.enhance_button.disabled = busy
+        self.count_picker.disabled = busy
         self.generate_button.disabled = busy or not self._prompt_ok()
 
     def _prompt_ok(self) -> bool:
@@ -227,11 +237,32 @@ class PromptStudio:
 
     def _switch_source(self, change: Any) -> None:
         self.source_box.children = [{"style": self.style_picker, "image": self.upload,
-                                     "collection": self.collection_box}[change["new"]]]
+                                     "collection": self.collection_box}[self.source_picker.value]]
 
-    def _pick_prompt(self, change: Any) -> None:
-        if change["new"]:
-            self.prompt_box.value = change["new"]
+
+class Suggestion:
+    """The initial and the enhanced prompt side by side, each readable in full, with a button to take it."""
+
+    def __init__(self, choose: Callable[[str], Any]) -> None:
+        self._texts = {which: w.HTML(layout=w.Layout(width="100%")) for which in ("initial", "enhanced")}
+        panes = []
+        for which, title, label in (("initial", "Your prompt", "Keep mine"), ("enhanced", "Enhanced", "Use enhanced")):
+            button = w.Button(description=label, tooltip=f"{label}: put this version in the prompt box")
+            button.add_class(f"ik-use-{which}")
+            button.on_click(lambda _, which=which: choose(which))
+            panes.append(w.VBox([w.HTML(f"<b>{title}</b>"), self._texts[which], button],
+                                layout=w.Layout(flex="1 1 0", min_width="0", padding="0 8px 0 0")))
+        self.widget = w.HBox(panes, layout=w.Layout(display="none", width="100%"))
+        """Both versions; hidden until ``offer``."""
+        self.widget.add_class("ik-suggestion")
+
+    def offer(self, initial: str, enhanced: str) -> None:
+        for which, text in (("initial", initial), ("enhanced", enhanced)):
+            self._texts[which].value = f'<div style="white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(text)}</div>'
+        self.widget.layout.display = "flex"
+
+    def hide(self) -> None:
+        self.widget.layout.display = "none"
 
 
 def _close_tree(widget: w.Widget) -> None:

@@ -6,6 +6,7 @@ The browser tests never skip: without chromium they fail and say how to install 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,10 +47,27 @@ def page(lab):
         browser.close()
 
 
+OUTPUT = Path(__file__).parents[2] / "test-output" / "widgets"
+
+
 @pytest.fixture
-def notebook(page, lab, request, tmp_path: Path) -> Iterator[Notebook]:
-    """A fresh notebook with its own kernel; a screenshot of the page is kept in tmp_path at the end."""
+def shots(request) -> Path:
+    """This test's folder under test-output/widgets/ (git ignores it): screenshots and measured figures."""
+    folder = OUTPUT / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def keep_figures(folder: Path, figures: dict) -> None:
+    """Write what a test measured in the browser beside its screenshots, and print it."""
+    (folder / "figures.json").write_text(json.dumps(figures, indent=2))
+    print(f"{folder.name}: {json.dumps(figures)}")
+
+
+@pytest.fixture
+def notebook(page, lab, request, shots: Path) -> Iterator[Notebook]:
+    """A fresh notebook with its own kernel; a screenshot of the page is kept in ``shots`` at the end."""
     opened = Notebook(page, lab, f"{request.node.name}.ipynb")
     yield opened
-    page.screenshot(path=tmp_path / "final.png")
+    page.screenshot(path=shots / "final.png")
     opened.close()

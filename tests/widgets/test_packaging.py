@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -18,13 +19,25 @@ def test_import_imagekit_does_not_load_widget_libraries():
     assert subprocess.check_output([sys.executable, "-c", code], text=True).strip() == "[]"
 
 
-def test_assets_are_es_modules_without_remote_imports():
+def test_assets_are_es_modules_importing_only_their_siblings():
     assert {"mask_painter.js", "mask_painter.css", "gallery.js", "gallery.css"} <= set(ASSETS)
     for name in ASSETS:
         text = (ROOT / "widgets" / name).read_text()
         assert "http://" not in text and "https://" not in text, name
         if name.endswith(".js"):
-            assert "export default" in text and "import " not in text, name
+            assert "export " in text, name
+            for spec in re.findall(r"\bimport\b[^;]*?from\s*[\"']([^\"']+)[\"']", text):
+                assert spec.startswith("./") and spec[2:] in ASSETS, (name, spec)
+            assert "import(" not in text, name
+
+
+def test_a_widget_module_carries_its_siblings_inline():
+    from imagekit.widgets._assets import asset_module
+
+    linked = asset_module("mask_painter.js")
+    assert './mask_bits.js' in (ROOT / "widgets" / "mask_painter.js").read_text()
+    assert "./" not in "".join(re.findall(r"from\s*\"([^\"]*)\"", linked))
+    assert linked.count('from "data:text/javascript;base64,') == 3
 
 
 def test_wheel_ships_the_assets_and_an_installed_copy_loads_them(tmp_path):
@@ -42,7 +55,7 @@ from imagekit.widgets import Gallery, MaskPainter
 from PIL import Image
 painter = MaskPainter(Image.new("RGB", (8, 8)))
 print(assets.asset_path("mask_painter.js"))
-print(painter._esm == assets.asset_text("mask_painter.js"), "export default" in painter._esm,
+print(painter._esm == assets.asset_module("mask_painter.js"), "export default" in painter._esm,
       ".ik-painter" in painter._css, "export default" in Gallery()._esm)
 """
     env = {**os.environ, "PYTHONPATH": str(target)}  # ahead of the editable install in site-packages

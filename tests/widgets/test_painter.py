@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pytest
 from PIL import Image
+from traitlets import TraitError
 
 import imagekit
 from imagekit.widgets import MaskPainter
@@ -56,6 +57,27 @@ def test_browser_mask_arrives_as_memoryview_and_is_thresholded(painter):
     assert np.array_equal(painter.mask_array(), mask) and painter.received == 3
 
 
+def test_a_one_bit_png_from_the_browser_is_read_as_white_painted(painter):
+    mask = np.zeros((80, 120), bool)
+    mask[5:25, 30:90] = True
+    out = io.BytesIO()
+    Image.fromarray(mask).save(out, format="PNG")  # what the browser sends: bit depth 1, white = paint
+    painter.set_state({"mask_png": memoryview(out.getvalue()), "revision": 1})
+    assert np.array_equal(painter.mask_array(), mask)
+
+
+def test_python_sends_its_mask_as_one_bit(painter):
+    painter.mask = np.eye(80, 120, dtype=bool)
+    assert Image.open(io.BytesIO(painter.mask_png)).mode == "1"
+
+
+def test_mask_colour_is_checked(painter):
+    painter.mask_color = "#00C8FF"
+    assert painter.mask_color == "#00c8ff"
+    with pytest.raises(TraitError, match="#rrggbb"):
+        painter.mask_color = "cyan"
+
+
 def test_python_sets_clears_and_inverts(painter):
     mask = np.zeros((80, 120), bool)
     mask[:40] = True
@@ -80,8 +102,34 @@ def test_brush_size_defaults_to_the_image_and_stays_positive(painter):
 
 
 def test_edits_need_an_image_on_the_service(painter):
+    assert not painter.editable and painter.history == []
     with pytest.raises(ValueError, match="Image handle"):
         painter.clean_up()
+    with pytest.raises(ValueError, match="no result"):
+        painter.continue_on_result()
+
+
+def test_an_edit_in_the_background_then_continue_on_its_result(sandbox):
+    with imagekit.Client(sandbox.url, make_user(sandbox)[1]) as ik:
+        image = ik.create("a red fox", style=ik.styles()[0].style_id, count=1, ratio="16:9").images[0]
+        painter = MaskPainter(image)
+        assert painter.editable and painter.history == [image]
+        mask = np.zeros((576, 1024), bool)
+        mask[100:200, 300:500] = True
+        painter.mask = mask
+        busy = []
+        painter.observe(lambda change: busy.append(change["new"]), "busy")
+        cleaned = painter.run_in_background(painter.clean_up).result(timeout=60)
+        assert busy[0] is True and busy[-1] is False and painter.result is cleaned
+        shown = painter.result_data
+        assert painter.continue_on_result() is cleaned
+        assert painter.source is cleaned and painter.history == [image, cleaned] and painter.result is None
+        assert painter.image_data == shown and painter.result_data == b""
+        assert np.array_equal(painter.mask_array(), mask)  # the mask stays for the next edit
+        painter.clear()
+        assert painter.run_in_background(painter.clean_up).result(timeout=60) is None  # shown, not raised
+        assert painter.status.startswith("Empty mask (400)") and not painter.busy
+        painter.close()
 
 
 def test_clean_up_and_fill_show_the_result(sandbox):

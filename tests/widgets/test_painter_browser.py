@@ -1,98 +1,36 @@
-"""MaskPainter in JupyterLab: strokes drawn with the mouse reach the kernel as the expected mask."""
+"""MaskPainter in JupyterLab, used as a person would: strokes, keys, buttons, a tall image."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
-from PIL import Image, ImageDraw
 
-SIZE = 1024
+from .conftest import keep_figures
+from .painting import Painter, iou, painter_setup, stroke
+
+SIZE = (1024, 1024)
 BRUSH = 64
-
-SETUP = f"""
-import imagekit
-from imagekit.widgets import MaskPainter
-ik = imagekit.connect()
-image = ik.create("a red fox in the snow", style=ik.styles()[0].style_id, count=1).images[0]
-painter = MaskPainter(image, brush_size={BRUSH})
-painter
-"""
+PAYLOAD_LIMIT = 8_000  # bytes for one stroke's mask at 1024 px (a 1-bit PNG)
+CELLS = "() => window.jupyterapp.shell.currentWidget.content.widgets.length"
 
 
-def stroke(start, end, width=BRUSH, size=SIZE) -> np.ndarray:
-    """The mask a round brush of ``width`` leaves along start -> end (image pixels)."""
-    picture = Image.new("L", (size, size), 0)
-    draw = ImageDraw.Draw(picture)
-    draw.line([start, end], fill=255, width=width)
-    for x, y in (start, end):
-        draw.ellipse([x - width / 2, y - width / 2, x + width / 2, y + width / 2], fill=255)
-    return np.asarray(picture) > 0
-
-
-def iou(a: np.ndarray, b: np.ndarray) -> float:
-    return (a & b).sum() / (a | b).sum()
-
-
-class Painter:
-    """The painter's view in the page, and the kernel's mask."""
-
-    def __init__(self, notebook, tmp_path):
-        self.notebook, self.page, self.tmp_path = notebook, notebook.page, tmp_path
-        self.root = self.page.locator('.ik-painter[data-ready="1"]')
-        self.root.wait_for()
-        self.root.scroll_into_view_if_needed()
-
-    def drag(self, *points) -> None:
-        """One stroke through ``points`` (image pixels), as a mouse drag."""
-        box = self.root.locator("canvas.ik-mask").bounding_box()
-        scale = box["width"] / SIZE
-        synced = int(self.root.get_attribute("data-synced") or 0)
-        self.page.mouse.move(box["x"] + points[0][0] * scale, box["y"] + points[0][1] * scale)
-        self.page.mouse.down()
-        for x, y in points[1:]:
-            self.page.mouse.move(box["x"] + x * scale, box["y"] + y * scale, steps=24)
-        self.page.mouse.up()
-        self.wait_synced(synced + 1)
-
-    def click(self, action: str) -> None:
-        synced = int(self.root.get_attribute("data-synced") or 0)
-        self.root.locator(f'button[data-action="{action}"]').click()
-        if action not in ("brush", "eraser"):
-            self.wait_synced(synced + 1)
-
-    def wait_synced(self, revision: int) -> None:
-        self.page.wait_for_function(
-            "([el, n]) => Number(el.dataset.synced || 0) >= n", arg=[self.root.element_handle(), revision])
-
-    def kernel_mask(self, name: str) -> np.ndarray:
-        path = self.tmp_path / f"{name}.png"
-        self.notebook.run(f"painter.mask.save({str(path)!r})")
-        return np.asarray(Image.open(path)) > 0
-
-    def sync_stats(self) -> dict:
-        return {key: self.root.get_attribute(f"data-sync-{key}") for key in ("bytes", "encode-ms", "roundtrip-ms")}
-
-
-def test_stroke_eraser_undo_redo(notebook, tmp_path):
-    notebook.run(SETUP)
-    painter = Painter(notebook, tmp_path)
-    painted = stroke((200, 300), (820, 620))
+def test_stroke_eraser_undo_redo_and_payload(notebook, shots):
+    notebook.run(painter_setup(brush=BRUSH))
+    painter = Painter(notebook, shots)
+    painted = stroke((200, 300), (820, 620), BRUSH, SIZE)
     painter.drag((200, 300), (820, 620))
     first = painter.kernel_mask("stroke")
-    stats = painter.sync_stats()
-    (tmp_path / "sync.json").write_text(json.dumps(stats))
-    print("mask sync 1024x1024:", stats)
+    one_stroke = painter.sync_stats()
     assert iou(first, painted) >= 0.8, iou(first, painted)
+    assert one_stroke["bytes"] <= PAYLOAD_LIMIT, one_stroke
     assert notebook.run("print(repr(painter))").startswith("MaskPainter(1024x1024, painted=")
 
     painter.click("eraser")
-    erased = stroke((620, 200), (420, 800))
+    erased = stroke((620, 200), (420, 800), BRUSH, SIZE)
     painter.drag((620, 200), (420, 800))
     second = painter.kernel_mask("erased")
     assert iou(second, painted & ~erased) >= 0.8, iou(second, painted & ~erased)
     assert (second & erased).sum() < 0.05 * erased.sum()  # the eraser really unpainted its path
-    painter.page.screenshot(path=tmp_path / "erased.png")
+    painter.shot("erased")
 
     painter.click("undo")
     np.testing.assert_array_equal(painter.kernel_mask("undone"), first)
@@ -100,31 +38,160 @@ def test_stroke_eraser_undo_redo(notebook, tmp_path):
     np.testing.assert_array_equal(painter.kernel_mask("redone"), second)
     painter.click("clear")
     assert not painter.kernel_mask("cleared").any()
+    empty = painter.sync_stats()
     painter.click("undo")
     np.testing.assert_array_equal(painter.kernel_mask("clear-undone"), second)
+    keep_figures(shots, {"one stroke at 1024 px": one_stroke, "empty mask at 1024 px": empty})
 
 
-def test_mask_from_python_and_clean_up(notebook, tmp_path):
-    notebook.run(SETUP)
-    painter = Painter(notebook, tmp_path)
-    painter.drag(*[(60 + 60 * i, 80 if i % 2 else 940) for i in range(16)])  # a long zig-zag scribble
-    scribble = painter.sync_stats()
-    notebook.run("import numpy as np\nm = np.zeros((1024, 1024), bool); m[400:600, 300:700] = True\n"
-                 "painter.mask = m")
-    painter.click("invert")  # the browser inverts what Python drew
-    inverted = painter.kernel_mask("inverted")
-    expected = np.ones((SIZE, SIZE), bool)
-    expected[400:600, 300:700] = False
-    assert iou(inverted, expected) >= 0.99
-    stats = {"scribble": scribble, "inverted": painter.sync_stats()}
-    (tmp_path / "sync.json").write_text(json.dumps(stats))
-    print("mask sync 1024x1024:", stats)
-    painter.click("invert")
-    notebook.run("result = painter.clean_up()")
-    painter.root.locator("img.ik-result").wait_for()
-    painter.page.wait_for_function("el => el.dataset.result === '1'", arg=painter.root.element_handle())
-    width = painter.root.locator("img.ik-result").evaluate("img => img.naturalWidth")
-    assert width == SIZE
-    assert notebook.run("print(painter.result is result, painter.status == '')") == "True True\n"
-    painter.root.locator("img.ik-result").scroll_into_view_if_needed()
-    painter.page.screenshot(path=tmp_path / "clean_up.png")
+def test_keyboard_undo_redo_tools_and_size(notebook, shots):
+    notebook.run(painter_setup(brush=BRUSH))
+    painter = Painter(notebook, shots)
+    painter.drag((100, 100), (900, 200))
+    first = painter.kernel_mask("first")
+    painter.drag((100, 800), (900, 700))
+    second = painter.kernel_mask("second")
+
+    painter.press("Control+z")
+    np.testing.assert_array_equal(painter.kernel_mask("ctrl-z"), first)
+    painter.press("Control+z")
+    assert not painter.kernel_mask("ctrl-z-twice").any()
+    painter.press("Control+Shift+z")
+    np.testing.assert_array_equal(painter.kernel_mask("ctrl-shift-z"), first)
+    painter.press("Control+y")
+    np.testing.assert_array_equal(painter.kernel_mask("ctrl-y"), second)
+
+    cells = notebook.page.evaluate(CELLS)
+    painter.press("e", syncs=False)
+    painter.root.locator('button[data-action="eraser"][aria-pressed="true"]').wait_for()
+    painter.press("]", syncs=False)
+    notebook.page.wait_for_function("el => el.querySelector('.ik-slider output').textContent !== '64 px'",
+                                    arg=painter.root.element_handle())
+    painter.press("b", syncs=False)
+    painter.root.locator('button[data-action="brush"][aria-pressed="true"]').wait_for()
+    painter.press("+", syncs=False)
+    assert float(painter.root.get_attribute("data-zoom")) > 1
+    painter.shot("zoomed")
+    painter.press("0", syncs=False)
+    assert painter.root.get_attribute("data-zoom") == "1.00"
+    # The keys were the painter's: JupyterLab did not add a cell for B (its "insert below" key).
+    assert notebook.page.evaluate(CELLS) == cells
+    assert notebook.run("print(painter.tool, painter.brush_size > 64)") == "brush True\n"
+    painter.shot("keys")
+
+
+def test_controls_have_accessible_names_and_values(notebook, shots):
+    notebook.run(painter_setup(brush=BRUSH))
+    painter = Painter(notebook, shots)
+    names = ["Brush", "Eraser", "Undo", "Redo", "Clear", "Invert", "Zoom out", "Zoom in", "Fit", "Fill", "Clean up"]
+    for name in names:
+        assert painter.root.get_by_role("button", name=name, exact=True).count() == 1, name
+    size = painter.root.get_by_role("slider", name="Size")
+    assert size.get_attribute("aria-valuetext") == "64 px"
+    assert painter.root.get_by_role("slider", name="Opacity").get_attribute("aria-valuetext") == "50%"
+    assert painter.root.get_by_role("application").get_attribute("aria-label").startswith("image to paint")
+    assert painter.root.get_by_role("img", name="the painted mask").count() == 1
+    assert painter.root.get_by_role("textbox", name="Fill with").count() == 1
+    painter.root.get_by_label("Colour").fill("#00c8ff")
+    assert notebook.run("print(painter.mask_color)") == "#00c8ff\n"
+    painter.drag((300, 300), (700, 700))
+    colour = painter.canvas.evaluate(
+        "c => Array.from(c.getContext('2d').getImageData(c.width / 2, c.height / 2, 1, 1).data)")
+    assert colour == [0, 200, 255, 255]
+    painter.shot("cyan-mask")
+
+
+def test_clean_up_and_fill_from_the_buttons_then_continue_on_the_result(notebook, shots):
+    notebook.run(painter_setup(ratio="16:9", brush=BRUSH))
+    painter = Painter(notebook, shots)
+    assert painter.size == (1024, 576)
+    painter.drag((400, 200), (600, 300))
+    painter.click("clean-up")
+    painter.root.locator("progress.ik-progress").wait_for(state="visible")  # shown while the edit runs
+    painter.shot("cleaning-up")
+    painter.wait_result(1)
+    painter.root.locator("progress.ik-progress").wait_for(state="hidden")
+    view = painter.root.locator(".ik-view").bounding_box()
+    result = painter.root.locator("img.ik-result").bounding_box()
+    assert result["width"] >= view["width"] - 1 and result["height"] >= view["height"] - 1, (view, result)
+    assert result["x"] >= view["x"] + view["width"]  # beside the original, not under it
+    assert painter.root.locator("figcaption").inner_text() == "result 1024×576"
+    painter.shot("cleaned-up")
+    assert notebook.run("print(painter.result.id != painter.source.id, painter.status == '')") == "True True\n"
+
+    painter.root.get_by_label("Fill with").fill("a blue balloon")
+    painter.root.get_by_label("Avoid").fill("text")
+    painter.click("fill")
+    painter.wait_result(2)
+    filled = notebook.run("print(painter.result.id)").strip()
+    painter.shot("filled")
+
+    painter.click("continue")
+    painter.page.wait_for_function(
+        "el => el.dataset.ready === '1' && !el.querySelector('.ik-panes').classList.contains('ik-has-result')",
+        arg=painter.root.element_handle())
+    assert notebook.run("print(painter.source.id, len(painter.history), painter.result)") == f"{filled} 2 None\n"
+    # The mask and its history stayed: undo still takes the stroke back.
+    assert painter.kernel_mask("kept").any()
+    painter.press("Control+z")
+    assert not painter.kernel_mask("undone-after-continue").any()
+    painter.shot("continued")
+
+
+def test_a_failed_edit_says_why_and_stops_the_progress(notebook, shots):
+    notebook.run(painter_setup(brush=BRUSH))
+    painter = Painter(notebook, shots)
+    painter.click("clean-up")  # nothing painted: the service refuses an empty mask
+    painter.page.wait_for_function("el => el.querySelector('.ik-status').textContent.includes('Empty mask')",
+                                   arg=painter.root.element_handle())
+    painter.root.locator("progress.ik-progress").wait_for(state="hidden")
+    assert painter.root.locator('button[data-action="clean-up"]').is_enabled()
+    painter.shot("refused")
+
+
+def test_a_portrait_image_fits_the_window(notebook, shots):
+    notebook.page.set_viewport_size({"width": 1400, "height": 900})
+    try:
+        notebook.run(painter_setup(ratio="9:16", brush=BRUSH))
+        painter = Painter(notebook, shots)
+        assert painter.size == (576, 1024)
+        view = painter.root.locator(".ik-view")
+        view.scroll_into_view_if_needed()
+        box = view.bounding_box()
+        assert box["height"] <= 900 * 0.75 + 1 and abs(box["width"] / box["height"] - 576 / 1024) < 0.01, box
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 900, box  # wholly in the window
+        painter.drag((100, 100), (476, 924))  # strokes still land where drawn on a scaled view
+        expected = stroke((100, 100), (476, 924), BRUSH, (576, 1024))
+        assert iou(painter.kernel_mask("portrait"), expected) >= 0.8
+        painter.shot("portrait")
+    finally:
+        notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_zoom_with_the_wheel_pan_and_paint_in_detail(notebook, shots):
+    notebook.run(painter_setup(brush=8))
+    painter = Painter(notebook, shots)
+    page, view = notebook.page, painter.root.locator(".ik-view").bounding_box()
+    page.mouse.move(view["x"] + view["width"] / 2, view["y"] + view["height"] / 2)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -600)  # Ctrl+wheel, as a trackpad pinch arrives: zoom in at the pointer
+    page.keyboard.up("Control")
+    page.wait_for_function("el => Number(el.dataset.zoom) > 4", arg=painter.root.element_handle())
+    zoomed = painter.picture.bounding_box()
+    page.mouse.wheel(40, 0)  # zoomed in, the plain wheel pans
+    page.wait_for_function("x => document.querySelector('.ik-painter img.ik-image').getBoundingClientRect().x !== x",
+                           arg=zoomed["x"])
+    painter.drag((500, 500), (540, 520), steps=8)  # a fine stroke, well inside the zoomed view
+    detail = painter.kernel_mask("detail")
+    assert iou(detail, stroke((500, 500), (540, 520), 8, SIZE)) >= 0.8
+    painter.shot("detail")
+    before = painter.picture.bounding_box()
+    page.mouse.move(view["x"] + 200, view["y"] + 200)
+    page.mouse.down(button="middle")  # a middle-button drag pans and paints nothing
+    page.mouse.move(view["x"] + 300, view["y"] + 260, steps=5)
+    page.mouse.up(button="middle")
+    moved = painter.picture.bounding_box()
+    assert (round(moved["x"] - before["x"]), round(moved["y"] - before["y"])) == (100, 60)
+    np.testing.assert_array_equal(painter.kernel_mask("after-pan"), detail)
+    painter.click("fit")
+    assert painter.root.get_attribute("data-zoom") == "1.00"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from PIL import Image
+from traitlets import TraitError
 
 import imagekit
 from imagekit.widgets import Gallery, PromptStudio
+from imagekit.widgets.choice import Choice
 from tests.conftest import make_user
 
 
@@ -28,6 +31,7 @@ def test_pickers_are_filled_from_the_account(studio, ik):
     assert studio.style_picker.value == styles[0].style_id
     assert studio.style_picker.options[0][0] == f"{styles[0].main_text} · {styles[0].credit_cost} credits"
     assert studio.balance.value == f"<b>{ik.usage().current_credit}</b> credits left"
+    assert studio.progress.layout.visibility == "hidden"
     assert repr(studio) == "PromptStudio(count=2, images=0, selected=0)"
 
 
@@ -46,18 +50,48 @@ def test_generate_fills_the_gallery_and_the_balance(studio):
     assert len(result) == 2 and results == [result]
     assert studio.gallery.items == result.images and len(studio.gallery.thumbnails) == 2
     assert all(url.startswith("data:image/png;base64,") for url in studio.gallery.thumbnails)
-    assert studio.balance.value == f"<b>{result.credits_remaining}</b> credits left"
+    assert studio.balance.value == f"<b>{studio.client.usage().current_credit}</b> credits left"
     assert studio.progress.value == 2 and studio.message.value == ""
+    assert studio.progress.layout.visibility == "hidden"
     studio.gallery.selected = [1]
     assert studio.selected == [result.images[1]]
 
 
-def test_enhance_offers_both_prompts(studio):
+def test_enhance_offers_both_prompts_and_replaces_nothing_until_chosen(studio):
+    typed = studio.prompt_box.value
     answer = studio.enhance().result(timeout=60)
-    assert studio.choice.value == answer.enhanced_prompt == studio.prompt_box.value
-    studio.choice.value = answer.initial_prompt
-    assert studio.prompt_box.value == answer.initial_prompt
+    assert studio.prompt_box.value == typed and studio.suggestion.widget.layout.display == "flex"
+    shown = "".join(text.value for text in studio.suggestion._texts.values())
+    assert answer.enhanced_prompt in shown and answer.initial_prompt in shown
+    assert studio.use_prompt("enhanced") == answer.enhanced_prompt == studio.prompt_box.value
+    assert studio.suggestion.widget.layout.display == "none"
     assert studio._options()["enhanced_prompt"] == answer.enhanced_prompt
+    studio.use_prompt("initial")
+    assert studio.prompt_box.value == answer.initial_prompt
+
+
+def test_a_refused_generate_clears_progress_and_shows_the_real_balance(sandbox):
+    user_id, key = make_user(sandbox)
+    httpx.post(f"{sandbox.url}/sandbox/users/{user_id}/credits",
+               json={"defaultCredit": 1, "dailyCredit": 0, "monthlyCredit": 0}).raise_for_status()
+    with imagekit.Client(sandbox.url, key) as client:
+        studio = PromptStudio(client, prompt="a kite", count=4)
+        try:
+            assert studio.generate().result(timeout=60) is None
+            assert "Not enough credit (402)" in studio.message.value
+            assert studio.progress.layout.visibility == "hidden" and not studio.generate_button.disabled
+            assert studio.balance.value == f"<b>{client.usage().current_credit}</b> credits left"
+        finally:
+            studio.close()
+
+
+def test_choice_names_its_group_and_keeps_values():
+    choice = Choice([("one", 1), ("four", 4)], 4, description="Count")
+    assert (choice.value, choice.index, choice.labels) == (4, 1, ["one", "four"])
+    choice.value = 1
+    assert choice.index == 0 and repr(choice) == "Choice('Count', value=1)"
+    with pytest.raises(TraitError):
+        choice.index = 2
 
 
 def test_errors_show_inline_in_plain_words(studio):

@@ -1,0 +1,98 @@
+"""Driving a MaskPainter shown in JupyterLab: mouse strokes, keys, buttons, and the kernel's mask."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+
+def painter_setup(prompt: str = "a red fox in the snow", ratio: str = "1:1", brush: int = 64,
+                  then: str = "") -> str:
+    """Notebook code: a generated image (plus ``then``, e.g. an enhance) in a MaskPainter named painter."""
+    return f"""
+import imagekit
+from imagekit.widgets import MaskPainter
+ik = imagekit.connect()
+image = ik.create({prompt!r}, style=ik.styles()[0].style_id, count=1, ratio={ratio!r}).images[0]{then}
+painter = MaskPainter(image, brush_size={brush})
+painter
+"""
+
+
+def stroke(start, end, width: int, size: tuple[int, int]) -> np.ndarray:
+    """The mask a round brush of ``width`` leaves along start -> end (image pixels)."""
+    picture = Image.new("L", size, 0)
+    draw = ImageDraw.Draw(picture)
+    draw.line([start, end], fill=255, width=width)
+    for x, y in (start, end):
+        draw.ellipse([x - width / 2, y - width / 2, x + width / 2, y + width / 2], fill=255)
+    return np.asarray(picture) > 0
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> float:
+    return (a & b).sum() / (a | b).sum()
+
+
+class Painter:
+    """The painter's view in the page, and the kernel's mask."""
+
+    def __init__(self, notebook, folder):
+        self.notebook, self.page, self.folder = notebook, notebook.page, folder
+        self.root = self.page.locator('.ik-painter[data-ready="1"]')
+        self.root.wait_for()
+        self.root.scroll_into_view_if_needed()
+        self.canvas = self.root.locator("canvas.ik-mask")
+        self.picture = self.root.locator("img.ik-image")
+        self.size = tuple(self.picture.evaluate("img => [img.naturalWidth, img.naturalHeight]"))
+
+    @property
+    def synced(self) -> int:
+        return int(self.root.get_attribute("data-synced") or 0)
+
+    def drag(self, *points, steps: int = 24) -> None:
+        """One stroke through ``points`` (image pixels), as a mouse drag; waits until the kernel has it."""
+        box = self.picture.bounding_box()
+        scale = box["width"] / self.size[0]
+        synced = self.synced
+        self.page.mouse.move(box["x"] + points[0][0] * scale, box["y"] + points[0][1] * scale)
+        self.page.mouse.down()
+        for x, y in points[1:]:
+            self.page.mouse.move(box["x"] + x * scale, box["y"] + y * scale, steps=steps)
+        self.page.mouse.up()
+        self.wait_synced(synced + 1)
+
+    def click(self, action: str) -> None:
+        """Click a toolbar button; history buttons wait until the kernel has the new mask."""
+        synced = self.synced
+        self.root.locator(f'button[data-action="{action}"]').click()
+        if action in ("undo", "redo", "clear", "invert"):
+            self.wait_synced(synced + 1)
+
+    def press(self, keys: str, syncs: bool = True) -> None:
+        """Press ``keys`` with focus in the painter's view (running a cell moves focus to the notebook)."""
+        synced = self.synced
+        self.root.locator(".ik-view").focus()
+        self.page.keyboard.press(keys)
+        if syncs:
+            self.wait_synced(synced + 1)
+
+    def wait_synced(self, revision: int) -> None:
+        self.page.wait_for_function(
+            "([el, n]) => Number(el.dataset.synced || 0) >= n", arg=[self.root.element_handle(), revision])
+
+    def kernel_mask(self, name: str) -> np.ndarray:
+        path = self.folder / f"mask-{name}.png"
+        self.notebook.run(f"painter.mask.save({str(path)!r})")
+        return np.asarray(Image.open(path)) > 0
+
+    def sync_stats(self) -> dict:
+        return {key: float(self.root.get_attribute(f"data-sync-{key}"))
+                for key in ("bytes", "encode-ms", "roundtrip-ms")}
+
+    def wait_result(self, count: int) -> None:
+        """Wait until the painter has shown ``count`` edit results."""
+        self.page.wait_for_function("([el, n]) => Number(el.dataset.results || 0) >= n",
+                                    arg=[self.root.element_handle(), count])
+
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=self.folder / f"{name}.png")

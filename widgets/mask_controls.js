@@ -1,0 +1,99 @@
+// The painter's controls: tools, sliders, colour, history and view buttons, and the edit bar
+// (fill prompt, negative prompt, Fill, Clean up, progress, Continue on result). Every control has an
+// accessible name; sliders say their value; tool buttons say whether they are pressed.
+
+export function make(tag, className, props = {}) {
+  const node = Object.assign(document.createElement(tag), props);
+  if (className) node.className = className;
+  return node;
+}
+
+// A button named by its label (or `name` when the label is a symbol), described by `title`.
+function button(parent, action, label, title, onClick, name = label) {
+  const b = make("button", "ik-btn", { type: "button", textContent: label, title });
+  b.dataset.action = action;
+  if (name !== label) b.setAttribute("aria-label", name);
+  b.addEventListener("click", onClick);
+  parent.append(b);
+  return b;
+}
+
+function slider(parent, label, props, describe, onInput) {
+  const wrap = make("label", "ik-slider", { textContent: label });
+  const input = make("input", "", { type: "range", ...props });
+  const shown = make("output", "ik-value");
+  input.addEventListener("input", () => onInput(Number(input.value)));
+  wrap.append(input, shown);
+  parent.append(wrap);
+  return (value) => {
+    input.value = value;
+    input.setAttribute("aria-valuetext", describe(value));
+    shown.textContent = describe(value);
+  };
+}
+
+function field(parent, label, placeholder) {
+  const wrap = make("label", "ik-field", { textContent: label });
+  const input = make("input", "", { type: "text", placeholder });
+  wrap.append(input);
+  parent.append(wrap);
+  return input;
+}
+
+export function controls(model, actions) {
+  const save = (name, value) => { model.set(name, value); model.save_changes(); };
+  const tools = make("div", "ik-toolbar", { role: "toolbar" });
+  tools.setAttribute("aria-label", "mask tools");
+  const brush = button(tools, "brush", "Brush", "paint the mask (B)", () => save("tool", "brush"));
+  const eraser = button(tools, "eraser", "Eraser", "unpaint (E)", () => save("tool", "eraser"));
+  const longSide = Math.max(model.get("width"), model.get("height"));
+  const size = slider(tools, "Size", { min: 1, max: Math.max(8, Math.round(longSide / 4)), step: 1 },
+    (v) => `${v} px`, (v) => save("brush_size", v));
+  const opacity = slider(tools, "Opacity", { min: 0, max: 1, step: 0.05 },
+    (v) => `${Math.round(v * 100)}%`, (v) => save("opacity", v));
+  const colourWrap = make("label", "ik-slider", { textContent: "Colour" });
+  const colour = make("input", "", { type: "color" });
+  colour.addEventListener("input", () => save("mask_color", colour.value));
+  colourWrap.append(colour);
+  tools.append(colourWrap);
+  button(tools, "undo", "Undo", "undo the last change (Ctrl+Z)", actions.undo);
+  button(tools, "redo", "Redo", "redo what was undone (Ctrl+Shift+Z or Ctrl+Y)", actions.redo);
+  button(tools, "clear", "Clear", "unpaint everything", actions.clear);
+  button(tools, "invert", "Invert", "swap painted and unpainted", actions.invert);
+  button(tools, "zoom-out", "−", "zoom out (-)", actions.zoomOut, "Zoom out");
+  button(tools, "zoom-in", "+", "zoom in (+, or Ctrl+wheel)", actions.zoomIn, "Zoom in");
+  button(tools, "fit", "Fit", "show the whole image (0)", actions.fit);
+
+  const edits = make("div", "ik-toolbar ik-edits", { role: "toolbar" });
+  edits.setAttribute("aria-label", "edits");
+  const prompt = field(edits, "Fill with", "what to paint into the mask");
+  const negative = field(edits, "Avoid", "negative prompt (optional)");
+  const fill = button(edits, "fill", "Fill", "regenerate the painted area from the prompt",
+    () => actions.edit("fill", prompt.value, negative.value));
+  const cleanUp = button(edits, "clean-up", "Clean up", "remove what is painted", () => actions.edit("clean_up"));
+  const progress = make("progress", "ik-progress");
+  progress.setAttribute("aria-label", "edit in progress");
+  const status = make("span", "ik-status", { role: "status" });
+  edits.append(progress, status);
+  prompt.addEventListener("input", () => refresh());
+
+  const refresh = () => {
+    const busy = model.get("busy");
+    const editable = model.get("editable");
+    for (const [node, on] of [[brush, model.get("tool") === "brush"], [eraser, model.get("tool") === "eraser"]]) {
+      node.classList.toggle("ik-active", on);
+      node.setAttribute("aria-pressed", String(on));
+    }
+    size(model.get("brush_size"));
+    opacity(model.get("opacity"));
+    colour.value = model.get("mask_color");
+    fill.disabled = busy || !editable || !prompt.value.trim();
+    cleanUp.disabled = busy || !editable;
+    const why = editable ? "" : " (needs an image on the service: make the painter from an Image handle)";
+    fill.title = `regenerate the painted area from the prompt${why}`;
+    cleanUp.title = `remove what is painted${why}`;
+    progress.hidden = !busy;
+    status.textContent = model.get("status");
+  };
+  return { tools, edits, refresh };
+}
