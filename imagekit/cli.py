@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -33,23 +34,22 @@ def _one_line_errors(command):
     return run
 
 
+@contextmanager
 def _initialised(data: str):
-    """The sandbox of an initialised folder, or None (and nothing created) when there is none."""
-    from .sandbox.datadir import is_new
+    """The sandbox of an initialised folder, closed afterwards; DataDirError (and nothing created)
+    when the folder holds none."""
+    from .sandbox.datadir import DataDirError, is_new
     from .sandbox.seed import is_initialized
 
     if not Path(data).is_dir() or is_new(Path(data), None):
-        return None
+        raise DataDirError(f"{data} holds no sandbox; run `imagekit sandbox init --data {data}` first")
     sandbox = _sandbox(data)
-    if is_initialized(sandbox):
-        return sandbox
-    sandbox.close()
-    return None
-
-
-def _not_initialised(data: str) -> int:
-    print(f"error: {data} holds no sandbox; run `imagekit sandbox init --data {data}` first", file=sys.stderr)
-    return 2
+    try:
+        if not is_initialized(sandbox):
+            raise DataDirError(f"{data} holds no sandbox; run `imagekit sandbox init --data {data}` first")
+        yield sandbox
+    finally:
+        sandbox.close()
 
 
 @_one_line_errors
@@ -72,16 +72,12 @@ def cmd_user_add(args: argparse.Namespace) -> int:
     from .sandbox.errors import SandboxError
     from .sandbox.seed import register_user
 
-    sandbox = _initialised(args.data)
-    if sandbox is None:
-        return _not_initialised(args.data)
-    try:
-        user_id, key = register_user(sandbox, args.email, args.plan)
-    except SandboxError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 2
-    finally:
-        sandbox.close()
+    with _initialised(args.data) as sandbox:
+        try:
+            user_id, key = register_user(sandbox, args.email, args.plan)
+        except SandboxError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            return 2
     print(f"Added user {user_id} <{args.email}> on plan {args.plan}; API key:")
     print(key)
     return 0
@@ -89,13 +85,8 @@ def cmd_user_add(args: argparse.Namespace) -> int:
 
 @_one_line_errors
 def cmd_token(args: argparse.Namespace) -> int:
-    sandbox = _initialised(args.data)
-    if sandbox is None:
-        return _not_initialised(args.data)
-    try:
+    with _initialised(args.data) as sandbox:
         print(sandbox.admin_token)
-    finally:
-        sandbox.close()
     return 0
 
 

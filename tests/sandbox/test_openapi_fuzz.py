@@ -106,12 +106,26 @@ def fuzzed(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
         yield running
 
 
+def schema_of(box: EmbeddedSandbox, **headers: str):
+    """The sandbox's own /openapi.json, aimed at it with ``headers``."""
+    schema = schemathesis.openapi.from_url(f"{box.url}/openapi.json")
+    schema.config.update(base_url=box.url, headers=headers)
+    return schema
+
+
+def fuzz(cases, config=FUZZ) -> None:
+    """Every generated case answers without a 5xx and as its documented schema says."""
+    @config
+    @given(case=cases)
+    def check(case):
+        case.call_and_validate(checks=[not_a_server_error, response_schema_conformance], timeout=60)
+
+    check()
+
+
 @pytest.fixture(scope="module")
 def api_schema(fuzzed: EmbeddedSandbox):
-    """The sandbox's own /openapi.json, aimed at it with the demo user's key."""
-    schema = schemathesis.openapi.from_url(f"{fuzzed.url}/openapi.json")
-    schema.config.update(base_url=fuzzed.url, headers={"X-Api-Key": fuzzed.api_key})
-    return schema
+    return schema_of(fuzzed, **{"X-Api-Key": fuzzed.api_key})
 
 
 @pytest.fixture(scope="module")
@@ -136,13 +150,7 @@ def test_no_server_error_and_documented_responses(api_schema, grounds: Grounds, 
     cases = operation.as_strategy(generation_mode=mode)
     if kind == "grounded":
         cases = st.tuples(cases, st.sampled_from(["styleId", "collectionId", "image"])).map(lambda pair: grounds.pin(*pair))
-
-    @FUZZ
-    @given(case=cases)
-    def check(case):
-        case.call_and_validate(checks=[not_a_server_error, response_schema_conformance], timeout=60)
-
-    check()
+    fuzz(cases)
 
 
 @pytest.fixture(scope="module")
@@ -154,9 +162,7 @@ def controlled(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
 
 @pytest.fixture(scope="module")
 def control_schema(controlled: EmbeddedSandbox):
-    schema = schemathesis.openapi.from_url(f"{controlled.url}/openapi.json")
-    schema.config.update(base_url=controlled.url)
-    return schema
+    return schema_of(controlled)
 
 
 @pytest.fixture(scope="module")
@@ -187,10 +193,4 @@ def test_controls_have_no_server_error(control_schema, enterprise_user: int, met
     cases = operation.as_strategy(generation_mode=GenerationMode.NEGATIVE if kind == "negative" else GenerationMode.POSITIVE)
     if kind == "grounded":
         cases = cases.map(_grounded_on(enterprise_user))
-
-    @CONTROL_FUZZ
-    @given(case=cases)
-    def check(case):
-        case.call_and_validate(checks=[not_a_server_error, response_schema_conformance], timeout=60)
-
-    check()
+    fuzz(cases, CONTROL_FUZZ)
