@@ -117,10 +117,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host))
     try:
         sandbox.claim()
-        sock = listening_socket(args.host, args.port)
-    except OSError as exc:
-        sandbox.close()
-        raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+        try:
+            sock = listening_socket(args.host, args.port)
+        except OSError as exc:
+            raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     except BaseException:
         sandbox.close()
         raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
+import zlib
 from pathlib import Path
 
 import cv2
@@ -19,6 +20,7 @@ MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp", "
 _SCALE = re.compile(r"^([1-8])x$")
 _MARK = "imagekit sandbox"
 _BAND = 256
+_STRIPES = 64
 
 
 def parse_scale(scale: str | None) -> int:
@@ -88,7 +90,8 @@ class Renderer:
         self._store = store
         self._slots = threading.BoundedSemaphore(slots)
         self._lock = threading.Lock()
-        self._variants: dict[str, threading.Lock] = {}
+        self._stripes = [threading.Lock() for _ in range(_STRIPES)]
+        """Requests for one variant share a stripe, so it is rendered once; the set stays bounded."""
         self._running = 0
         self.renders = 0
         """Renders done since start (read by tests)."""
@@ -107,9 +110,7 @@ class Renderer:
         if scale == 1 and (kind == "svg" or (kind == "png" and not marked)):
             return self._store.path(image.vector_file if kind == "svg" else image.file_name), MEDIA_TYPES[kind]
         name = f"{image.image_id}-{scale}x{'-marked' if marked and kind != 'svg' else ''}.{kind}"
-        with self._lock:
-            variant = self._variants.setdefault(name, threading.Lock())
-        with variant:
+        with self._stripes[zlib.crc32(name.encode()) % _STRIPES]:
             if not self._store.cached(name).exists():
                 with self._slots:
                     self._count(+1)

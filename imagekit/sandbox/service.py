@@ -26,6 +26,7 @@ from .storage import ImageStore
 from .tables import Model, Plan
 from .views import auth_plan_view
 
+
 class DataDirInUse(DataDirError):
     """Another live process serves this data folder."""
 
@@ -99,7 +100,10 @@ class Sandbox:
         if self._claim is not None:
             return
         path = Path(self.settings.data_dir) / "serve.lock"
-        handle = path.open("a+")
+        try:
+            handle = path.open("a+")
+        except OSError as exc:
+            raise DataDirError(f"cannot lock {path}: {exc.strerror or exc}") from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
