@@ -57,6 +57,14 @@ def test_a_foreign_host_is_refused_everywhere(folder):
             assert http.get("/sandbox/clock", headers={"Host": host}).status_code == 200, host
 
 
+def test_openapi_documents_the_token_beside_the_api_key(sandbox):
+    doc = httpx.get(sandbox.url + "/openapi.json").json()
+    schemes = doc["components"]["securitySchemes"]
+    assert schemes["SandboxToken"]["name"] == "X-Sandbox-Token" and schemes["APIKeyHeader"]["name"] == "X-Api-Key"
+    assert doc["paths"]["/sandbox/users"]["post"]["security"] == [{"SandboxToken": []}]
+    assert doc["paths"]["/api/users/me/usage"]["get"]["security"] == [{"APIKeyHeader": []}]
+
+
 def test_on_loopback_controls_need_no_token_but_hosts_are_checked(sandbox):
     assert httpx.get(f"{sandbox.url}/sandbox/clock").status_code == 200
     assert_error(httpx.get(f"{sandbox.url}/sandbox/clock", headers={"Host": "rebound.example"}), 400, "invalid_host")

@@ -23,7 +23,7 @@ from ..schemas import Body
 from ..seed import register_user
 from ..tables import User
 
-admin_scheme = APIKeyHeader(name="X-Sandbox-Token", auto_error=False,
+admin_scheme = APIKeyHeader(name="X-Sandbox-Token", scheme_name="SandboxToken", auto_error=False,
                             description="The admin token (`imagekit sandbox token`); required beyond loopback.")
 
 
