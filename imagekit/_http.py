@@ -70,6 +70,18 @@ def _number(value: str | None) -> int | float | None:
     return int(number) if number.is_integer() else number
 
 
+class _MaskedHeaders(httpx.Headers):
+    """Request headers whose repr hides the API key (httpx hides only Authorization)."""
+
+    def __init__(self, headers: httpx.Headers, secret: str) -> None:
+        super().__init__(headers)
+        self._secret = secret.lower()
+
+    def __repr__(self) -> str:
+        shown = [(name, "[secure]" if name.lower() == self._secret else value) for name, value in self.multi_items()]
+        return f"Headers({shown!r})"
+
+
 def _timeout(seconds: float) -> httpx.Timeout:
     return httpx.Timeout(seconds, connect=min(seconds, 10.0))
 
@@ -106,7 +118,7 @@ class _Base:
         }
 
     def _build(self, client: httpx.Client | httpx.AsyncClient, call: Call) -> httpx.Request:
-        return client.build_request(
+        request = client.build_request(
             call.method,
             call.path,
             params=call.params,
@@ -116,6 +128,9 @@ class _Base:
             headers=call.headers,
             timeout=_timeout(call.timeout) if call.timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
+        # Errors carry this request; whoever prints its headers must not see the key.
+        request.headers = _MaskedHeaders(request.headers, self.config.wire.api_key_header)
+        return request
 
     def _after_error(self, call: Call, exc: httpx.TransportError, attempt: int) -> float:
         """Seconds to wait before retrying, or raise the mapped error."""

@@ -1,4 +1,4 @@
-"""Command line: ``imagekit sandbox init|serve|user add``, ``imagekit demo`` and ``imagekit usage``.
+"""Command line: ``imagekit sandbox init|serve|token|user add``, ``imagekit demo`` and ``imagekit usage``.
 
 The sandbox commands are a contract other scripts rely on: ``init`` and ``user add`` print the
 API key as the last line of stdout.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -19,61 +20,121 @@ def _sandbox(data: str, **settings):
     return Sandbox(SandboxSettings(data_dir=Path(data), **settings))
 
 
+def _one_line_errors(command):
+    """A data folder or port the sandbox cannot use ends in one line on stderr and exit code 2."""
+    def run(args: argparse.Namespace) -> int:
+        from .sandbox.datadir import DataDirError
+
+        try:
+            return command(args)
+        except (DataDirError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    run.__doc__ = command.__doc__
+    return run
+
+
+@contextmanager
+def _initialised(data: str):
+    """The sandbox of an initialised folder, closed afterwards; DataDirError (and nothing created)
+    when the folder holds none."""
+    from .sandbox.datadir import DataDirError, is_new
+    from .sandbox.seed import is_initialized
+
+    if not Path(data).is_dir() or is_new(Path(data), None):
+        raise DataDirError(f"{data} holds no sandbox; run `imagekit sandbox init --data {data}` first")
+    sandbox = _sandbox(data)
+    try:
+        if not is_initialized(sandbox):
+            raise DataDirError(f"{data} holds no sandbox; run `imagekit sandbox init --data {data}` first")
+        yield sandbox
+    finally:
+        sandbox.close()
+
+
+@_one_line_errors
 def cmd_init(args: argparse.Namespace) -> int:
     from .sandbox.seed import DEMO_EMAIL, initialize, is_initialized
 
     sandbox = _sandbox(args.data)
-    fresh = not is_initialized(sandbox)
-    key = initialize(sandbox)
-    sandbox.close()
+    try:
+        fresh = not is_initialized(sandbox)
+        key = initialize(sandbox)
+    finally:
+        sandbox.close()
     print(f"{'Created' if fresh else 'Reused'} sandbox data in {args.data}; API key of {DEMO_EMAIL}:")
     print(key)
     return 0
 
 
+@_one_line_errors
 def cmd_user_add(args: argparse.Namespace) -> int:
     from .sandbox.errors import SandboxError
-    from .sandbox.seed import is_initialized, register_user
+    from .sandbox.seed import register_user
 
-    sandbox = _sandbox(args.data)
-    try:
-        if not is_initialized(sandbox):
-            print(f"error: {args.data} holds no sandbox; run `imagekit sandbox init --data {args.data}` first",
-                  file=sys.stderr)
+    with _initialised(args.data) as sandbox:
+        try:
+            user_id, key = register_user(sandbox, args.email, args.plan)
+        except SandboxError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
             return 2
-        user_id, key = register_user(sandbox, args.email, args.plan)
-    except SandboxError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 2
-    finally:
-        sandbox.close()
     print(f"Added user {user_id} <{args.email}> on plan {args.plan}; API key:")
     print(key)
     return 0
 
 
+@_one_line_errors
+def cmd_token(args: argparse.Namespace) -> int:
+    with _initialised(args.data) as sandbox:
+        print(sandbox.admin_token)
+    return 0
+
+
+def _allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
+    """Names a Host header may give: those asked for, plus this machine's names when listening on all."""
+    import socket
+
+    names = list(extra)
+    if host in ("0.0.0.0", "::"):
+        names += [socket.gethostname(), socket.getfqdn()]
+    elif not host.replace(".", "").isdigit() and ":" not in host:
+        names.append(host)
+    return tuple(dict.fromkeys(names))
+
+
+@_one_line_errors
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from .sandbox import is_loopback, listening_socket
     from .sandbox.app import create_app
     from .sandbox.faults import quiet_dropped_connections
     from .sandbox.seed import initialize, is_initialized
 
-    from .sandbox.service import DataDirInUse
-
+    exposed = not is_loopback(args.host)
     sandbox = _sandbox(args.data, latency=args.latency, base_size=args.base_size,
-                       tag_metadata=not args.spec_metadata)
+                       tag_metadata=not args.spec_metadata, controls=not args.no_controls,
+                       controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host))
     try:
         sandbox.claim()
-    except DataDirInUse as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        try:
+            sock = listening_socket(args.host, args.port)
+        except OSError as exc:
+            raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    except BaseException:
+        sandbox.close()
+        raise
     if not is_initialized(sandbox):
         print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
     quiet_dropped_connections()
-    print(f"Serving the imagekit sandbox on http://{args.host}:{args.port} (latency {args.latency}s)", flush=True)
-    uvicorn.run(create_app(sandbox.settings, sandbox), host=args.host, port=args.port,
-                log_level=args.log_level, access_log=args.log_level == "debug")
+    port = sock.getsockname()[1]
+    print(f"Serving the imagekit sandbox on http://{args.host}:{port} (latency {args.latency}s)", flush=True)
+    if exposed and not args.no_controls:
+        print(f"The /sandbox controls need the header X-Sandbox-Token: `imagekit sandbox token --data {args.data}`",
+              flush=True)
+    config = uvicorn.Config(create_app(sandbox.settings, sandbox), log_level=args.log_level,
+                            access_log=args.log_level == "debug")
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -132,7 +193,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--spec-metadata", action="store_true",
                        help="image metadata exactly as the interface shows it (no GenerationInfo.groupId)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument("--no-controls", action="store_true",
+                       help="serve no /sandbox controls (clock, faults, users, keys, credits)")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="a host name clients use to reach this server (repeatable); IP addresses and "
+                            "localhost always pass, other names in the Host header are refused")
     serve.set_defaults(run=cmd_serve)
+
+    token = sandbox.add_parser("token", help="print the admin token the /sandbox controls need beyond loopback")
+    token.add_argument("--data", required=True, help="data directory")
+    token.set_defaults(run=cmd_token)
 
     demo = commands.add_parser("demo", help="the main job against an embedded sandbox")
     demo.add_argument("--out", default="out", help="output folder")

@@ -12,7 +12,32 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["EmbeddedSandbox"]
+__all__ = ["EmbeddedSandbox", "is_loopback", "listening_socket"]
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port``; raises OSError (e.g. the port is taken) before serving."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose proto says
+    # TCP, and with Nagle on, every response written in two parts waits ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def is_loopback(host: str) -> bool:
+    """Whether listening on ``host`` keeps the server on this machine."""
+    import ipaddress
+
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class EmbeddedSandbox:
@@ -37,19 +62,20 @@ class EmbeddedSandbox:
         from .settings import SandboxSettings
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        settings = SandboxSettings(data_dir=self.data_dir, latency=self._latency, **self._extra)
+        settings = SandboxSettings(data_dir=self.data_dir, latency=self._latency,
+                                   **{"controls_need_token": not is_loopback(self._host), **self._extra})
         self.sandbox = Sandbox(settings)
         try:
             self.sandbox.claim()  # before anything is written: a folder another process serves stays theirs
         except BaseException:
             self.sandbox.close()
             raise
-        self.api_key = initialize(self.sandbox)
-        # IPPROTO_TCP explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose proto says
-        # TCP, and with Nagle on, every response written in two parts waits ~40 ms for a delayed ACK.
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self._host, self._port))
+        try:
+            self.api_key = initialize(self.sandbox)
+            sock = listening_socket(self._host, self._port)
+        except BaseException:
+            self.sandbox.close()
+            raise
         config = uvicorn.Config(create_app(settings, self.sandbox), log_level="warning", access_log=False,
                                 timeout_keep_alive=30, limit_concurrency=512)
         self._server = uvicorn.Server(config)

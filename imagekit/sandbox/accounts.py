@@ -17,6 +17,7 @@ from .errors import SandboxError, invalid
 from .tables import ApiKey, Enterprise, EnterpriseDownload, LoginSession, Plan, State, User
 
 KEY_PREFIX = "iks_"
+ADMIN_PREFIX = "iksadmin_"
 _PREFIX_LEN = 12
 # A well-formed key that matches nothing: compared when the prefix is unknown, so a wrong key
 # costs the same time as a right one and timing does not reveal which prefixes exist.
@@ -47,13 +48,30 @@ def authenticate_key(session: Session, key: str, now: datetime) -> int:
     return row.user_id
 
 
-def _cookie_secret(session: Session) -> bytes:
-    row = session.get(State, "cookie_secret")
+def _kept_secret(session: Session, key: str, make) -> str:
+    """A secret of the sandbox itself, made on first use and kept in ``sandbox_state``."""
+    row = session.get(State, key)
     if row is None:
-        row = State(key="cookie_secret", value=secrets.token_hex(32))
+        row = State(key=key, value=make())
         session.add(row)
         session.flush()
-    return bytes.fromhex(row.value)
+    return row.value
+
+
+def _cookie_secret(session: Session) -> bytes:
+    return bytes.fromhex(_kept_secret(session, "cookie_secret", lambda: secrets.token_hex(32)))
+
+
+def admin_token(session: Session) -> str:
+    """The token the ``/sandbox`` controls require (header ``X-Sandbox-Token``) beyond loopback.
+
+    Made by ``imagekit sandbox init`` and shown by ``imagekit sandbox token``; unlike API keys it is
+    kept readable, since its owner is whoever can read the data folder anyway."""
+    return _kept_secret(session, "admin_token", lambda: ADMIN_PREFIX + secrets.token_urlsafe(24))
+
+
+def admin_token_matches(expected: str, given: str | None) -> bool:
+    return hmac.compare_digest(_digest(expected), _digest(given or ""))
 
 
 def _sign(secret: bytes, sid: str) -> str:

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .errors import SandboxError
 from .faults import FaultMiddleware
+from .hosts import HostCheckMiddleware
 from .limits import BodyLimitMiddleware
 from .routes import control, edits, images, prompts, users
 from .schemas import ErrorBody
@@ -25,7 +26,7 @@ _HEADER_ERRORS = {"x-platform": "invalid_platform", "x-api-type": "invalid_api_t
                   "x-request-id": "invalid_request_id"}
 
 ERROR_RESPONSES = {status: {"model": ErrorBody, "description": text} for status, text in (
-    (400, "Invalid input"), (401, "Wrong or expired API key"), (402, "Not enough credit"),
+    (400, "Invalid input or Host"), (401, "Wrong or expired API key (admin token for /sandbox)"), (402, "Not enough credit"),
     (403, "Not logged in, or not allowed by the plan"), (404, "Not found"), (409, "Conflict"),
     (413, "Too large"), (415, "Unsupported media type"), (429, "Over a concurrency or rate limit"),
     (503, "Unavailable (injected fault)"))}
@@ -92,7 +93,8 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> Fas
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         name = _HTTP_NAMES.get(exc.status_code, "invalid_request" if exc.status_code < 500 else "internal_error")
-        return error_response(SandboxError(exc.status_code, name, str(exc.detail)))
+        # Keep the exception's headers: a 405 names the methods that are allowed (Allow).
+        return error_response(SandboxError(exc.status_code, name, str(exc.detail), headers=exc.headers))
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> JSONResponse:
@@ -101,4 +103,5 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> Fas
     app.add_middleware(_StampArrival)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)
     app.add_middleware(FaultMiddleware, faults=sandbox.faults)
+    app.add_middleware(HostCheckMiddleware, allowed=settings.allowed_hosts)
     return app

@@ -1,8 +1,12 @@
-"""GET /api/images/{id}/binary: the stored pixels as jpeg, png, webp or svg, scaled, watermarked."""
+"""GET /api/images/{id}/binary: the stored pixels as jpeg, png, webp or svg, scaled, watermarked;
+every variant but the stored file is rendered once into a disk cache (``Renderer``)."""
 
 from __future__ import annotations
 
 import re
+import threading
+import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -15,6 +19,8 @@ from .tables import Image
 MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp", "svg": "image/svg+xml"}
 _SCALE = re.compile(r"^([1-8])x$")
 _MARK = "imagekit sandbox"
+_BAND = 256
+_STRIPES = 64
 
 
 def parse_scale(scale: str | None) -> int:
@@ -27,8 +33,13 @@ def parse_scale(scale: str | None) -> int:
     return int(match.group(1))
 
 
+def _strips(height: int) -> range:
+    """Row offsets of bands processed one at a time: float copies of a band stay a few MB."""
+    return range(0, height, _BAND)
+
+
 def watermark(pixels: np.ndarray) -> np.ndarray:
-    """Tile a translucent diagonal text mark over the whole image."""
+    """Tile a translucent diagonal text mark over the whole image (in place, band by band)."""
     height, width = pixels.shape[:2]
     unit = max(width, height) / 1024
     side = int(np.hypot(width, height)) + 1
@@ -41,10 +52,24 @@ def watermark(pixels: np.ndarray) -> np.ndarray:
     rotation = cv2.getRotationMatrix2D((side / 2, side / 2), 30, 1.0)
     rotation[:, 2] -= ((side - width) / 2, (side - height) / 2)
     layer = cv2.warpAffine(layer, rotation, (width, height))
-    alpha = (layer.astype(np.float32) / 255 * 0.4)[..., None]
-    rgb = pixels[..., :3].astype(np.float32)
-    marked = (rgb * (1 - alpha) + 255 * alpha).round().astype(np.uint8)
-    return np.dstack([marked, pixels[..., 3]]) if pixels.shape[2] == 4 else marked
+    for top in _strips(height):
+        band = slice(top, top + _BAND)
+        alpha = (layer[band].astype(np.float32) / 255 * 0.4)[..., None]
+        rgb = pixels[band, :, :3].astype(np.float32)
+        pixels[band, :, :3] = (rgb * (1 - alpha) + 255 * alpha).round().astype(np.uint8)
+    return pixels
+
+
+def _flattened(pixels: np.ndarray) -> np.ndarray:
+    """RGBA composited onto white as RGB, band by band (JPEG has no alpha)."""
+    if pixels.shape[2] == 3:
+        return pixels
+    out = np.empty(pixels.shape[:2] + (3,), np.uint8)
+    for top in _strips(pixels.shape[0]):
+        band = slice(top, top + _BAND)
+        alpha = pixels[band, :, 3:4].astype(np.uint16)
+        out[band] = ((pixels[band, :, :3] * alpha + 255 * (255 - alpha) + 127) // 255).astype(np.uint8)
+    return out
 
 
 def _scaled_svg(svg: str, scale: int) -> str:
@@ -55,22 +80,60 @@ def _scaled_svg(svg: str, scale: int) -> str:
     return re.sub(r'\b(width|height)="([\d.]+)"', grow, head) + sep + rest
 
 
-def render(image: Image, store: ImageStore, kind: str | None, scale: int, marked: bool) -> tuple[bytes, str]:
-    """Encoded bytes and media type of an image as asked."""
-    if image.status != "COMPLETED":
-        raise SandboxError(409, "image_not_ready", f"Image {image.image_id} is {image.status}.")
-    kind = kind or ("svg" if image.vector_file else "png")
-    if kind == "svg":
-        if not image.vector_file:
+class Renderer:
+    """Binaries other than the stored file, rendered once into a disk cache and streamed from there.
+
+    An 8x render holds a few hundred MB while it runs, so at most ``slots`` renders run at once (the
+    others wait their turn), and concurrent requests for one variant wait for a single render."""
+
+    def __init__(self, store: ImageStore, slots: int = 1):
+        self._store = store
+        self._slots = threading.BoundedSemaphore(slots)
+        self._lock = threading.Lock()
+        self._stripes = [threading.Lock() for _ in range(_STRIPES)]
+        """Requests for one variant share a stripe, so it is rendered once; the set stays bounded."""
+        self._running = 0
+        self.renders = 0
+        """Renders done since start (read by tests)."""
+        self.peak = 0
+        """Most renders that ever ran at once (read by tests and benchmarks)."""
+
+    def file(self, image: Image, kind: str | None, scale: int, marked: bool) -> tuple[Path, str]:
+        """The file holding an image as asked, and its media type."""
+        if image.status != "COMPLETED":
+            raise SandboxError(409, "image_not_ready", f"Image {image.image_id} is {image.status}.")
+        kind = kind or ("svg" if image.vector_file else "png")
+        if kind == "svg" and not image.vector_file:
             raise invalid("Only vectorized images have an SVG; ask for jpeg, png or webp.", "svg_not_available")
-        svg = store.path(image.vector_file).read_text()
-        return (_scaled_svg(svg, scale) if scale > 1 else svg).encode(), MEDIA_TYPES["svg"]
-    if kind == "png" and scale == 1 and not marked:
-        return store.path(image.file_name).read_bytes(), MEDIA_TYPES["png"]
-    check_output_size(image.width * scale, image.height * scale)
+        if kind != "svg":
+            check_output_size(image.width * scale, image.height * scale)
+        if scale == 1 and (kind == "svg" or (kind == "png" and not marked)):
+            return self._store.path(image.vector_file if kind == "svg" else image.file_name), MEDIA_TYPES[kind]
+        name = f"{image.image_id}-{scale}x{'-marked' if marked and kind != 'svg' else ''}.{kind}"
+        with self._stripes[zlib.crc32(name.encode()) % _STRIPES]:
+            if not self._store.cached(name).exists():
+                with self._slots:
+                    self._count(+1)
+                    try:
+                        self._store.write_cache(name, _render(image, self._store, kind, scale, marked))
+                    finally:
+                        self._count(-1)
+        return self._store.cached(name), MEDIA_TYPES[kind]
+
+    def _count(self, step: int) -> None:
+        with self._lock:
+            self._running += step
+            if step > 0:
+                self.renders += 1
+                self.peak = max(self.peak, self._running)
+
+
+def _render(image: Image, store: ImageStore, kind: str, scale: int, marked: bool) -> bytes:
+    if kind == "svg":
+        return _scaled_svg(store.path(image.vector_file).read_text(), scale).encode()
     pixels = store.read_pixels(image.file_name)
     if scale > 1:
         pixels = cv2.resize(pixels, (image.width * scale, image.height * scale), interpolation=cv2.INTER_LANCZOS4)
     if marked:
         pixels = watermark(pixels)
-    return encode_image(pixels, kind), MEDIA_TYPES[kind]
+    return encode_image(_flattened(pixels) if kind == "jpeg" else pixels, kind)

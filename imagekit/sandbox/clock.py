@@ -5,9 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from .db import Database
+from .errors import invalid
 from .tables import State
 
 _KEY = "clock_offset_seconds"
+MAX_OFFSET_SECONDS = 50 * 365 * 86400
+"""How far ahead the clock may run: decades of grants, far from the calendar's end."""
 
 
 class Clock:
@@ -30,6 +33,9 @@ class Clock:
         """Move the clock forward (never back: periods and grants only move forward)."""
         if seconds < 0:
             raise ValueError("the sandbox clock only moves forward")
+        if self._offset.total_seconds() + seconds > MAX_OFFSET_SECONDS:
+            raise invalid(f"seconds: the clock may run at most {MAX_OFFSET_SECONDS} s ahead "
+                          f"({self._offset.total_seconds():.0f} s now)")
         with self._db.write() as session:
             self._offset += timedelta(seconds=seconds)
             session.merge(State(key=_KEY, value=str(self._offset.total_seconds())))

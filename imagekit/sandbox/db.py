@@ -10,6 +10,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from .datadir import DataDirError
 from .tables import Base
 
 
@@ -51,6 +52,15 @@ class Database:
 
     def create_all(self) -> None:
         Base.metadata.create_all(self.engine)
+
+    def check_integrity(self) -> None:
+        """Raise :class:`DataDirError` when SQLite finds the database damaged (a no-op elsewhere)."""
+        if self.engine.dialect.name != "sqlite":
+            return
+        with self.engine.connect() as connection:
+            found = [row[0] for row in connection.exec_driver_sql("PRAGMA quick_check")]
+        if found != ["ok"]:
+            raise DataDirError(f"the database is damaged ({found[0] if found else 'quick_check failed'})")
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -6,13 +6,13 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 from fastapi.security import APIKeyCookie, APIKeyHeader
-from sqlalchemy.orm import Session, lazyload, selectinload
+from sqlalchemy.orm import lazyload, selectinload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from . import credits
 from .accounts import authenticate_cookie, authenticate_key
 from .errors import SandboxError
-from .schemas import ApiType, Platform
+from .schemas import REQUEST_ID_PATTERN, ApiType, Platform
 from .service import Sandbox
 from .tables import Enterprise, User
 
@@ -31,19 +31,11 @@ SandboxDep = Annotated[Sandbox, Depends(get_sandbox)]
 _USER_OPTIONS = (lazyload(User.plan), selectinload(User.enterprise).selectinload(Enterprise.models))
 
 
-def _load_user(sandbox: Sandbox, session: Session, user_id: int) -> User:
-    """The caller with enterprise and (cached) plan attached; due grants applied first."""
-    user = session.get(User, user_id, options=_USER_OPTIONS)
-    if credits.grants_due(user, sandbox.clock.now()):
-        with sandbox.db.write() as writer:
-            credits.apply_grants(writer.get(User, user_id), sandbox.clock.now())
-        session.rollback()  # end the snapshot that predates the grants
-        user = session.get(User, user_id, options=_USER_OPTIONS)
-    set_committed_value(user, "plan", sandbox.plan(user.plan_id))
-    return user
-
-
 def _authenticate(sandbox: Sandbox, key: str | None, cookie: str | None) -> User:
+    """The caller with enterprise and (cached) plan attached; due grants applied first.
+
+    Each step holds one database connection and lets it go before the next: a request that held a
+    read connection while waiting for a write one could, in a burst, exhaust the pool."""
     now = sandbox.clock.now()
     with sandbox.db.read() as session:
         if key:
@@ -52,7 +44,15 @@ def _authenticate(sandbox: Sandbox, key: str | None, cookie: str | None) -> User
             user_id = authenticate_cookie(session, cookie, now) if cookie else None
         if user_id is None:
             raise SandboxError(403, "not_logged_in", "Send the X-Api-Key header (or log in).")
-        return _load_user(sandbox, session, user_id)
+        user = session.get(User, user_id, options=_USER_OPTIONS)
+        due = credits.grants_due(user, now)
+    if due:
+        with sandbox.db.write() as writer:
+            credits.apply_grants(writer.get(User, user_id), sandbox.clock.now())
+        with sandbox.db.read() as session:
+            user = session.get(User, user_id, options=_USER_OPTIONS)
+    set_committed_value(user, "plan", sandbox.plan(user.plan_id))
+    return user
 
 
 def current_user(sandbox: SandboxDep, key: Annotated[str | None, Depends(api_key_scheme)]) -> User:
@@ -70,5 +70,5 @@ CurrentUser = Annotated[User, Depends(current_user)]
 SessionUser = Annotated[User, Depends(current_user_or_session)]
 PlatformHeader = Annotated[Platform, Header(alias="X-Platform", description="Platform tag.")]
 ApiTypeHeader = Annotated[ApiType, Header(alias="X-Api-Type", description="API type: standard or enterprise.")]
-RequestIdHeader = Annotated[str | None, Header(alias="X-Request-Id", max_length=64, pattern=r"^[\w.:-]+$",
+RequestIdHeader = Annotated[str | None, Header(alias="X-Request-Id", max_length=64, pattern=REQUEST_ID_PATTERN,
                                                description="Request id, used to cancel an edit.")]

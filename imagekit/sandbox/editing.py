@@ -86,7 +86,7 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
                 charge_id = credits.charge(session, fresh, edit.cost_type, price, sandbox.clock.now(),
                                            request_id).charge_id
         except BaseException:
-            sandbox.jobs.finish(job)
+            sandbox.jobs.finish(job, "failed")
             raise
         return _work(sandbox, user, source, edit, job, charge_id, price, platform)
 
@@ -100,19 +100,21 @@ def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: in
         jobs.wait(sandbox.settings.latency, job.check, since=started)  # the simulated service's edit time
         if not sandbox.jobs.complete(job):
             raise Cancelled(job.request_id)
-        return _commit(sandbox, user, source, edit, job, charge_id, price, platform, seed, result)
+        outcome = _commit(sandbox, user, source, edit, job, charge_id, price, platform, seed, result)
     except BaseException as exc:
         try:
             with sandbox.db.write() as session:
                 credits.refund(session, session.get(Charge, charge_id))
         finally:
-            sandbox.jobs.finish(job)
+            sandbox.jobs.finish(job, "cancelled" if isinstance(exc, Cancelled) else "failed")
         if isinstance(exc, Cancelled):
             raise SandboxError(409, "edit_cancelled", f"Edit {job.request_id} was cancelled; nothing was charged.") from None
         if not isinstance(exc, SandboxError | KeyboardInterrupt | SystemExit):
             log.exception("edit %s of image %s failed", edit.op, source.image_id)
             raise SandboxError(500, "edit_failed", f"The {edit.op} edit failed; nothing was charged.") from exc
         raise
+    sandbox.jobs.finish(job, "completed")
+    return outcome
 
 
 def _commit(sandbox, user, source: Image, edit: Edit, job, charge_id, price, platform, seed,
@@ -142,8 +144,6 @@ def _commit(sandbox, user, source: Image, edit: Edit, job, charge_id, price, pla
     except BaseException:
         sandbox.store.delete(*names)
         raise
-    finally:
-        sandbox.jobs.finish(job)
     return Outcome(image=image, charged=price, balance=balance)
 
 

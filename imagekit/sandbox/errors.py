@@ -7,6 +7,8 @@ sandbox (routes, credits, engines) raises these; nothing builds an error respons
 
 from __future__ import annotations
 
+import json
+
 
 class SandboxError(Exception):
     """A refusal with an HTTP status, a stable error name and a human message."""
@@ -20,6 +22,15 @@ class SandboxError(Exception):
 
     def body(self) -> dict:
         return {"success": False, "code": self.status, "data": self.name, "message": self.message}
+
+
+async def send_error(send, error: SandboxError) -> None:
+    """Answer an ASGI request with ``error`` from a middleware (outside FastAPI's handlers)."""
+    body = json.dumps(error.body()).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": error.status,
+                "headers": headers + [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def invalid(message: str, name: str = "invalid_request") -> SandboxError:

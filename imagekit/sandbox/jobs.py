@@ -7,10 +7,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 
+from sqlalchemy import delete
+
+from .clock import Clock
+from .db import Database
 from .errors import Cancelled, SandboxError
+from .tables import RequestId
 
-_TOMBSTONE_SECONDS = 600.0
+REQUEST_ID_RETENTION = timedelta(days=7)
+"""How long an edit request id stays taken and answers cancelEdit (sandbox clock; in the README)."""
 _CANCEL_WAIT = 30.0
 _SLICE = 0.02
 
@@ -58,6 +65,8 @@ class Job:
     request_id: str
     user_id: int
     cancelled: threading.Event = field(default_factory=threading.Event)
+    completed: bool = False
+    """Set once completion won against any cancel: from then on a cancel changes nothing."""
     finished: threading.Event = field(default_factory=threading.Event)
     """Set once the job has stopped and its charge is settled (kept or refunded)."""
 
@@ -68,66 +77,71 @@ class Job:
 
 
 class JobRegistry:
-    """Edit jobs by (user, request id). A cancel that arrives first leaves a tombstone."""
+    """Edit jobs by (user, request id). Every id is recorded in the database (``request_ids``) with
+    its outcome, so it is used once, even across restarts; a cancel that arrives first records it as
+    ``precancelled``. Running jobs also live here in memory, where a cancel can stop them."""
 
-    def __init__(self) -> None:
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self._db, self._clock = db, clock
         self._lock = threading.Lock()
+        """Held over each id's database check-and-change, so a start and a cancel never interleave."""
         self._jobs: dict[tuple[int, str], Job] = {}
-        self._done: dict[tuple[int, str], float] = {}
-        self._tombstones: dict[tuple[int, str], float] = {}
 
     def start(self, user_id: int, request_id: str) -> Job:
-        key = (user_id, request_id)
+        job = Job(request_id, user_id)
         with self._lock:
-            self._expire()
-            if key in self._jobs or key in self._done:
-                raise SandboxError(409, "duplicate_request_id",
-                                   f"Request id {request_id!r} was used already; send a new one.")
-            job = Job(request_id, user_id)
-            if self._tombstones.pop(key, None) is not None:
-                job.cancelled.set()
-            self._jobs[key] = job
-            return job
+            with self._db.write() as session:
+                now = self._clock.now()
+                session.execute(delete(RequestId).where(RequestId.created_at < now - REQUEST_ID_RETENTION))
+                row = session.get(RequestId, (user_id, request_id))
+                if row is None:
+                    session.add(RequestId(user_id=user_id, request_id=request_id, created_at=now, state="running"))
+                elif row.state == "precancelled":
+                    row.state = "running"
+                    job.cancelled.set()
+                else:
+                    raise SandboxError(409, "duplicate_request_id",
+                                       f"Request id {request_id!r} was used already; send a new one.")
+            self._jobs[(user_id, request_id)] = job
+        return job
 
     def complete(self, job: Job) -> bool:
         """Decide, atomically with any cancel, that the job completes; False if it was cancelled."""
         with self._lock:
             if job.cancelled.is_set():
                 return False
-            key = (job.user_id, job.request_id)
-            self._jobs.pop(key, None)
-            self._done[key] = time.monotonic()
+            job.completed = True
             return True
 
-    def finish(self, job: Job) -> None:
-        """The job has stopped and its charge is settled."""
+    def finish(self, job: Job, outcome: str) -> None:
+        """The job has stopped (``completed``, ``cancelled`` or ``failed``) and its charge is settled."""
+        with self._db.write() as session:
+            row = session.get(RequestId, (job.user_id, job.request_id))
+            if row is not None:
+                row.state = outcome
         with self._lock:
-            key = (job.user_id, job.request_id)
-            self._jobs.pop(key, None)
-            self._done[key] = time.monotonic()
+            self._jobs.pop((job.user_id, job.request_id), None)
         job.finished.set()
 
     def cancel(self, user_id: int, request_id: str) -> str:
-        """"cancelled" if the edit is running or not yet arrived; "not_running" once it finished."""
+        """"cancelled" if the edit is running, not yet arrived or cancelled already; "not_running" once
+        it completed or failed (nothing happens)."""
         key = (user_id, request_id)
         with self._lock:
-            self._expire()
-            if key in self._done:
-                return "not_running"
             job = self._jobs.get(key)
             if job is None:
-                self._tombstones[key] = time.monotonic()
-                return "cancelled"
+                with self._db.write() as session:
+                    row = session.get(RequestId, key)
+                    if row is None:
+                        session.add(RequestId(user_id=user_id, request_id=request_id,
+                                              created_at=self._clock.now(), state="precancelled"))
+                    return "cancelled" if row is None or row.state in ("cancelled", "precancelled") else "not_running"
+            if job.completed:
+                return "not_running"
             job.cancelled.set()
         # Answer once the edit has stopped and been refunded: a balance read next shows no charge.
         job.finished.wait(_CANCEL_WAIT)
         return "cancelled"
-
-    def _expire(self) -> None:
-        horizon = time.monotonic() - _TOMBSTONE_SECONDS
-        for table in (self._tombstones, self._done):
-            for key in [k for k, at in table.items() if at < horizon]:
-                del table[key]
 
 
 def wait(seconds: float, check=None, *, since: float | None = None) -> None:

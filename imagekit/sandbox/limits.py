@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from .errors import SandboxError, send_error
 
 _SLACK = 64 * 1024
 """Room for multipart framing and form fields around the largest accepted file."""
@@ -51,8 +51,4 @@ class _TooLarge(BaseException):  # not Exception: body parsers must not swallow 
 
 
 async def _too_large(send, limit: int) -> None:
-    body = json.dumps({"success": False, "code": 413, "data": "payload_too_large",
-                       "message": f"The request body is over {limit} bytes."}).encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+    await send_error(send, SandboxError(413, "payload_too_large", f"The request body is over {limit} bytes."))

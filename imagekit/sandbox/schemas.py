@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
 Ratio = Literal["square", "vertical", "horizontal", "1:1", "3:4", "4:3", "9:16", "16:9"]
 Platform = Literal["web", "app", "figma", "api"]
@@ -19,6 +19,26 @@ Status = Literal["PENDING", "COMPLETED", "FAILED"]
 Resolution = Annotated[str, Field(pattern=r"^\d{3,4}x\d{3,4}$")]
 DateTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 Id = Annotated[StrictInt, Field(ge=1, le=2**53)]
+REQUEST_ID_PATTERN = r"^[A-Za-z0-9_.:-]+$"
+"""Edit request ids: ASCII letters, digits and ``_.:-`` (the README's promise)."""
+
+
+def _printable(text: str) -> str:
+    """Refuse control characters (NUL and the like; tab and newlines pass): no prompt holds them."""
+    if any(ord(c) < 32 and c not in "\t\n\r" or ord(c) == 127 for c in text):
+        raise ValueError("control characters are not allowed")
+    return text
+
+
+def _whole_number(value: Any) -> Any:
+    """A JSON integer: not true, not 1.0, not "1" (which lax validation would take as 1)."""
+    if type(value) is not int:
+        raise ValueError("must be a JSON integer")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_printable)]
+"""Free text of a prompt: any printable characters."""
 
 
 class Body(BaseModel):
@@ -26,7 +46,7 @@ class Body(BaseModel):
 
 
 class CreateBody(Body):
-    prompt: Annotated[str, Field(max_length=1200)]
+    prompt: Annotated[Text, Field(max_length=1200)]
     image: str | None = Field(None, description="Reference image: /api/images/<id>/binary of your own image, or a data: URL.")
     ratio: Ratio = "square"
     styleId: Id | None = None
@@ -37,7 +57,7 @@ class CreateBody(Body):
     captionPrompt: Annotated[str, Field(max_length=1200)] | None = None
     captionTPrompt: Annotated[str, Field(max_length=1200)] | None = None
     groupId: Annotated[str, Field(max_length=64)] | None = None
-    count: Literal[1, 2, 4] = 1
+    count: Annotated[Literal[1, 2, 4], BeforeValidator(_whole_number)] = 1
     isAsync: StrictBool = False
     seed: Annotated[StrictInt, Field(ge=0, le=2**31 - 1)] | None = Field(
         None, description="Sandbox extension: image i of the request is drawn with seed + i.")

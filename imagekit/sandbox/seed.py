@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from .accounts import add_user, issue_key
+from .accounts import add_user, admin_token, issue_key
 from .catalog import seed_catalogue
 from .engines.base import GenerationRequest
 from .tables import Collection, Image, Plan, Style, User
@@ -29,10 +29,12 @@ def is_initialized(sandbox) -> bool:
 
 
 def initialize(sandbox) -> str:
-    """Seed an empty database (idempotent) and return a fresh API key for the demo user."""
+    """Seed an empty database (idempotent), make the admin token, and return a fresh API key for the
+    demo user."""
     if not is_initialized(sandbox):
         _seed(sandbox)
     with sandbox.db.write() as session:
+        admin_token(session)
         demo = session.scalar(select(User).where(User.email == DEMO_EMAIL))
         return issue_key(session, demo.user_id, sandbox.clock.now())
 

@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from filelock import FileLock, Timeout
-from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import selectinload
 
-from . import credits
+from .accounts import admin_token
+from .binaries import Renderer
 from .clock import Clock
+from .datadir import DataDirError, check_before_open, reason
 from .db import Database
 from .engines import load_engine
 from .engines.base import GenerationEngine
 from .faults import Faults
 from .jobs import ConcurrencyGate, JobRegistry
+from .recovery import Recovered, recover
 from .settings import SandboxSettings
 from .storage import ImageStore
-from .tables import Charge, Image, Model, Plan
+from .tables import Model, Plan
 from .views import auth_plan_view
 
-log = logging.getLogger(__name__)
 
-
-class DataDirInUse(RuntimeError):
+class DataDirInUse(DataDirError):
     """Another live process serves this data folder."""
 
 
@@ -35,18 +35,27 @@ class Sandbox:
 
     def __init__(self, settings: SandboxSettings):
         self.settings = settings
+        check_before_open(settings.data_dir, settings.database_url)
         self.db = Database(settings.url)
-        self.db.create_all()
-        self.clock = Clock(self.db)
-        self.store = ImageStore(settings.image_dir)
+        try:
+            self.db.check_integrity()
+            self.db.create_all()
+            self.clock = Clock(self.db)
+            self.store = ImageStore(settings.image_dir)
+        except (OSError, SQLAlchemyError, DataDirError) as exc:
+            self.db.dispose()
+            detail = str(exc) if isinstance(exc, DataDirError) else reason(exc)
+            raise DataDirError(f"cannot use {settings.data_dir}: {detail}") from None
+        self.renderer = Renderer(self.store, settings.render_slots)
         self.gate = ConcurrencyGate()
-        self.jobs = JobRegistry()
+        self.jobs = JobRegistry(self.db, self.clock)
         self.faults = Faults()
         self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="sandbox-job")
         self._engines: dict[str, GenerationEngine] = {}
         self._claim: FileLock | None = None
         self._plans: dict[int, Plan] = {}
         self._plan_views: dict[int, dict] = {}
+        self._admin_token: str | None = None
 
     def engine_for(self, model: Model) -> GenerationEngine:
         if model.engine not in self._engines:
@@ -74,6 +83,14 @@ class Sandbox:
             self._plan_views[plan.plan_id] = auth_plan_view(plan)
         return self._plan_views[plan.plan_id]
 
+    @property
+    def admin_token(self) -> str:
+        """The token of the ``/sandbox`` controls (made now if an older version set up the folder)."""
+        if self._admin_token is None:
+            with self.db.write() as session:
+                self._admin_token = admin_token(session)
+        return self._admin_token
+
     def claim(self) -> None:
         """Hold the data folder for this process while it serves, or raise :class:`DataDirInUse`.
 
@@ -86,23 +103,18 @@ class Sandbox:
         lock = FileLock(folder / "serve.lock", timeout=0)
         try:
             lock.acquire()
+            (folder / "serve.pid").write_text(str(os.getpid()))
         except Timeout:
             owner = _read_text(folder / "serve.pid") or "unknown"
             raise DataDirInUse(f"{self.settings.data_dir} is served by another process (pid {owner})") from None
-        (folder / "serve.pid").write_text(str(os.getpid()))
+        except OSError as exc:
+            lock.release()
+            raise DataDirError(f"cannot lock {folder / 'serve.lock'}: {exc.strerror or exc}") from None
         self._claim = lock
 
-    def recover(self) -> int:
-        """Fail and refund images left PENDING by a previous process; returns how many."""
-        with self.db.write() as session:
-            stale = session.scalars(select(Image).where(Image.status == "PENDING")).all()
-            for image in stale:
-                image.status, image.error = "FAILED", "The sandbox stopped before this image was finished."
-                if image.charge_id and image.unit_price:
-                    credits.refund(session, session.get(Charge, image.charge_id), image.unit_price)
-        if stale:
-            log.warning("failed and refunded %d image(s) left pending by a previous run", len(stale))
-        return len(stale)
+    def recover(self) -> Recovered:
+        """Settle what an earlier run left unfinished (see :mod:`.recovery`)."""
+        return recover(self)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=False)

@@ -19,6 +19,12 @@ class SandboxSettings:
     """Long side, in pixels, of a generated image (ratios map onto it)."""
     controls: bool = True
     """Serve the sandbox-only controls under ``/sandbox`` (clock, faults, users)."""
+    controls_need_token: bool = False
+    """The controls answer only requests carrying the admin token in ``X-Sandbox-Token``; ``serve``
+    turns this on whenever it listens beyond loopback."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Names a request's Host header may give besides IP literals and localhost; any other name is
+    refused (a page whose name was re-bound to this address must not reach the sandbox)."""
     max_upload_bytes: int = 30 * 1024 * 1024
     """Largest request body, mask or ``data:`` URL accepted (Clipdrop's anchor: 30 MB)."""
     max_upload_pixels: int = 25_000_000
@@ -28,6 +34,9 @@ class SandboxSettings:
     tag_metadata: bool = True
     """GET /api/images/{id} shows a generated image's ``groupId`` in GenerationInfo (an extension:
     the interface shows only blurReason there); False answers exactly as the interface shows."""
+    render_slots: int = 1
+    """Binary variants (scaled, watermarked, re-encoded) rendered at once; an 8x render holds a few
+    hundred MB, so more slots trade memory for speed. Each variant is rendered once, then cached."""
     workers: int = 16
     """Threads that run asynchronous generations (enough for the largest simultaneousLimit, 8, twice)."""
     extra: dict = field(default_factory=dict)

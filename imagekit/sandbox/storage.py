@@ -13,25 +13,35 @@ from .engines.edits.codecs import encode_image
 
 
 class ImageStore:
-    """Image files named by image id: ``<id>.png`` for pixels, ``<id>.svg`` for vectors."""
+    """Image files named by image id: ``<id>.png`` for pixels, ``<id>.svg`` for vectors; rendered
+    variants (scaled, watermarked, other types) under ``cache/`` as ``<id>-<variant>``."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.cache = self.root / "cache"
+        self.cache.mkdir(parents=True, exist_ok=True)
 
     def path(self, name: str) -> Path:
         return self.root / name
 
+    def cached(self, name: str) -> Path:
+        return self.cache / name
+
     def write_bytes(self, name: str, data: bytes) -> str:
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, self.root / name)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_atomically(self.root / name, data)
         return name
+
+    def write_cache(self, name: str, data: bytes) -> None:
+        _write_atomically(self.cache / name, data)
+
+    def sweep(self, owned: set[str]) -> int:
+        """Remove files no image owns (and temporary files of interrupted writes); returns how many."""
+        ids = {name.split(".")[0] for name in owned}
+        stray = [path for path in self.root.iterdir() if path.is_file() and path.name not in owned]
+        stray += [path for path in self.cache.iterdir() if path.name.split("-")[0] not in ids]
+        for path in stray:
+            path.unlink(missing_ok=True)
+        return len(stray)
 
     def write_pixels(self, image_id: int, pixels: np.ndarray) -> str:
         """Store RGB or RGBA pixels losslessly as PNG; returns the file name."""
@@ -47,7 +57,20 @@ class ImageStore:
         return cv2.cvtColor(pixels, code)
 
     def delete(self, *names: str | None) -> None:
+        """Remove stored files (of an image that was never committed: it has no cached variants)."""
         for name in names:
             if name:
                 (self.root / name).unlink(missing_ok=True)
 
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write through a temporary file in the same folder: readers see all of ``path`` or none."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

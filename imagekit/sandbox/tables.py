@@ -259,6 +259,18 @@ class DownloadLog(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
+class RequestId(Base):
+    """An edit request id of a user, kept for ``jobs.REQUEST_ID_RETENTION`` so that it is used once
+    (across restarts too) and ``cancelEdit`` keeps answering for it."""
+
+    __tablename__ = "request_ids"
+    user_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, index=True)
+    state: Mapped[str] = mapped_column(String(12))
+    """running, completed, cancelled, failed; precancelled when the cancel came before the edit."""
+
+
 class State(Base):
     """Key/value state of the sandbox itself (clock offset, cookie secret)."""
 

@@ -155,8 +155,10 @@ def test_the_key_never_shows_in_reprs_or_logs(mock, caplog):
     with pytest.raises(imagekit.WrongAPIKeyError) as info:
         client.me()
     texts = [repr(client), str(client), repr(client.config), str(client.config), repr(info.value), str(info.value),
-             caplog.text, repr(info.value.response), repr(info.value.request)]
+             caplog.text, repr(info.value.response), repr(info.value.request), repr(info.value.request.headers),
+             str(info.value.request.headers)]
     assert "retrying GET /api/users/me" in caplog.text
+    assert "x-api-key" in repr(info.value.request.headers).lower()  # named, its value masked
     for text in texts:
         assert SECRET not in text
 

@@ -47,6 +47,7 @@ def test_cancel_during_an_edit_leaves_nothing(slow):
         assert api.post("/api/images/cancelEdit/slow-1").json() == "cancelled"
         worker.join()
         assert_error(result["r"], 409, "edit_cancelled")
+        assert api.post("/api/images/cancelEdit/slow-1").json() == "cancelled"  # still cancelled, not "done"
         assert api.get("/api/users/me/usage").json() == usage
         assert files(slow) == before_files
         assert api.get(f"/api/images/{source}").json()["Upscaled"] == []
@@ -83,6 +84,7 @@ def test_cancel_that_arrives_first_cancels_the_edit(slow):
         usage = api.get("/api/users/me/usage").json()
         assert api.post("/api/images/cancelEdit/early-1").json() == "cancelled"
         assert_error(api.post(f"/api/images/{source}/retry", headers={"X-Request-Id": "early-1"}), 409, "edit_cancelled")
+        assert api.post("/api/images/cancelEdit/early-1").json() == "cancelled"
         assert api.get("/api/users/me/usage").json() == usage
 
 

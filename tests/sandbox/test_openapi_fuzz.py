@@ -7,7 +7,8 @@ must be free of 5xx and match the schema documented for its status. Three kinds 
 - ``grounded``: positive requests whose ids name real objects (an image, a style and a collection
   the demo user may use), so handlers run past their lookups into charging and the engines.
 
-The ``/sandbox`` controls are left out: they move the clock and inject faults for the whole
+The ``/sandbox`` controls are fuzzed the same way (positive, negative, and grounded on a real
+enterprise user) against a sandbox of their own: they move the clock and inject faults for the whole
 instance. Hypothesis is driven through ``operation.as_strategy()`` rather than
 ``schemathesis.pytest.from_fixture(...).parametrize()``, whose lazy loader reads
 ``request.node._nodeid``, gone in pytest 9.2 (schemathesis 4.32.5).
@@ -53,8 +54,25 @@ CASES = (
 """Negative cases need an input to break (the /api/users/me operations take none); grounded
 cases need an id to pin."""
 
+CONTROLS = [
+    ("GET", "/sandbox/clock"), ("POST", "/sandbox/clock/advance"), ("GET", "/sandbox/faults"),
+    ("POST", "/sandbox/faults"), ("DELETE", "/sandbox/faults"), ("POST", "/sandbox/users"),
+    ("POST", "/sandbox/users/{user_id}/keys"), ("POST", "/sandbox/sessions"),
+    ("POST", "/sandbox/users/{user_id}/credits"), ("PATCH", "/sandbox/users/{user_id}/enterprise"),
+    ("GET", "/sandbox/stats"),
+]
+"""The sandbox-only controls."""
+
+CONTROL_CASES = (
+    [(method, path, kind) for method, path in CONTROLS for kind in ("positive", "negative")]
+    + [(method, path, "grounded") for method, path in CONTROLS if "{user_id}" in path or path == "/sandbox/sessions"]
+)
+
 FUZZ = settings(max_examples=25, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+CONTROL_FUZZ = settings(FUZZ, max_examples=50)
+"""Controls answer in milliseconds (no engines), so they get more cases."""
 
 
 @dataclass(frozen=True)
@@ -88,12 +106,26 @@ def fuzzed(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
         yield running
 
 
+def schema_of(box: EmbeddedSandbox, **headers: str):
+    """The sandbox's own /openapi.json, aimed at it with ``headers``."""
+    schema = schemathesis.openapi.from_url(f"{box.url}/openapi.json")
+    schema.config.update(base_url=box.url, headers=headers)
+    return schema
+
+
+def fuzz(cases, config=FUZZ) -> None:
+    """Every generated case answers without a 5xx and as its documented schema says."""
+    @config
+    @given(case=cases)
+    def check(case):
+        case.call_and_validate(checks=[not_a_server_error, response_schema_conformance], timeout=60)
+
+    check()
+
+
 @pytest.fixture(scope="module")
 def api_schema(fuzzed: EmbeddedSandbox):
-    """The sandbox's own /openapi.json, aimed at it with the demo user's key."""
-    schema = schemathesis.openapi.from_url(f"{fuzzed.url}/openapi.json")
-    schema.config.update(base_url=fuzzed.url, headers={"X-Api-Key": fuzzed.api_key})
-    return schema
+    return schema_of(fuzzed, **{"X-Api-Key": fuzzed.api_key})
 
 
 @pytest.fixture(scope="module")
@@ -118,10 +150,47 @@ def test_no_server_error_and_documented_responses(api_schema, grounds: Grounds, 
     cases = operation.as_strategy(generation_mode=mode)
     if kind == "grounded":
         cases = st.tuples(cases, st.sampled_from(["styleId", "collectionId", "image"])).map(lambda pair: grounds.pin(*pair))
+    fuzz(cases)
 
-    @FUZZ
-    @given(case=cases)
-    def check(case):
-        case.call_and_validate(checks=[not_a_server_error, response_schema_conformance], timeout=60)
 
-    check()
+@pytest.fixture(scope="module")
+def controlled(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
+    """A sandbox whose clock, faults and users the control fuzz may change at will."""
+    with EmbeddedSandbox(tmp_path_factory.mktemp("fuzz-controls"), base_size=256) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def control_schema(controlled: EmbeddedSandbox):
+    return schema_of(controlled)
+
+
+@pytest.fixture(scope="module")
+def enterprise_user(controlled: EmbeddedSandbox) -> int:
+    made = httpx.post(f"{controlled.url}/sandbox/users", json={"email": "fuzz@x.io", "plan": "enterprise"})
+    return made.raise_for_status().json()["userId"]
+
+
+def _grounded_on(user_id: int):
+    def pin(case):
+        if "user_id" in (case.path_parameters or {}):
+            case.path_parameters["user_id"] = user_id
+        if isinstance(case.body, dict) and "userId" in case.body:
+            case.body["userId"] = user_id
+        return case
+    return pin
+
+
+def test_every_control_is_fuzzed(control_schema):
+    served = {(op.method.upper(), op.path) for op in (result.ok() for result in control_schema.get_all_operations())
+              if op.path.startswith("/sandbox")}
+    assert served == set(CONTROLS)
+
+
+@pytest.mark.parametrize(("method", "path", "kind"), CONTROL_CASES, ids=[" ".join(case) for case in CONTROL_CASES])
+def test_controls_have_no_server_error(control_schema, enterprise_user: int, method: str, path: str, kind: str):
+    operation = control_schema[path][method]
+    cases = operation.as_strategy(generation_mode=GenerationMode.NEGATIVE if kind == "negative" else GenerationMode.POSITIVE)
+    if kind == "grounded":
+        cases = cases.map(_grounded_on(enterprise_user))
+    fuzz(cases, CONTROL_FUZZ)

@@ -1,7 +1,8 @@
 """Sandbox-only controls under /sandbox: the clock, fault injection, users, keys, sessions, credits.
 
 They exist so tests, notebooks and benchmarks can exercise grants, periods, failures and accounts;
-the real service has none of them. ``SandboxSettings(controls=False)`` turns them off.
+the real service has none of them. ``SandboxSettings(controls=False)`` turns them off; with
+``controls_need_token`` (a server listening beyond loopback) each needs the admin token.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Depends, Path
+from fastapi.security import APIKeyHeader
+from pydantic import Field
 
-from ..accounts import issue_key, open_session
+from ..accounts import admin_token_matches, issue_key, open_session
 from ..clock import iso
 from ..deps import SandboxDep
 from ..errors import SandboxError, not_found
@@ -21,9 +23,26 @@ from ..schemas import Body
 from ..seed import register_user
 from ..tables import User
 
-router = APIRouter(prefix="/sandbox", tags=["sandbox controls"])
+admin_scheme = APIKeyHeader(name="X-Sandbox-Token", scheme_name="SandboxToken", auto_error=False,
+                            description="The admin token (`imagekit sandbox token`); required beyond loopback.")
+
+
+def require_admin(sandbox: SandboxDep, token: Annotated[str | None, Depends(admin_scheme)]) -> None:
+    """Let a control through on loopback, or with the admin token when the sandbox is exposed."""
+    if not sandbox.settings.controls_need_token:
+        return
+    if not token:
+        raise SandboxError(401, "admin_token_required",
+                           "This sandbox is exposed: send its admin token in X-Sandbox-Token.")
+    if not admin_token_matches(sandbox.admin_token, token):
+        raise SandboxError(401, "wrong_admin_token", "The X-Sandbox-Token header is not this sandbox's admin token.")
+
+
+router = APIRouter(prefix="/sandbox", tags=["sandbox controls"], dependencies=[Depends(require_admin)])
 UserId = Annotated[int, Path(ge=1, le=2**53)]
 Rate = Annotated[float, Field(ge=0, le=1)]
+Count = Annotated[int, Field(ge=0, le=10**9)]
+"""A limit stored as a database integer: bounded well inside 64 bits."""
 
 
 class AdvanceBody(Body):
@@ -38,21 +57,21 @@ class FaultBody(Body):
     drop_phase: Literal["before", "after"] = "before"
     latency: Annotated[float, Field(ge=0, le=60)] = 0.0
     fail_generation_rate: Rate = 0.0
-    seed: int | None = None
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = None
 
 
 class NewUserBody(Body):
     email: Annotated[str, Field(min_length=3, max_length=254)]
-    plan: str = "standard"
-    name: str | None = None
+    plan: Annotated[str, Field(max_length=32)] = "standard"
+    name: Annotated[str, Field(min_length=1, max_length=128)] | None = None
 
 
 class KeyBody(Body):
-    expiresInSeconds: Annotated[float, Field(ge=0)] | None = None
+    expiresInSeconds: Annotated[float, Field(ge=0, le=100 * 365 * 86400)] | None = None
 
 
 class SessionBody(Body):
-    userId: Annotated[int, Field(ge=1)]
+    userId: Annotated[int, Field(ge=1, le=2**53)]
 
 
 class CreditsBody(Body):
@@ -61,13 +80,13 @@ class CreditsBody(Body):
     monthlyCredit: Annotated[int, Field(ge=0, le=10**9)] | None = None
 
 
-class EnterpriseBody(BaseModel):
+class EnterpriseBody(Body):
     canUseOwnOnly: bool | None = None
     hasSpecialLimits: bool | None = None
-    specialLimits: dict[str, Annotated[int, Field(ge=0)]] | None = None
+    specialLimits: dict[Annotated[str, Field(max_length=32)], Count] | None = None
     editCountPeriod: Literal["day", "month", "plan"] | None = None
     postpaid: bool | None = None
-    maxEditNumber: Annotated[int, Field(ge=0)] | None = None
+    maxEditNumber: Count | None = None
 
 
 def _user(session, user_id: int) -> User:

@@ -16,7 +16,7 @@ from ..engines import edits as engines
 from ..engines.base import GenerationRequest
 from ..errors import SandboxError, invalid
 from ..references import ready_image
-from ..schemas import Body, EditOut, ScaleSize
+from ..schemas import REQUEST_ID_PATTERN, Body, EditOut, ScaleSize
 from .images import ImageId, charge_headers
 
 router = APIRouter(prefix="/api/images", tags=["edits"])
@@ -182,7 +182,7 @@ def upsize(id: ImageId, sandbox: SandboxDep, user: CurrentUser, platform: Platfo
 
 
 @router.post("/cancelEdit/{requestId}", response_model=None, responses={200: {"model": str}})
-def cancel_edit(requestId: Annotated[str, Path(max_length=64, pattern=r"^[\w.:-]+$")], sandbox: SandboxDep,
+def cancel_edit(requestId: Annotated[str, Path(max_length=64, pattern=REQUEST_ID_PATTERN)], sandbox: SandboxDep,
                 user: CurrentUser) -> str:
     """Cancel an edit by request id: "cancelled", or "not_running" once it finished (nothing happens)."""
     return sandbox.jobs.cancel(user.user_id, requestId)

@@ -6,12 +6,12 @@ import base64
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
 from .. import credits, generation
-from ..binaries import MEDIA_TYPES, parse_scale, render
+from ..binaries import MEDIA_TYPES, parse_scale
 from ..deps import ApiTypeHeader, CurrentUser, PlatformHeader, SandboxDep
 from ..engines.edits.codecs import encode_image
 from ..errors import not_found
@@ -92,7 +92,9 @@ def image_meta(id: ImageId, sandbox: SandboxDep, user: CurrentUser) -> dict:
         image = visible_image(session, user, id)
         upscaled = session.scalars(select(Image).where(Image.source_id == id, Image.mode.in_(("enhance", "upsize")),
                                                        Image.status == "COMPLETED")).all()
-        downloads = session.scalars(select(DownloadLog).where(DownloadLog.image_id == id)
+        # A viewer sees their own downloads only: other users' ids are theirs to keep.
+        downloads = session.scalars(select(DownloadLog).where(DownloadLog.image_id == id,
+                                                              DownloadLog.user_id == user.user_id)
                                     .order_by(DownloadLog.download_id.desc()).limit(50)).all()
         return image_meta_view(
             image, owner=_owner(session, user, image), upscaled=list(upscaled),
@@ -120,7 +122,7 @@ def binary(id: ImageId, sandbox: SandboxDep, user: CurrentUser,
     scale = parse_scale(scaleSize)
     with sandbox.db.read() as session:
         image = visible_image(session, user, id, collection=isCollection)
-    data, media_type = render(image, sandbox.store, type, scale, watermark or image.watermarked)
+    path, media_type = sandbox.renderer.file(image, type, scale, watermark or image.watermarked)
     with sandbox.db.write() as session:
         session.add(DownloadLog(image_id=id, user_id=user.user_id, created_at=sandbox.clock.now()))
-    return Response(data, media_type=media_type)
+    return FileResponse(path, media_type=media_type)

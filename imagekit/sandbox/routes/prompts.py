@@ -15,7 +15,7 @@ from ..engines.prompts import enhance_prompt
 from ..errors import SandboxError
 from ..generation import find_style
 from ..references import read_reference
-from ..schemas import Body, Id
+from ..schemas import Body, Id, Text
 from ..tables import PromptLog, User
 from .images import charge_headers
 
@@ -23,7 +23,7 @@ router = APIRouter(prefix="/api/images", tags=["prompts"])
 
 
 class TextToPromptBody(Body):
-    text: Annotated[str, Field(min_length=1, max_length=1200)]
+    text: Annotated[Text, Field(min_length=1, max_length=1200)]
     styleId: Id | None = None
 
 

@@ -7,6 +7,8 @@ Limits (anchored on public services: Clipdrop accepts up to 16-25 MP and 30 MB, 
 - ``MAX_UPLOAD_PIXELS`` = 25 MP per uploaded image or mask, read from the header before any pixel
   is decoded; larger is 413 ``image_too_large``. Pillow's own bomb guard (about 179 MP) answers the
   same way.
+- ``MAX_UPLOAD_SIDE`` = 16384 px a side per upload, also read from the header: a 25,000,000x1
+  strip is within the pixel budget but no engine can resize it; larger is 413 ``image_too_large``.
 - ``MAX_OUTPUT_SIDE`` = 8192 px a side for anything an edit produces (an 8x enhance of 1024x1024 is
   the largest regular output); larger is 413 ``image_too_large``.
 
@@ -27,6 +29,7 @@ from imagekit.sandbox.errors import SandboxError
 
 MAX_UPLOAD_BYTES = 30 * 1024 * 1024
 MAX_UPLOAD_PIXELS = 25_000_000
+MAX_UPLOAD_SIDE = 16384
 MAX_OUTPUT_SIDE = 8192
 
 INPUT_FORMATS = frozenset({"PNG", "JPEG", "WEBP"})
@@ -80,6 +83,8 @@ def _open(data: bytes, max_bytes: int, max_pixels: int) -> Image.Image:
     width, height = img.size
     if width * height > max_pixels:
         raise SandboxError(413, "image_too_large", f"{width}x{height} exceeds {max_pixels} pixels")
+    if max(width, height) > MAX_UPLOAD_SIDE:
+        raise SandboxError(413, "image_too_large", f"{width}x{height}: at most {MAX_UPLOAD_SIDE} px a side")
     return img
 
 

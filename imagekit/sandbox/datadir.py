@@ -1,0 +1,54 @@
+"""Checks of a data folder before and while it is opened: damage is refused, never repaired over.
+
+A folder is either new (no ``sandbox.db``, no images) or it holds a sandbox. A zero-length or
+missing database beside existing images, a file that is not a database, a database that fails
+SQLite's ``quick_check``, or a folder the process may not write each raise :class:`DataDirError`
+with a one-line reason, before anything in the folder is changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DB_NAME = "sandbox.db"
+IMAGES = "images"
+
+
+class DataDirError(RuntimeError):
+    """A data folder the sandbox cannot use as it is; the message says why, in one line."""
+
+
+def database_file(data_dir: Path, database_url: str | None) -> Path | None:
+    """The SQLite file the sandbox uses by default, or None for any other database URL."""
+    return Path(data_dir) / DB_NAME if database_url is None else None
+
+
+def check_before_open(data_dir: Path, database_url: str | None) -> None:
+    """Refuse a folder whose database is gone or empty while its images remain (re-creating the
+    database would hand out the same image ids again and overwrite those files)."""
+    data_dir = Path(data_dir)
+    if data_dir.exists() and not data_dir.is_dir():
+        raise DataDirError(f"{data_dir} is not a folder")
+    db = database_file(data_dir, database_url)
+    if db is None:
+        return
+    if db.exists() and not db.is_file():
+        raise DataDirError(f"{db} is not a file")
+    if db.exists() and db.stat().st_size == 0:
+        raise DataDirError(f"{db} is empty (0 bytes): its data is lost; restore it from a copy or use another folder")
+    images = data_dir / IMAGES
+    if not db.exists() and images.is_dir() and any(path.is_file() for path in images.iterdir()):
+        raise DataDirError(f"{data_dir} holds images but no {DB_NAME}; restore the database or use another folder")
+
+
+def reason(exc: BaseException) -> str:
+    """The first line of what went wrong (SQLAlchemy wraps the driver's message in several lines)."""
+    inner = getattr(exc, "orig", None) or exc
+    text = str(inner).strip().splitlines()
+    return text[0] if text else type(inner).__name__
+
+
+def is_new(data_dir: Path, database_url: str | None) -> bool:
+    """True when the folder has no sandbox database yet (opening it would create one)."""
+    db = database_file(data_dir, database_url)
+    return db is not None and not db.exists()

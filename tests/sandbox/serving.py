@@ -1,0 +1,65 @@
+"""``imagekit sandbox ...`` as real subprocesses: run a command, or serve a data folder on a free port."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import httpx
+
+
+def imagekit(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
+    """Run the command line; with ``check`` a non-zero exit fails the test."""
+    return subprocess.run([sys.executable, "-m", "imagekit.cli", *args], capture_output=True, text=True,
+                          timeout=120, check=check, **kwargs)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Served:
+    url: str
+    process: subprocess.Popen
+
+    def output(self) -> str:
+        return self.process.stdout.read().decode() if self.process.stdout else ""
+
+
+def start_serving(data_dir, *args: str, host: str = "127.0.0.1", port: int | None = None) -> Served:
+    """``imagekit sandbox serve`` in a subprocess, returned once it answers HTTP."""
+    port = port or free_port()
+    process = subprocess.Popen([sys.executable, "-m", "imagekit.cli", "sandbox", "serve", "--data", str(data_dir),
+                                "--host", host, "--port", str(port), "--log-level", "warning", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        assert process.poll() is None, process.stdout.read().decode()
+        try:
+            httpx.get(url + "/openapi.json", timeout=5)
+            return Served(url, process)
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, "the sandbox did not start answering within 60 s"
+            time.sleep(0.1)  # polling a port that is not open yet: there is no event to wait on
+
+
+@contextmanager
+def serving(data_dir, *args: str, **options) -> Iterator[Served]:
+    """A served sandbox for the block, stopped (SIGTERM) afterwards."""
+    served = start_serving(data_dir, *args, **options)
+    try:
+        yield served
+    finally:
+        served.process.terminate()
+        served.process.wait(30)
