@@ -62,7 +62,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .sandbox.service import DataDirInUse
 
     sandbox = _sandbox(args.data, latency=args.latency, base_size=args.base_size,
-                       tag_metadata=not args.spec_metadata)
+                       spec_exact=args.spec_exact)
     try:
         sandbox.claim()
     except DataDirInUse as exc:
@@ -71,7 +71,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not is_initialized(sandbox):
         print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
     quiet_dropped_connections()
-    print(f"Serving the imagekit sandbox on http://{args.host}:{args.port} (latency {args.latency}s)", flush=True)
+    mode = ", spec-exact" if args.spec_exact else ""
+    print(f"Serving the imagekit sandbox on http://{args.host}:{args.port} (latency {args.latency}s{mode})", flush=True)
     uvicorn.run(create_app(sandbox.settings, sandbox), host=args.host, port=args.port,
                 log_level=args.log_level, access_log=args.log_level == "debug")
     return 0
@@ -129,8 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds every generation and edit takes at least")
     serve.add_argument("--base-size", type=_base_size, default=1024,
                        help="long side in pixels of generated images (smaller draws faster)")
-    serve.add_argument("--spec-metadata", action="store_true",
-                       help="image metadata exactly as the interface shows it (no GenerationInfo.groupId)")
+    serve.add_argument("--spec-exact", "--spec-metadata", dest="spec_exact", action="store_true",
+                       help="answer exactly as the interface shows: no extension headers or fields, "
+                            "seed ignored (--spec-metadata is an older name)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(run=cmd_serve)
 

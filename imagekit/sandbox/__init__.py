@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import tempfile
 import threading
+import uuid
 from pathlib import Path
 
 __all__ = ["EmbeddedSandbox"]
@@ -26,6 +27,8 @@ class EmbeddedSandbox:
         self._server = self._thread = self.sandbox = None
         self.url = ""
         self.api_key = ""
+        self.identity = ""
+        """A lasting id of the data folder (kept in it): the same sandbox on any port, any day."""
 
     def start(self) -> EmbeddedSandbox:
         import uvicorn
@@ -45,6 +48,7 @@ class EmbeddedSandbox:
             self.sandbox.close()
             raise
         self.api_key = initialize(self.sandbox)
+        self.identity = _identity(self.data_dir)
         # IPPROTO_TCP explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose proto says
         # TCP, and with Nagle on, every response written in two parts waits ~40 ms for a delayed ACK.
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -88,3 +92,12 @@ class EmbeddedSandbox:
 
     def __repr__(self) -> str:
         return f"EmbeddedSandbox(url={self.url!r}, data_dir={str(self.data_dir)!r})"
+
+
+def _identity(data_dir: Path) -> str:
+    """The id stored in ``data_dir`` (made on first start): unlike the port or the demo user's key,
+    it stays the same across sessions, so a ledger can tell yesterday's account is today's."""
+    path = data_dir / "identity"
+    if not path.exists():
+        path.write_text(uuid.uuid4().hex)
+    return path.read_text().strip()

@@ -20,13 +20,13 @@ from .conftest import balance, control, server_images
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(params=["tagged", "untagged"])
+@pytest.fixture(params=["extended", "spec-exact"])
 def box(request, tmp_path):
-    """Both kinds of service: image metadata with group ids (creates side by side) and without
-    (creates one at a time), each settling lost answers its own way."""
+    """Both kinds of service: the sandbox with its extensions (image metadata with group ids: creates
+    side by side) and spec-exact (creates one at a time), each settling lost answers its own way."""
     with EmbeddedSandbox(tmp_path / "sandbox", latency=0.05, base_size=128,
-                         tag_metadata=request.param == "tagged") as running:
-        running.tagged = request.param == "tagged"
+                         spec_exact=request.param == "spec-exact") as running:
+        running.tagged = request.param == "extended"
         yield running
 
 
