@@ -117,7 +117,9 @@ class Runner:
         self.tagged = False
         """Image metadata shows group ids: creates go side by side, synchronously (see the module)."""
         self.spent = 0.0
-        """Credits charged in this run, net of refunds."""
+        """Credits charged in this run, net of refunds (the balance change this run caused)."""
+        self._charged_here: set[str] = set()
+        """Rows whose create this run charged (not an earlier, interrupted one)."""
         self.reserved = 0.0
         self.stopped: str | None = None
         self._expected = 0.0  # seconds a generation takes, learned: when to poll first
@@ -151,7 +153,7 @@ class Runner:
             if entry.status == "sent":  # a crash interrupted it: settle it before sending anything for it
                 try:
                     async with self.create_lock:
-                        await self._resolve(row, entry)
+                        await self._resolve(row, entry, earlier=True)
                 except _Retry:
                     pass  # it never ran: now pending
             if entry.status == "uncertain" and not self.options.retry_uncertain:
@@ -233,10 +235,11 @@ class Runner:
             self.prices.learn(row.options, charged / len(images))
         self._created(row, entry, images, charged)
 
-    def _created(self, row: Row, entry: Entry, images: list[dict], charged: float | None) -> None:
-        """The row's create ran; ``charged`` is what it cost, when the service said so. Otherwise its
-        price is known (then exact) or guessed high, and the guess is corrected once the images'
-        metadata shows their creditCost (``_settle``)."""
+    def _created(self, row: Row, entry: Entry, images: list[dict], charged: float | None,
+                 earlier: bool = False) -> None:
+        """The row's create ran (in an ``earlier``, interrupted run, or this one); ``charged`` is what
+        it cost, when the service said so. Otherwise its price is known (then exact) or guessed high,
+        and the guess is corrected once the images' metadata shows their creditCost (``_settle``)."""
         if charged is None:
             unit = self.prices.exact(row.options)
             billed = [image for image in images if image["status"] != FAILED]  # failed at once: refunded
@@ -246,7 +249,9 @@ class Runner:
                     image["guess"] = unit
             charged = unit * len(billed)
         entry.status, entry.images, entry.credits = "created", images, charged
-        self.spent += charged
+        if not earlier:
+            self.spent += charged
+            self._charged_here.add(row.key)
         self.frontier = max([self.frontier or 0, *(image["id"] for image in images)])
         self.journal.save(entry)
 
@@ -254,13 +259,14 @@ class Runner:
         entry.status = "pending"
         self.journal.save(entry)
 
-    async def _resolve(self, row: Row, entry: Entry) -> None:
-        """Settle a create that got no answer (untagged: the caller holds ``create_lock``)."""
+    async def _resolve(self, row: Row, entry: Entry, earlier: bool = False) -> None:
+        """Settle a create that got no answer, in this run or an ``earlier`` one (untagged: the caller
+        holds ``create_lock``)."""
         recorded, charged = ([], None)
         if self.ledger is not None and entry.group_id:
             recorded, charged = self.ledger.created_in_group(entry.group_id)
         if recorded:  # the answer came back, but the process died before the journal heard of it
-            self._created(row, entry, [_image(i) for i in recorded], charged)
+            self._created(row, entry, [_image(i) for i in recorded], charged, earlier)
             return
         try:
             found = await self._probe(row, entry)
@@ -277,7 +283,7 @@ class Runner:
             self.journal.save(entry)
             return
         charged = sum(float(meta.credit_cost or 0) for meta in found)
-        self._created(row, entry, [_image(meta.image_id) for meta in found], charged)
+        self._created(row, entry, [_image(meta.image_id) for meta in found], charged, earlier)
         if self.ledger is not None:
             self.ledger.record(LedgerEntry(operation="create", status="recovered", image_ids=entry.image_ids,
                                            group_id=entry.group_id, credits=charged, source="priced",
@@ -364,7 +370,8 @@ class Runner:
 
     def _price_seen(self, row: Row, entry: Entry, image: dict, unit: float) -> None:
         correction = unit - image.pop("guess")
-        self.spent += correction
+        if row.key in self._charged_here:
+            self.spent += correction
         entry.credits = (entry.credits or 0) + correction
         self.prices.learn(row.options, unit)
 
