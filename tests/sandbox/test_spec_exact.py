@@ -126,3 +126,15 @@ def test_numbers_and_objects_are_never_null(box):
     nulls = {key for response in answers + postpaid_answers if "json" in response.headers.get("content-type", "")
              for key, value in keys(response.json()) if value is None}
     assert nulls <= NULLABLE, nulls - NULLABLE
+
+
+@pytest.mark.parametrize("flag", ["--spec-exact", "--spec-metadata"])
+def test_serve_takes_the_switch_and_lists_it(flag, capsys):
+    from imagekit.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["sandbox", "serve", "--data", "d", flag]).spec_exact is True
+    assert parser.parse_args(["sandbox", "serve", "--data", "d"]).spec_exact is False
+    with pytest.raises(SystemExit):
+        parser.parse_args(["sandbox", "serve", "--help"])
+    assert "--spec-exact" in capsys.readouterr().out
