@@ -63,12 +63,14 @@ def test_the_ledger_can_be_turned_off(box):
     ik.close()
 
 
-def test_to_pandas_has_the_documented_columns(connect):
+def test_to_pandas_has_the_documented_columns(connect, box):
     ik = connect()
     ik.create("a fox", style=ik.styles()[0])
     frame = ik.ledger.to_pandas()
     assert {"time", "operation", "image_ids", "request_id", "credits", "balance", "status", "latency"} <= set(frame.columns)
     assert str(frame["time"].dtype).startswith("datetime64")
+    assert frame["style_id"].dtype == "Int64" and frame["source_id"].dtype == "Int64"  # ids stay integers
+    assert frame["source"].tolist() == ["priced" if box.spec_exact else "reported"]
 
 
 def test_manual_entries_round_trip(tmp_path):
