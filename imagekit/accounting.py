@@ -68,12 +68,13 @@ class Recorder:
     def __call__(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
         operation = operation_of(call.path)
         if call.method != "GET" and operation is not None:
-            entry = self.ledger.record(self.entry(call, response, error, seconds, operation))
+            entry, charged_images = self.entry(call, response, error, seconds, operation)
+            self.ledger.record(entry)
             body = call.json if isinstance(call.json, dict) else {}
             if entry.operation == "create" and entry.status.startswith("2"):
-                self._created(entry, _create_key(self.config, body), _charged_images(response))
+                self._created(entry, _create_key(self.config, body), charged_images)
             elif entry.request_id and getattr(error, "may_have_executed", False):
-                self._in_doubt[entry.request_id] = (entry, self._price(operation, call, body, 1))
+                self._in_doubt[entry.request_id] = (entry, self._price(operation, body, 1))
             elif operation == "cancelEdit" and response is not None:
                 self._cancelled(unquote(call.path.rsplit("/", 1)[1]), _json(response))
         elif call.method == "GET" and response is not None:
@@ -134,8 +135,9 @@ class Recorder:
     # --- operations ----------------------------------------------------------------------------
 
     def entry(self, call: Call, response: Response | None, error: BaseException | None, seconds: float,
-              operation: str) -> Entry:
-        """The ledger entry of one finished request, with its credits when they can be known."""
+              operation: str) -> tuple[Entry, int]:
+        """The ledger entry of one finished request, with its credits when they can be known, and
+        how many images the answer charged for (an image that failed at once was refunded at once)."""
         from ._http import charge_of  # here: reading a ledger (reports, the CLI) needs no HTTP stack
 
         wire, body = self.config.wire, call.json if isinstance(call.json, dict) else {}
@@ -150,7 +152,7 @@ class Recorder:
             entry.error = getattr(error, "data", None) or type(error).__name__
             if getattr(error, "may_have_executed", False):
                 entry.error += " (may have run)"
-            return entry
+            return entry, 0
         assert response is not None
         entry.status = str(response.status_code)
         charged, remaining = charge_of(response, self.config)
@@ -158,18 +160,20 @@ class Recorder:
         if charged is not None:
             entry.credits, entry.source = float(charged), "reported"
         payload = _json(response)
+        images = _images(payload) if isinstance(payload, dict) else []
+        charged_images = sum(image.get("generationStatus") != "FAILED" for image in images)
         if isinstance(payload, dict):
-            entry.image_ids = [int(i["imageId"]) for i in _images(payload)]
+            entry.image_ids = [int(i["imageId"]) for i in images]
             buckets = {name: _number(payload.get(name)) for name in ("dailyCredit", "monthlyCredit", "defaultCredit")}
             entry.daily_credit, entry.monthly_credit, entry.default_credit = buckets.values()
             if entry.balance is None and None not in buckets.values():
                 entry.balance = sum(buckets.values())
         if entry.credits is None:
-            entry.credits = self._price(operation, call, body, _charged_images(response))
+            entry.credits = self._price(operation, body, charged_images)
             entry.source = None if entry.credits is None else "priced"
-        return entry
+        return entry, charged_images
 
-    def _price(self, operation: str, call: Call, body: dict, images: int) -> float | None:
+    def _price(self, operation: str, body: dict, images: int) -> float | None:
         if operation in _FREE:
             return 0.0
         prices = self.ledger.prices()
@@ -191,12 +195,6 @@ def _images(payload: dict) -> list[dict]:
     images = payload.get("images") or ([payload["image"]] if isinstance(payload.get("image"), dict) else [])
     return [image for image in images if isinstance(image, dict) and image.get("imageId")]
 
-
-def _charged_images(response: Response | None) -> int:
-    """Images an answer was charged for: an image that failed at once was refunded at once."""
-    payload = _json(response) if response is not None else None
-    images = _images(payload) if isinstance(payload, dict) else []
-    return sum(image.get("generationStatus") != "FAILED" for image in images)
 
 
 # --- reconciliation ----------------------------------------------------------------------------
