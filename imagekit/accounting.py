@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Recorder", "reconcile", "reconciliation", "create_price_key", "edit_price_key"]
 
 _META_PATH = re.compile(r"^/api/images/(\d+)$")
+_ACCOUNT_READS = ("/api/users/me", "/api/users/me/styles", "/api/users/me/usage")
 _FREE = ("cancelEdit",)
 """Operations that never cost anything."""
 _CANCELLED, _FINISHED = "cancelled", "not_running"
@@ -85,8 +86,8 @@ class Recorder:
     def read(self, path: str, response: Response) -> None:
         """Learn what a read shows: prices (``me``, ``styles``, image metadata) and the balance."""
         meta = _META_PATH.match(path)
-        if meta and int(meta.group(1)) not in self._unpriced:
-            return  # a status poll: nothing new to learn (most reads are these)
+        if not (path in _ACCOUNT_READS or (meta and int(meta.group(1)) in self._unpriced)):
+            return  # a status poll or a binary (perhaps streamed, unread): nothing to learn
         payload = _json(response)
         if path == "/api/users/me" and isinstance(payload, dict):
             plan = payload.get("Plan") or {}

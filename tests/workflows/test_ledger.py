@@ -202,3 +202,12 @@ def test_the_embedded_sandbox_keeps_its_history_across_sessions(tmp_path, monkey
             box.stop()
     table = pd.read_csv(tmp_path / "u" / "usage-by-operation.csv", index_col="operation")
     assert table.loc["create", "calls"] == 2 and table.loc["create", "credits"] == 6  # 3 images at 2 credits
+
+
+def test_reads_of_binaries_are_left_alone(connect, tmp_path, caplog):
+    """A streamed binary is never read by the ledger's hook (it would fail, unread)."""
+    ik = connect()
+    image = ik.create("a fox", style=ik.styles()[0]).images[0]
+    with caplog.at_level("WARNING", logger="imagekit"):
+        image.save(tmp_path / "fox.png")
+    assert (tmp_path / "fox.png").stat().st_size > 0 and not caplog.records
