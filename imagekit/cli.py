@@ -113,7 +113,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     exposed = not is_loopback(args.host)
     sandbox = _sandbox(args.data, latency=args.latency, base_size=args.base_size,
-                       tag_metadata=not args.spec_metadata, controls=not args.no_controls,
+                       spec_exact=args.spec_exact, controls=not args.no_controls,
                        controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host))
     try:
         sandbox.claim()
@@ -128,7 +128,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
     quiet_dropped_connections()
     port = sock.getsockname()[1]
-    print(f"Serving the imagekit sandbox on http://{args.host}:{port} (latency {args.latency}s)", flush=True)
+    mode = ", spec-exact" if args.spec_exact else ""
+    print(f"Serving the imagekit sandbox on http://{args.host}:{port} (latency {args.latency}s{mode})", flush=True)
     if exposed and not args.no_controls:
         print(f"The /sandbox controls need the header X-Sandbox-Token: `imagekit sandbox token --data {args.data}`",
               flush=True)
@@ -190,8 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds every generation and edit takes at least")
     serve.add_argument("--base-size", type=_base_size, default=1024,
                        help="long side in pixels of generated images (smaller draws faster)")
-    serve.add_argument("--spec-metadata", action="store_true",
-                       help="image metadata exactly as the interface shows it (no GenerationInfo.groupId)")
+    serve.add_argument("--spec-exact", "--spec-metadata", dest="spec_exact", action="store_true",
+                       help="answer exactly as the interface shows: no extension headers or fields, "
+                            "seed ignored (--spec-metadata is an older name)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--no-controls", action="store_true",
                        help="serve no /sandbox controls (clock, faults, users, keys, credits)")

@@ -7,6 +7,7 @@ The endpoints live in ``imagekit.resources``; the clients add shortcuts for the 
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import os
 import threading
@@ -17,7 +18,7 @@ from ._http import AsyncHTTP, SyncHTTP
 from ._retry import RetryPolicy
 from .config import Config
 from .errors import ConfigError
-from .ledger import Ledger, account_of
+from .ledger import Ledger, account_of, sandbox_account
 from .resources.edits import AsyncEdits, Edits
 from .resources.images import AsyncImages, CreateOptions, Images
 from .resources.prompts import AsyncPrompts, Prompts
@@ -45,6 +46,7 @@ class _ClientBase:
         retry_policy: RetryPolicy | None = None,
         transport: Any = None,
         ledger: Ledger | str | os.PathLike | bool | None = None,
+        account: str | None = None,
     ) -> None:
         self._config = Config.from_env(
             base_url,
@@ -56,7 +58,7 @@ class _ClientBase:
             wire=wire or DEFAULT_WIRE,
         )
         self._open(transport)
-        self._ledger = _ledger_for(ledger, self._config)
+        self._ledger = _ledger_for(ledger, account or account_of(self._config.base_url, self._config.api_key))
         if self._ledger is not None:
             self._http.hooks.append(self._ledger.hook(self._config))
 
@@ -132,7 +134,7 @@ class Client(_ClientBase):
     safe retries; ``platform`` and ``api_type`` fill their headers; ``wire`` renames what the spec
     leaves unnamed; ``transport`` takes an httpx transport (tests use ``httpx.MockTransport``);
     ``ledger`` is the credit ledger's file (default ``$IMAGEKIT_HOME/ledger.sqlite``), a Ledger,
-    or False for none.
+    or False for none; ``account`` names the account in it (default: from base URL and key).
     """
 
     def _open(self, transport: Any) -> None:
@@ -183,31 +185,30 @@ class AsyncClient(_ClientBase):
         await self.aclose()
 
 
-def _ledger_for(option: Any, config: Config) -> Ledger | None:
+def _ledger_for(option: Any, account: str) -> Ledger | None:
     """The ledger a client records into: its own file by default, a given one, or none."""
     if option is False:
         return None
-    account = account_of(config.base_url, config.api_key)
     if isinstance(option, Ledger):
         return option.for_account(account)
     return Ledger(None if option in (None, True) else option, account=account)
 
 
-_embedded: Any = None
+_embedded: dict[bool, Any] = {}
+"""The process's embedded sandboxes, by spec-exactness."""
 _embedded_lock = threading.Lock()
 _SANDBOX_EXTRAS = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2", "vtracer",
                    "resvg_py", "numpy", "filelock"}
 
 
-def _embedded_sandbox() -> Any:
+def _embedded_sandbox(spec_exact: bool = False) -> Any:
     """The process's embedded sandbox, started on first use and stopped at exit."""
-    global _embedded
     with _embedded_lock:
-        if _embedded is None:
+        if spec_exact not in _embedded:
             from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
 
             try:
-                sandbox = _start_embedded(EmbeddedSandbox)
+                sandbox = _start_embedded(functools.partial(EmbeddedSandbox, spec_exact=spec_exact))
             except ModuleNotFoundError as exc:
                 if (exc.name or "").split(".")[0] not in _SANDBOX_EXTRAS:
                     raise  # a bug, not a missing extra
@@ -216,8 +217,8 @@ def _embedded_sandbox() -> Any:
                     f"pip install 'imagekit[sandbox]' ({exc.name} is missing)"
                 ) from exc
             atexit.register(sandbox.stop)
-            _embedded = sandbox
-        return _embedded
+            _embedded[spec_exact] = sandbox
+        return _embedded[spec_exact]
 
 
 def _start_embedded(factory: Any) -> Any:
@@ -232,12 +233,13 @@ def _start_embedded(factory: Any) -> Any:
 
 
 def connect(base_url: str | None = None, api_key: str | None = None, *, asynchronous: bool = False,
-            **options: Any) -> Client | AsyncClient:
+            spec_exact: bool = False, **options: Any) -> Client | AsyncClient:
     """A client for the configured service, or for a local sandbox when none is configured.
 
     Uses ``base_url``/``api_key``, else ``IMAGEKIT_BASE_URL``/``IMAGEKIT_API_KEY``; with neither,
     starts one embedded sandbox per process (data in ``IMAGEKIT_HOME``, default ``~/.imagekit``)
-    and connects as its demo user. ``asynchronous=True`` returns an AsyncClient.
+    and connects as its demo user; ``spec_exact=True`` makes that sandbox answer exactly as the
+    interface shows, without its extensions. ``asynchronous=True`` returns an AsyncClient.
     """
     base_url = base_url or os.environ.get(_config.ENV_BASE_URL)
     api_key = api_key or os.environ.get(_config.ENV_API_KEY)
@@ -247,7 +249,11 @@ def connect(base_url: str | None = None, api_key: str | None = None, *, asynchro
             f"{missing} is not set: set both to reach a service, or neither for the local sandbox"
         )
     if not base_url:
-        sandbox = _embedded_sandbox()
+        sandbox = _embedded_sandbox(spec_exact)
         base_url, api_key = sandbox.url, sandbox.api_key
+        # Its port and the demo user's key change every session; the data folder's id does not.
+        options.setdefault("account", sandbox_account(sandbox.identity))
+    elif spec_exact:
+        raise ConfigError("spec_exact=True applies to the embedded sandbox; a configured service answers as it does")
     return (AsyncClient if asynchronous else Client)(base_url, api_key, **options)
 

@@ -1,9 +1,10 @@
 """The credit ledger: a SQLite record of every operation the toolkit performed, and what it cost.
 
-Each client feeds its ledger from the HTTP layer: every request other than a read (create, edits,
-cancellations, prompts) becomes one entry with its time, operation, image ids, request id, credits
-charged, balances after, status and latency. Workflows add what only they can see: refunds of
-images that failed after an asynchronous create, and charges of requests whose answer was lost.
+Each client feeds its ledger from the HTTP layer (see ``accounting``): every request other than a
+read (create, edits, cancellations, prompts) becomes one entry with its time, operation, image ids,
+request id, credits charged and where that figure came from, balances after, status and latency;
+the balances a read shows become ``balance`` entries. Workflows add what only they can see: refunds
+of images that failed after an asynchronous create, and charges of requests whose answer was lost.
 
 Entries are keyed by account (a hash of base URL and API key, never the key), so one file can
 serve several users and services. The file opens on the first entry: a client that does nothing
@@ -20,17 +21,17 @@ import threading
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import config as _config
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ._http import Call, Hook, Response
+    from ._http import Hook
     from .config import Config
 
-__all__ = ["Ledger", "Entry", "account_of", "default_path"]
+__all__ = ["Ledger", "Entry", "account_of", "sandbox_account", "default_path"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -38,14 +39,23 @@ CREATE TABLE IF NOT EXISTS entries (
     time TEXT NOT NULL, account TEXT NOT NULL, operation TEXT NOT NULL,
     source_id INTEGER, image_ids TEXT NOT NULL, request_id TEXT, group_id TEXT, style_id INTEGER,
     credits REAL, balance REAL, daily_credit REAL, monthly_credit REAL, default_credit REAL,
-    status TEXT NOT NULL, error TEXT, latency REAL
+    status TEXT NOT NULL, error TEXT, latency REAL, source TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_account ON entries (account, time);
+CREATE TABLE IF NOT EXISTS prices (
+    account TEXT NOT NULL, key TEXT NOT NULL, credits REAL NOT NULL, source TEXT NOT NULL, time TEXT NOT NULL,
+    PRIMARY KEY (account, key)
+);
 """
 _COLUMNS = ("time", "account", "operation", "source_id", "image_ids", "request_id", "group_id", "style_id",
             "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "error",
-            "latency")
-_EDIT_PATH = re.compile(r"^/api/images/(\d+)/(\w+)$")
+            "latency", "source")
+SOURCES = ("reported", "priced", "reconciled")
+"""Where an entry's credits came from: the service's credit headers (an extension), the account's
+prices (CreditCostInfo, styles' and images' creditCost), or the balances the service reported."""
+BALANCE = "balance"
+"""The operation name of a balance reading (a read that showed the balance; not an operation)."""
+EDIT_PATH = re.compile(r"^/api/images/(\d+)/(\w+)$")
 
 
 def default_path() -> Path:
@@ -56,6 +66,12 @@ def default_path() -> Path:
 def account_of(base_url: str, api_key: str) -> str:
     """A stable, non-secret id for one account on one service."""
     return hashlib.sha256(f"{base_url.rstrip('/')}\0{api_key}".encode()).hexdigest()[:16]
+
+
+def sandbox_account(identity: str) -> str:
+    """The id of an embedded sandbox's demo account: its data folder's identity (a new port and
+    key each session would otherwise make yesterday's history someone else's)."""
+    return hashlib.sha256(f"sandbox\0{identity}".encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -76,7 +92,7 @@ class Entry:
     group_id: str | None = None
     style_id: int | None = None
     credits: float | None = None
-    """Credits charged (negative for a refund); None when the service did not say."""
+    """Credits charged (negative for a refund); None while unknown."""
     balance: float | None = None
     """Total balance after the operation, when known."""
     daily_credit: float | None = None
@@ -84,6 +100,10 @@ class Entry:
     default_credit: float | None = None
     error: str | None = None
     latency: float | None = None
+    source: str | None = None
+    """Where ``credits`` came from: one of ``SOURCES``; None while unknown, or nothing was charged."""
+    seq: int | None = field(default=None, compare=False)
+    """Position in the file (set when read back)."""
 
 
 def operation_of(path: str) -> str | None:
@@ -94,7 +114,7 @@ def operation_of(path: str) -> str | None:
         return "cancelEdit"
     if path in ("/api/images/textToPrompt", "/api/images/imageToPrompt"):
         return path.rsplit("/", 1)[1]
-    match = _EDIT_PATH.match(path)
+    match = EDIT_PATH.match(path)
     return match.group(2) if match else None
 
 
@@ -123,6 +143,8 @@ class _Store:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
+            if "source" not in {row[1] for row in db.execute("PRAGMA table_info(entries)")}:
+                db.execute("ALTER TABLE entries ADD COLUMN source TEXT")  # a ledger from before sources
             self._db = db
         return self._db
 
@@ -156,22 +178,58 @@ class Ledger:
         row = asdict(entry)
         row["image_ids"] = json.dumps(entry.image_ids)
         with self._store.lock:
-            self._store.db().execute(
+            cursor = self._store.db().execute(
                 f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
                 [row[name] for name in _COLUMNS])
+        entry.seq = cursor.lastrowid
         return entry
 
-    def entries(self, account: str | None = None) -> list[Entry]:
-        """Entries of ``account`` (default: this ledger's; "" for all), oldest first."""
+    def settle(self, seq: int, credits: float, source: str) -> None:
+        """Give entry ``seq`` its credits, once they are known."""
+        with self._store.lock:
+            self._store.db().execute("UPDATE entries SET credits = ?, source = ? WHERE seq = ?", (credits, source, seq))
+
+    def reading(self, balance: float) -> None:
+        """Record a balance the service showed, unless the last entry is the same reading."""
+        if self.path.exists():
+            with self._store.lock:
+                last = self._store.db().execute("SELECT operation, balance FROM entries WHERE account = ? "
+                                                "ORDER BY seq DESC LIMIT 1", (self.account,)).fetchone()
+            if last == (BALANCE, balance):
+                return
+        self.record(Entry(operation=BALANCE, status="200", balance=balance))
+
+    def prices(self) -> dict[str, float]:
+        """Known prices of this account: ``cost:<CreditCostInfo type>``, ``style:<id>``,
+        ``collection:<id>`` -> credits per operation or image."""
+        if not self.path.exists():
+            return {}
+        with self._store.lock:
+            rows = self._store.db().execute("SELECT key, credits FROM prices WHERE account = ?", (self.account,))
+            return dict(rows.fetchall())
+
+    def learn_price(self, key: str, credits: float, source: str) -> None:
+        """Remember a price (the newest sighting wins)."""
+        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        with self._store.lock:
+            self._store.db().execute("INSERT OR REPLACE INTO prices VALUES (?, ?, ?, ?, ?)",
+                                     (self.account, key, float(credits), source, now))
+
+    def entries(self, account: str | None = None, *, readings: bool = False) -> list[Entry]:
+        """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
+        ``readings``, the balance readings among them."""
         account = self.account if account is None else account
         if not self.path.exists():
             return []
-        query = f"SELECT {', '.join(_COLUMNS)} FROM entries"
+        where = [("account = ?", account)] if account else []
+        if not readings:
+            where.append(("operation != ?", BALANCE))
+        query = f"SELECT {', '.join(_COLUMNS)}, seq FROM entries"
+        if where:
+            query += " WHERE " + " AND ".join(clause for clause, _ in where)
         with self._store.lock:
-            db = self._store.db()
-            rows = (db.execute(query + " WHERE account = ? ORDER BY seq", (account,)) if account
-                    else db.execute(query + " ORDER BY seq")).fetchall()
-        return [Entry(**{**dict(zip(_COLUMNS, row)), "image_ids": json.loads(row[4])}) for row in rows]
+            rows = self._store.db().execute(query + " ORDER BY seq", [value for _, value in where]).fetchall()
+        return [Entry(**{**dict(zip((*_COLUMNS, "seq"), row)), "image_ids": json.loads(row[4])}) for row in rows]
 
     def created_in_group(self, group_id: str) -> tuple[list[int], float | None]:
         """Images and credits of the answered create that carried ``group_id`` (empty if none)."""
@@ -180,6 +238,13 @@ class Ledger:
                 "SELECT image_ids, credits FROM entries WHERE account = ? AND group_id = ? AND operation = 'create'"
                 " AND image_ids != '[]' ORDER BY seq DESC LIMIT 1", (self.account, group_id)).fetchone()
         return (json.loads(row[0]), row[1]) if row else ([], None)
+
+    def credits_of(self, request_id: str) -> float | None:
+        """Credits of this account's operation sent with ``request_id`` (an edit's), when known."""
+        with self._store.lock:
+            row = self._store.db().execute("SELECT credits FROM entries WHERE account = ? AND request_id = ? "
+                                           "ORDER BY seq DESC LIMIT 1", (self.account, request_id)).fetchone()
+        return row[0] if row else None
 
     def max_image_id(self) -> int | None:
         """The highest image id this account's entries name."""
@@ -196,66 +261,28 @@ class Ledger:
 
         frame = pd.DataFrame([asdict(entry) for entry in self.entries(account)], columns=list(_COLUMNS))
         frame["time"] = pd.to_datetime(frame["time"], utc=True, format="ISO8601")
-        return frame
+        return frame.astype({"source_id": "Int64", "style_id": "Int64"})  # ids stay integers beside gaps
 
     def hook(self, config: Config) -> Hook:
-        """An HTTP hook recording every operation a client with ``config`` performs (reads are not)."""
+        """An HTTP hook recording every operation a client with ``config`` performs, and the
+        prices and balances its reads show (see ``accounting``)."""
+        from .accounting import Recorder  # here: reading a ledger (reports, the CLI) needs no HTTP stack
 
-        def observe(call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
-            operation = operation_of(call.path)
-            if call.method != "GET" and operation is not None:
-                self.record(entry_for(config, call, response, error, seconds, operation))
+        return Recorder(self, config)
 
-        return observe
+    def reconcile(self) -> None:
+        """Give entries whose credits are unknown the credits the balances show (see ``accounting``)."""
+        from .accounting import reconcile
+
+        reconcile(self)
+
+    def reconciliation(self) -> pd.DataFrame:
+        """Per stretch between two balance readings: what the ledger says was spent, what the
+        balance says, and the difference (work done elsewhere, grants, or what is still unknown)."""
+        from .accounting import reconciliation
+
+        return reconciliation(self.entries(readings=True))
 
     def close(self) -> None:
         """Close the file (it reopens on the next entry)."""
         self._store.close()
-
-
-def entry_for(config: Config, call: Call, response: Response | None, error: BaseException | None,
-              seconds: float, operation: str) -> Entry:
-    """The ledger entry of one finished request."""
-    from ._http import charge_of  # here: reading a ledger (reports, the CLI) needs no HTTP stack
-
-    wire, body = config.wire, call.json if isinstance(call.json, dict) else {}
-    edit = _EDIT_PATH.match(call.path)
-    entry = Entry(operation=operation, status="no_response", latency=round(seconds, 4),
-                  source_id=int(edit.group(1)) if edit else None,
-                  request_id=_header(call, wire.request_id_header), group_id=body.get(wire.group_id),
-                  style_id=body.get(wire.style_id))
-    if error is not None:
-        entry.status = str(getattr(error, "status", None) or "no_response")
-        entry.error = getattr(error, "data", None) or type(error).__name__
-        if getattr(error, "may_have_executed", False):
-            entry.error += " (may have run)"
-        return entry
-    assert response is not None
-    entry.status = str(response.status_code)
-    charged, remaining = (_float(x) for x in charge_of(response, config))
-    entry.credits, entry.balance = charged, remaining
-    try:
-        payload = json.loads(response.content) if response.content else None
-    except ValueError:
-        payload = None
-    if isinstance(payload, dict):
-        images = payload.get("images") or ([payload["image"]] if isinstance(payload.get("image"), dict) else [])
-        entry.image_ids = [int(i["imageId"]) for i in images if isinstance(i, dict) and i.get("imageId")]
-        for name in ("dailyCredit", "monthlyCredit", "defaultCredit"):
-            if isinstance(payload.get(name), (int, float)):
-                setattr(entry, _snake(name), float(payload[name]))
-        if entry.balance is None and entry.default_credit is not None:
-            entry.balance = (entry.daily_credit or 0) + (entry.monthly_credit or 0) + entry.default_credit
-    return entry
-
-
-def _header(call: Call, name: str) -> str | None:
-    return next((value for key, value in (call.headers or {}).items() if key.lower() == name.lower()), None)
-
-
-def _float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()

@@ -24,6 +24,8 @@ class Report:
     balance: pd.DataFrame
     limits: pd.DataFrame
     forecast: Forecast
+    reconciliation: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Per stretch between two balance readings: spent by the ledger against the balance change."""
     files: list[Path] = field(default_factory=list)
 
     def __str__(self) -> str:
@@ -31,27 +33,43 @@ class Report:
                     ("Spend by style", self.by_style), ("Plan limits", self.limits)]
         text = "\n\n".join(f"{title}\n{table.to_string() if len(table) else '(nothing yet)'}"
                            for title, table in sections)
-        return f"{text}\n\nForecast\n{self.forecast}"
+        return f"{text}\n\nRecords against the balance\n{self.agreement()}\n\nForecast\n{self.forecast}"
+
+    def agreement(self) -> str:
+        """One line: what the ledger says was spent against what the balance readings say."""
+        table = self.reconciliation
+        if not len(table):
+            return "(no two balance readings yet)"
+        ledger, billed = table["spent_by_ledger"].sum(), table["spent_by_balance"].sum()
+        off = table[table["difference"].abs() > 1e-9]
+        verdict = "they agree" if off.empty else (
+            f"{len(off)} stretch{'es' if len(off) != 1 else ''} differ by {billed - ledger:+g} credits "
+            "(work done elsewhere, a grant, or a charge whose answer was lost)")
+        return f"ledger {ledger:g} credits, balance change {billed:g} credits: {verdict}"
 
 
 def usage_report(client: Any, out_dir: str | Path | None = None, *, days: float = 7.0) -> Report:
     """The usage report of ``client``'s account from its ledger, ``/usage`` and the plan; with
     ``out_dir``, also ``usage-*.csv`` tables and ``usage-*.png`` plots there."""
+    user, usage, styles = client.me(), client.usage(), client.styles()  # the reads also price and reconcile
+    client.ledger.reconcile()
     entries = client.ledger.to_pandas()
-    user, usage = client.me(), client.usage()
     now = float(usage.current_credit if usage.current_credit is not None else 0)
+    names = {int(style.style_id): style.main_text for style in styles if style.style_id is not None and style.main_text}
     balance = balance_over_time(entries, now)
     report = Report(by_operation=spend_by_operation(entries), by_day=spend_by_day(entries),
-                    by_style=spend_by_style(entries), balance=balance, limits=limits(user, usage),
-                    forecast=forecast(entries, now, days=days))
+                    by_style=spend_by_style(entries, names), balance=balance,
+                    limits=limits(user, usage, entries), forecast=forecast(entries, now, days=days),
+                    reconciliation=client.ledger.reconciliation())
     if out_dir is not None:
         folder = Path(out_dir)
         folder.mkdir(parents=True, exist_ok=True)
         tables = {"ledger": entries, "by-operation": report.by_operation, "by-day": report.by_day,
-                  "by-style": report.by_style, "balance": balance, "limits": report.limits}
+                  "by-style": report.by_style, "balance": balance, "limits": report.limits,
+                  "reconciliation": report.reconciliation}
         for name, table in tables.items():
             path = folder / f"usage-{name}.csv"
-            table.to_csv(path, index=name not in ("ledger", "balance"))
+            table.to_csv(path, index=name not in ("ledger", "balance", "reconciliation"))
             report.files.append(path)
         plots = {"burn-down": burn_down(balance, report.forecast),
                  "by-operation": spend_by_operation_plot(report.by_operation),

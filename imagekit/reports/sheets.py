@@ -16,13 +16,14 @@ __all__ = ["contact_sheet", "label_of"]
 
 
 def label_of(record: Mapping[str, Any], fields: Sequence[str]) -> str:
-    """A caption from some fields of a record: ``prompt · style 3 · 16:9``."""
+    """A caption from some fields of a record: ``prompt · Oil paint #3 · ratio 16:9`` (a style is
+    shown as its label, see ``style_label``)."""
     parts = []
     for name in fields:
         value = record.get(name)
         if value is None or value != value:  # NaN
             continue
-        parts.append(str(value) if name == "prompt" else f"{name} {value}")
+        parts.append(str(value) if name in ("prompt", "style") else f"{name} {value}")
     return " · ".join(parts)
 
 

@@ -10,11 +10,23 @@ from typing import Any
 import pandas as pd
 
 __all__ = ["spend_by_operation", "spend_by_day", "spend_by_style", "balance_over_time", "limits",
-           "forecast", "Forecast"]
+           "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start"]
+
+MIN_HISTORY = timedelta(days=1)
+"""The spending history a forecast needs: less says too little about a rate per day."""
+
+
+def style_label(style_id: Any, names: dict[int, str] | None = None) -> str:
+    """How a style is named in every table, chart and sheet: its name where the caller's styles
+    show it (``Oil paint #3``), else ``style 3``."""
+    if pd.isna(style_id):
+        return "no style"
+    name = (names or {}).get(int(style_id))
+    return f"{name} #{int(style_id)}" if name else f"style {int(style_id)}"
 
 
 def _charged(ledger: pd.DataFrame) -> pd.DataFrame:
-    frame = ledger.copy()
+    frame = ledger[ledger["operation"] != "balance"].copy()  # readings are not spending
     frame["credits"] = pd.to_numeric(frame["credits"], errors="coerce").fillna(0.0)
     # A refund is spend given back: it belongs to the operation it undoes (creates, here).
     frame["operation"] = frame["operation"].replace({"refund": "create"})
@@ -39,13 +51,14 @@ def spend_by_day(ledger: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def spend_by_style(ledger: pd.DataFrame) -> pd.DataFrame:
-    """Credits of generations per style (refunds counted against the style that was charged)."""
+def spend_by_style(ledger: pd.DataFrame, names: dict[int, str] | None = None) -> pd.DataFrame:
+    """Credits of generations per style (refunds counted against the style that was charged);
+    ``names`` (style id -> name, from ``styles()``) names them as ``style_label`` does."""
     frame = _charged(ledger)
     frame = frame[frame["operation"] == "create"].copy()
     styles = frame.dropna(subset=["group_id"]).drop_duplicates("group_id", keep="first").set_index("group_id")["style_id"]
     frame["style_id"] = frame["style_id"].fillna(frame["group_id"].map(styles))
-    frame["style"] = frame["style_id"].map(lambda s: "no style" if pd.isna(s) else f"style {int(s)}")
+    frame["style"] = frame["style_id"].map(lambda s: style_label(s, names))
     table = frame.groupby("style").agg(credits=("credits", "sum"), calls=("style", "size"))
     return table.sort_values("credits", ascending=False)
 
@@ -60,18 +73,37 @@ def balance_over_time(ledger: pd.DataFrame, current: float | None = None) -> pd.
     return frame
 
 
-def limits(user: Any, usage: Any) -> pd.DataFrame:
-    """Plan limits against usage (from ``me()`` and ``usage()``)."""
-    plan = user.plan
+def period_start(user: Any, usage: Any, now: datetime | None = None) -> datetime:
+    """When the plan's current period began: today (UTC) for a daily plan; for a monthly one, a
+    month before the next plan charge (``nextPlanAt``), else the first of the month."""
+    now = now or datetime.now(timezone.utc)
+    period = usage.period or user.plan.period
+    if period == "day":
+        return now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if user.next_plan_at is not None:
+        return (pd.Timestamp(user.next_plan_at) - pd.DateOffset(months=1)).to_pydatetime()
+    return now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+
+
+def limits(user: Any, usage: Any, ledger: pd.DataFrame | None = None, now: datetime | None = None) -> pd.DataFrame:
+    """Where the account stands against its plan (from ``me()``, ``usage()`` and the ledger): the
+    credit balance against its cap, credits spent this period, edits and text-to-prompt used this
+    period against their caps, and the plan's fixed limits. ``share`` is value / cap."""
+    plan, period = user.plan, usage.period or user.plan.period or "period"
+    spent = None
+    if ledger is not None:
+        frame = _charged(ledger)
+        spent = float(frame.loc[frame["time"] >= pd.Timestamp(period_start(user, usage, now)), "credits"].sum())
     rows = [
-        ("credits", usage.current_credit, usage.max_credit),
-        ("edits", usage.edit_count, usage.max_edit_count),
-        ("text-to-prompt", usage.ttp_count, usage.max_ttp_count),
+        ("credit balance", usage.current_credit, usage.max_credit),
+        (f"credits spent this {period}", spent, None),
+        (f"edits this {period}", usage.edit_count, usage.max_edit_count),
+        (f"text-to-prompt this {period}", usage.ttp_count, usage.max_ttp_count),
         ("concurrent generations", None, plan.simultaneous_limit),
-        ("styles", None, plan.max_style_number),
+        ("own styles", None, plan.max_style_number),
     ]
-    frame = pd.DataFrame(rows, columns=["limit", "used", "maximum"]).set_index("limit")
-    frame["share"] = pd.to_numeric(frame["used"], errors="coerce") / pd.to_numeric(frame["maximum"], errors="coerce")
+    frame = pd.DataFrame(rows, columns=["limit", "value", "cap"]).set_index("limit")
+    frame["share"] = pd.to_numeric(frame["value"], errors="coerce") / pd.to_numeric(frame["cap"], errors="coerce")
     return frame
 
 
@@ -81,26 +113,50 @@ class Forecast:
 
     balance: float
     per_day: float
-    """Credits spent per day over the window."""
+    """Credits spent per day over the window (0 when there is too little history to tell)."""
     runs_out: datetime | None
-    """None when nothing is being spent."""
+    """None when nothing is being spent, or the history is too short to tell."""
+    history: timedelta = timedelta(0)
+    """How long the spending the forecast follows has gone on."""
+
+    @property
+    def enough_history(self) -> bool:
+        """The spending history is at least ``MIN_HISTORY`` long."""
+        return self.history >= MIN_HISTORY
 
     def __str__(self) -> str:
+        if self.per_day == 0 and self.history == timedelta(0):
+            return f"{self.balance:g} credits left; nothing spent recently"
+        if not self.enough_history:
+            return (f"{self.balance:g} credits left; too little history for a forecast "
+                    f"({_duration(self.history)} of spending; it needs {_duration(MIN_HISTORY)})")
         if self.runs_out is None:
             return f"{self.balance:g} credits left; nothing spent recently"
         return (f"{self.balance:g} credits left at {self.per_day:.1f}/day: "
                 f"runs out around {self.runs_out:%Y-%m-%d %H:%M} UTC")
 
 
+def _duration(span: timedelta) -> str:
+    seconds = span.total_seconds()
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds / size
+            return f"{count:.3g} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds:.0f} seconds"
+
+
 def forecast(ledger: pd.DataFrame, balance: float, *, days: float = 7.0, now: datetime | None = None) -> Forecast:
     """When ``balance`` runs out, spending as over the last ``days`` (or since the first entry,
-    if that is more recent, so a fresh account is not judged by a week it did not live)."""
+    if that is more recent, so a fresh account is not judged by a week it did not live). Less than
+    ``MIN_HISTORY`` of spending gives no date: it says there is too little history."""
     now = now or datetime.now(timezone.utc)
     frame = _charged(ledger)
     recent = frame[frame["time"] >= pd.Timestamp(now) - pd.Timedelta(days=days)]
     spent = float(recent["credits"].sum())
     if spent <= 0 or recent.empty:
         return Forecast(balance, 0.0, None)
-    span = max((pd.Timestamp(now) - recent["time"].min()).total_seconds(), 3600.0) / 86400
-    per_day = spent / span
-    return Forecast(balance, per_day, now + timedelta(days=max(balance, 0) / per_day))
+    history = (pd.Timestamp(now) - recent["time"].min()).to_pytimedelta()
+    if history < MIN_HISTORY:
+        return Forecast(balance, 0.0, None, history)
+    per_day = spent / (history.total_seconds() / 86400)
+    return Forecast(balance, per_day, now + timedelta(days=max(balance, 0) / per_day), history)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import tempfile
 import threading
+import uuid
 from pathlib import Path
 
 __all__ = ["EmbeddedSandbox", "is_loopback", "listening_socket"]
@@ -51,6 +52,8 @@ class EmbeddedSandbox:
         self._server = self._thread = self.sandbox = None
         self.url = ""
         self.api_key = ""
+        self.identity = ""
+        """A lasting id of the data folder (kept in it): the same sandbox on any port, any day."""
 
     def start(self) -> EmbeddedSandbox:
         import uvicorn
@@ -72,6 +75,7 @@ class EmbeddedSandbox:
             raise
         try:
             self.api_key = initialize(self.sandbox)
+            self.identity = _identity(self.data_dir)
             sock = listening_socket(self._host, self._port)
         except BaseException:
             self.sandbox.close()
@@ -114,3 +118,12 @@ class EmbeddedSandbox:
 
     def __repr__(self) -> str:
         return f"EmbeddedSandbox(url={self.url!r}, data_dir={str(self.data_dir)!r})"
+
+
+def _identity(data_dir: Path) -> str:
+    """The id stored in ``data_dir`` (made on first start): unlike the port or the demo user's key,
+    it stays the same across sessions, so a ledger can tell yesterday's account is today's."""
+    path = data_dir / "identity"
+    if not path.exists():
+        path.write_text(uuid.uuid4().hex)
+    return path.read_text().strip()

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .errors import SandboxError
+from .extensions import spec_openapi
 from .faults import FaultMiddleware
 from .hosts import HostCheckMiddleware
 from .limits import BodyLimitMiddleware
@@ -81,6 +82,9 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> Fas
     app.include_router(images.router)
     if settings.controls:
         app.include_router(control.router)
+    if settings.spec_exact:
+        full_openapi = app.openapi
+        app.openapi = lambda: spec_openapi(full_openapi())
 
     @app.exception_handler(SandboxError)
     async def sandbox_error(request: Request, exc: SandboxError) -> JSONResponse:

@@ -147,12 +147,11 @@ def _commit(sandbox, user, source: Image, edit: Edit, job, charge_id, price, pla
     return Outcome(image=image, charged=price, balance=balance)
 
 
-def edit_result_view(image: Image, source: Image | None = None) -> dict:
-    """The interface's Edit result: the new image, linked to its source through EditInfo."""
-    return {"image": {
-        "imageId": image.image_id, "resolution": f"{image.width}x{image.height}", "scaleSize": image.scale_size,
-        "ownerId": image.owner_id,
-        "EditInfo": {"originalPrompt": image.prompt, "super": "edit", "main": image.mode,
-                     "variationId": image.variation_id, "groupId": image.group_id,
-                     "blurReason": image.blur_reason, "sourceImageId": image.source_id},
-    }}
+def edit_result_view(image: Image, settings) -> dict:
+    """The interface's Edit result: the new image; the extended sandbox links it to its source."""
+    info = {"originalPrompt": image.prompt, "super": "edit", "main": image.mode, "variationId": image.variation_id,
+            "groupId": image.group_id, "blurReason": image.blur_reason}
+    if not settings.spec_exact:
+        info["sourceImageId"] = image.source_id
+    return {"image": {"imageId": image.image_id, "resolution": f"{image.width}x{image.height}",
+                      "scaleSize": image.scale_size, "ownerId": image.owner_id, "EditInfo": info}}

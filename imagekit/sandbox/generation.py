@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from . import credits, jobs
 from .engines.base import GenerationRequest
 from .errors import SandboxError, invalid, not_found
+from .extensions import create_seed
 from .references import read_reference
 from .schemas import CreateBody
 from .tables import Charge, Collection, Image, Model, Style, User
@@ -56,6 +57,8 @@ class Order:
     watermarked: bool = False
     accepted: float = 0.0
     """When the request arrived (monotonic seconds): the simulated generation time counts from here."""
+    seed: int | None = None
+    """The body's ``seed`` (an extension), when the sandbox honours it."""
 
 
 def find_style(session: Session, user: User, style_id: int, platform: str) -> Style:
@@ -102,7 +105,7 @@ def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: s
     width, height = resolution(body.ratio, sandbox.settings.base_size)
     order = Order(body=body, mode="", cost_type="generate", unit_price=0, width=width, height=height,
                   model=_model(user, api_type), platform=platform, api_type=api_type,
-                  accepted=arrived)
+                  accepted=arrived, seed=create_seed(sandbox.settings, body.seed))
     if body.styleId is not None:
         order.mode, order.style = "style", find_style(session, user, body.styleId, platform)
         order.unit_price = order.style.credit_cost or credits.price(user, "generate")
@@ -127,7 +130,7 @@ def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, 
     now, body = sandbox.clock.now(), order.body
     count = body.count
     charge = credits.charge(session, user, "create", order.unit_price * count, now)
-    seed = body.seed if body.seed is not None else secrets.randbelow(2**31 - 8)
+    seed = order.seed if order.seed is not None else secrets.randbelow(2**31 - 8)
     group = body.groupId or uuid.uuid4().hex
     meta = {k: v for k, v in body.model_dump(include={"randomPrompt", "initialPrompt", "enhancedPrompt",
             "captionPrompt", "captionTPrompt", "ratio"}).items() if v is not None}

@@ -59,8 +59,9 @@ class CreateBody(Body):
     groupId: Annotated[str, Field(max_length=64)] | None = None
     count: Annotated[Literal[1, 2, 4], BeforeValidator(_whole_number)] = 1
     isAsync: StrictBool = False
-    seed: Annotated[StrictInt, Field(ge=0, le=2**31 - 1)] | None = Field(
-        None, description="Sandbox extension: image i of the request is drawn with seed + i.")
+    seed: Any = Field(None, description="Sandbox extension: image i of the request is drawn with seed + i "
+                      "(checked by the extended sandbox, ignored by a spec-exact one).",
+                      json_schema_extra={"type": "integer", "minimum": 0, "maximum": 2**31 - 1})
 
 
 class ErrorBody(BaseModel):
@@ -222,7 +223,7 @@ class UsageOut(BaseModel):
     maxTtpCount: int
     editCount: int
     maxEditCount: int
-    postpaidUsageCount: int | None
+    postpaidUsageCount: int = Field(None, description="Postpaid accounts only (absent otherwise).")
 
 
 class StyleOut(BaseModel):
@@ -276,15 +277,15 @@ class ImageMetaOut(BaseModel):
     generationStatus: Status
     generationError: str
     resolution: Resolution
-    ownerId: int | None
+    ownerId: int = Field(None, description="Absent for public images (styles' thumbnails, collections).")
     bookmarked: bool
     Owner: dict[str, str]
     Upscaled: list[dict[str, Any]]
     DownloadLog: list[dict[str, int]]
-    CollectionInfo: dict[str, Any] | None
+    CollectionInfo: dict[str, Any] = Field(None, description="Collection images only (absent otherwise).")
     GenerationInfo: dict[str, str] = Field(description="blurReason; for a generated image also the groupId its "
                                                        "create sent (a sandbox extension)")
-    UpscaleInfo: dict[str, Any] | None
+    UpscaleInfo: dict[str, Any] = Field(None, description="Enhanced or upsized images only (absent otherwise).")
     Bought: list[dict[str, Any]]
     Likes: list[dict[str, Any]]
     Dislikes: list[dict[str, Any]]

@@ -31,12 +31,13 @@ class SandboxSettings:
     """Largest decoded upload (Clipdrop's anchor: 16-25 MP)."""
     max_output_side: int = 8192
     """Largest side of any image the sandbox makes (an 8x enhance of 1024 px)."""
-    tag_metadata: bool = True
-    """GET /api/images/{id} shows a generated image's ``groupId`` in GenerationInfo (an extension:
-    the interface shows only blurReason there); False answers exactly as the interface shows."""
     render_slots: int = 1
     """Binary variants (scaled, watermarked, re-encoded) rendered at once; an 8x render holds a few
     hundred MB, so more slots trade memory for speed. Each variant is rendered once, then cached."""
+    spec_exact: bool = False
+    """Answer exactly as the interface shows, without the sandbox's extensions (the credit headers,
+    ``groupId`` in image metadata, ``sourceImageId`` in EditInfo; ``seed`` is ignored like any
+    unknown field). Every rule (credits, limits, cancellation) is the same in both modes."""
     workers: int = 16
     """Threads that run asynchronous generations (enough for the largest simultaneousLimit, 8, twice)."""
     extra: dict = field(default_factory=dict)

@@ -78,13 +78,16 @@ def user_view(user: User, plan_view: dict, base_size: int, downloads: list[Enter
 
 
 def usage_view(session, user: User, now) -> dict:
-    return {
+    """GET /api/users/me/usage; ``postpaidUsageCount`` only for postpaid accounts (a number, never null)."""
+    view = {
         "currentCredit": total_balance(user), "additionalCredit": user.default_credit,
         "maxCredit": user.max_credit, "period": user.plan.period,
         "ttpCount": prompt_count(session, user, now), "maxTtpCount": user.plan.max_prompt_number,
         "editCount": edit_count(session, user, now), "maxEditCount": max_edits(user),
-        "postpaidUsageCount": user.postpaid_usage if is_postpaid(user) else None,
     }
+    if is_postpaid(user):
+        view["postpaidUsageCount"] = user.postpaid_usage
+    return view
 
 
 def style_view(style: Style) -> dict:
@@ -125,27 +128,26 @@ def _image_ref(image: Image) -> dict:
 def image_meta_view(image: Image, *, owner: User | None, upscaled: list[Image], downloads: list,
                     collection=None, style: Style | None = None, source: Image | None = None,
                     tagged: bool = False) -> dict:
-    """GET /api/images/{id}: the image with its upscales, downloads and collection data."""
-    collection_info = None
+    """GET /api/images/{id}: the image with its upscales, downloads and collection data (objects the
+    interface types as objects are left out when there is nothing to show, never null)."""
+    optional = {} if image.owner_id is None else {"ownerId": image.owner_id}  # public images have no owner
     if collection is not None:
-        collection_info = {
+        optional["CollectionInfo"] = {
             "enabled": True, "is2x": collection.premium,
             "CollectionEnTags": [{"title": t} for t in collection.tags_en],
             "CollectionKoTags": [{"title": t} for t in collection.tags_ko],
             "Style": {"main": collection.look, "mainText": collection.name},
             "Theme": [{"code": collection.look, "nameText": collection.name}], "promptText": image.prompt}
-    upscale_info = None
     if source is not None and image.mode in ("enhance", "upsize"):
-        upscale_info = {"imageId": source.image_id, "scaleSize": image.scale_size, "Image": _image_ref(source)}
+        optional["UpscaleInfo"] = {"imageId": source.image_id, "scaleSize": image.scale_size, "Image": _image_ref(source)}
     return {
         "imageId": image.image_id, "creditCost": image.credit_cost, "createdAt": iso(image.created_at),
         "generationStatus": image.status, "generationError": image.error,
-        "resolution": f"{image.width}x{image.height}", "ownerId": image.owner_id,
-        "bookmarked": image.bookmarked,
+        "resolution": f"{image.width}x{image.height}", "bookmarked": image.bookmarked,
         "Owner": {"name": owner.name if owner else "imagekit",
                   "profileImage": f"/static/profiles/{owner.user_id if owner else 0}.png"},
         "Upscaled": [{"imageId": u.image_id, "scaleSize": u.scale_size, "Image": _image_ref(u)} for u in upscaled],
         "DownloadLog": [{"imageId": d.image_id, "userId": d.user_id} for d in downloads],
-        "CollectionInfo": collection_info, "GenerationInfo": _meta_generation_info(image, tagged),
-        "UpscaleInfo": upscale_info, "Bought": [], "Likes": [], "Dislikes": [],
+        "GenerationInfo": _meta_generation_info(image, tagged), **optional,
+        "Bought": [], "Likes": [], "Dislikes": [],
     }

@@ -52,7 +52,7 @@ def async_twin(client: Any) -> Any:
     policy = _RefusalsToCaller(**{f.name: getattr(config.retry, f.name) for f in fields(RetryPolicy)})
     return AsyncClient(config.base_url, config.api_key, timeout=config.timeout, platform=config.platform,
                        api_type=config.api_type, wire=config.wire, retry_policy=policy,
-                       ledger=client.ledger or False)
+                       ledger=client.ledger or False, account=client.ledger.account if client.ledger else None)
 
 
 class Batch:
@@ -97,7 +97,8 @@ class Batch:
     async def _load_prices(self, client: Any) -> Prices:
         if self._prices is None:
             self._styles = await client.styles()
-            self._prices = Prices.from_account(await client.me(), self._styles)
+            learned = client.ledger.prices() if client.ledger is not None else {}
+            self._prices = Prices.from_account(await client.me(), self._styles, learned)
         return self._prices
 
     # --- running ----------------------------------------------------------------------------
@@ -149,9 +150,13 @@ class Batch:
         known = [self._journal.max_image_id(), client.ledger.max_image_id() if client.ledger else None,
                  *thumbnail_ids(self._styles)]
         frontier = max((i for i in known if i is not None), default=None)
+        await client.usage()  # a balance reading on each side of the run: the ledger reconciles against them
         with tqdm(total=len(self.rows), disable=not progress, unit="row", desc="batch") as bar:
             runner = Runner(client, self.rows, self._journal, prices, options, bar, frontier)
             await runner.run()
+        await client.usage()
+        if client.ledger is not None:
+            client.ledger.reconcile()
         self.entries = self._journal.load()
         self.spent, self.stopped, self.lowest_concurrency = runner.spent, runner.stopped, runner.window.lowest
         self.tagged = runner.tagged
@@ -188,7 +193,18 @@ class Batch:
                               "error": image.get("error") or entry.error, "credits": credits,
                               "latency": entry.latency, "file": image.get("file"), "attempts": entry.attempts})
         frame = pd.DataFrame(lines)
-        return frame.astype({"image_id": "Int64"}) if len(frame) else frame
+        if not len(frame):
+            return frame
+        if "style" in frame.columns:  # named as every report names styles
+            from ..reports.tables import style_label
+
+            names = self._style_names()
+            frame.insert(frame.columns.get_loc("style") + 1, "style_name",
+                         [style_label(value, names) for value in frame["style"]])
+        return frame.astype({"image_id": "Int64"})
+
+    def _style_names(self) -> dict[int, str]:
+        return {int(style.style_id): style.main_text for style in self._styles if style.main_text}
 
     def contact_sheet(self, *, columns: int | None = None, label: list[str] | None = None,
                       thumb: int = 160) -> Figure:
@@ -198,8 +214,7 @@ class Batch:
         frame = self.to_pandas()
         done = frame[frame["image_id"].notna() & (frame["status"] == "COMPLETED")] if len(frame) else frame
         if "style" in done.columns:
-            names = {style.style_id: style.main_text for style in self._styles if style.main_text}
-            done = done.assign(style=[names.get(value, value) for value in done["style"]])
+            done = done.assign(style=done["style_name"])
         fields = label or [k for k in ("prompt", "style", "ratio") if k in frame.columns]
         items = [(label_of(record, fields), record.get("file") or int(record["image_id"]))
                  for record in done.to_dict("records")]

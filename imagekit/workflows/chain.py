@@ -111,12 +111,26 @@ class Chain:
         ``deadline``: seconds for the whole chain; when they run out the in-flight edit is
         cancelled on the server and the step recorded as ``timeout``.
         """
-        return ChainResult(self, image)._go(deadline)
+        ledger = image._client.ledger
+        if ledger is not None:
+            image._client.usage()  # balance readings around the run: the ledger reconciles against them
+        result = ChainResult(self, image)._go(deadline)
+        if ledger is not None:
+            image._client.usage()
+            ledger.reconcile()
+        return result
 
     async def arun(self, image: Any, *, deadline: float | None = None) -> ChainResult:
         """``run`` for async code: ``image`` is an AsyncImage; cancelling the task cancels the
         in-flight edit on the server."""
-        return await ChainResult(self, image)._ago(deadline)
+        ledger = image._client.ledger
+        if ledger is not None:
+            await image._client.usage()
+        result = await ChainResult(self, image)._ago(deadline)
+        if ledger is not None:
+            await image._client.usage()
+            ledger.reconcile()
+        return result
 
     def map(self, images: list[Any], *, concurrency: int | None = None,
             deadline: float | None = None) -> list[ChainResult]:
@@ -214,7 +228,10 @@ class ChainResult:
 
     def _done(self, record: dict, image: Any) -> None:
         started = record.pop("started")
-        record.update(image_id=image.id, credits=image.credits_charged, status="done", error=None,
+        credits, ledger = image.credits_charged, image._client.ledger
+        if credits is None and ledger is not None:  # no credit headers: the price the ledger gave it
+            credits = ledger.credits_of(record["request_id"])
+        record.update(image_id=image.id, credits=credits, status="done", error=None,
                       latency=round(time.monotonic() - started, 4))
         self._lineage.append(record)
         self.images.append(image)
@@ -239,7 +256,8 @@ class ChainResult:
 
     @property
     def lineage(self) -> pd.DataFrame:
-        """One line per step tried: step, parent id, op, params, request id, image id, credits,
+        """One line per step tried: step, parent id, op, params, request id, image id, credits (as
+        the answer's credit headers say, else as the ledger priced the edit; None when neither can),
         latency, status (done, failed, timeout, cancelled, uncertain) and error."""
         import pandas as pd
 

@@ -117,7 +117,9 @@ class Runner:
         self.tagged = False
         """Image metadata shows group ids: creates go side by side, synchronously (see the module)."""
         self.spent = 0.0
-        """Credits charged in this run, net of refunds."""
+        """Credits charged in this run, net of refunds (the balance change this run caused)."""
+        self._charged_here: set[str] = set()
+        """Rows whose create this run charged (not an earlier, interrupted one)."""
         self.reserved = 0.0
         self.stopped: str | None = None
         self._expected = 0.0  # seconds a generation takes, learned: when to poll first
@@ -151,7 +153,7 @@ class Runner:
             if entry.status == "sent":  # a crash interrupted it: settle it before sending anything for it
                 try:
                     async with self.create_lock:
-                        await self._resolve(row, entry)
+                        await self._resolve(row, entry, earlier=True)
                 except _Retry:
                     pass  # it never ran: now pending
             if entry.status == "uncertain" and not self.options.retry_uncertain:
@@ -228,13 +230,28 @@ class Runner:
             return
         images = [{"id": image.id, "status": image.status, "error": None, "file": None}
                   for image in result.images]
-        charged = result.credits_charged if result.credits_charged is not None else cost
+        charged = result.credits_charged
+        if charged is not None and images and all(image["status"] != FAILED for image in images):
+            self.prices.learn(row.options, charged / len(images))
         self._created(row, entry, images, charged)
-        self.prices.learn(row.options, result.credits_charged, len(images))
 
-    def _created(self, row: Row, entry: Entry, images: list[dict], charged: float) -> None:
+    def _created(self, row: Row, entry: Entry, images: list[dict], charged: float | None,
+                 earlier: bool = False) -> None:
+        """The row's create ran (in an ``earlier``, interrupted run, or this one); ``charged`` is what
+        it cost, when the service said so. Otherwise its price is known (then exact) or guessed high,
+        and the guess is corrected once the images' metadata shows their creditCost (``_settle``)."""
+        if charged is None:
+            unit = self.prices.exact(row.options)
+            billed = [image for image in images if image["status"] != FAILED]  # failed at once: refunded
+            if unit is None:
+                unit = self.prices.unit(row.options)
+                for image in billed:
+                    image["guess"] = unit
+            charged = unit * len(billed)
         entry.status, entry.images, entry.credits = "created", images, charged
-        self.spent += charged
+        if not earlier:
+            self.spent += charged
+            self._charged_here.add(row.key)
         self.frontier = max([self.frontier or 0, *(image["id"] for image in images)])
         self.journal.save(entry)
 
@@ -242,13 +259,14 @@ class Runner:
         entry.status = "pending"
         self.journal.save(entry)
 
-    async def _resolve(self, row: Row, entry: Entry) -> None:
-        """Settle a create that got no answer (untagged: the caller holds ``create_lock``)."""
+    async def _resolve(self, row: Row, entry: Entry, earlier: bool = False) -> None:
+        """Settle a create that got no answer, in this run or an ``earlier`` one (untagged: the caller
+        holds ``create_lock``)."""
         recorded, charged = ([], None)
         if self.ledger is not None and entry.group_id:
             recorded, charged = self.ledger.created_in_group(entry.group_id)
         if recorded:  # the answer came back, but the process died before the journal heard of it
-            self._created(row, entry, [_image(i) for i in recorded], charged or 0.0)
+            self._created(row, entry, [_image(i) for i in recorded], charged, earlier)
             return
         try:
             found = await self._probe(row, entry)
@@ -265,10 +283,10 @@ class Runner:
             self.journal.save(entry)
             return
         charged = sum(float(meta.credit_cost or 0) for meta in found)
-        self._created(row, entry, [_image(meta.image_id) for meta in found], charged)
+        self._created(row, entry, [_image(meta.image_id) for meta in found], charged, earlier)
         if self.ledger is not None:
             self.ledger.record(LedgerEntry(operation="create", status="recovered", image_ids=entry.image_ids,
-                                           group_id=entry.group_id, credits=charged,
+                                           group_id=entry.group_id, credits=charged, source="priced",
                                            style_id=row.options.get("style"),
                                            error="answer lost; images found by probing"))
 
@@ -311,8 +329,10 @@ class Runner:
     async def _settle(self, row: Row, entry: Entry) -> None:
         """Wait until no image of the row is PENDING (holding the row's place in the window)."""
         started = time.monotonic()
-        pending = [image for image in entry.images if image["status"] in (None, PENDING)]
-        polled = bool(pending)  # a synchronous answer brings finished images: nothing to wait for
+        # Images still generating, and finished ones whose price is unknown (their metadata tells it).
+        pending = [image for image in entry.images if image["status"] in (None, PENDING) or "guess" in image]
+        # A synchronous answer brings finished images: nothing to wait for.
+        polled = any(image["status"] in (None, PENDING) for image in pending)
         if polled:  # poll from just before the generation is due: each poll late is a slot left idle
             await anyio.sleep(max(0.0, self._expected - 3 * self.options.poll_interval))
         deadline = started + self.options.timeout
@@ -325,6 +345,8 @@ class Runner:
                 if not self.tagged and _group_of(meta) == entry.group_id:
                     self.tagged = True
                     log.debug("image metadata shows group ids: creates now go side by side")
+                if "guess" in image:  # the price the create was guessed at, corrected
+                    self._price_seen(row, entry, image, float(meta.credit_cost or 0))
                 if meta.generation_status == PENDING:
                     continue
                 image["status"], image["error"] = meta.generation_status, meta.generation_error
@@ -346,13 +368,20 @@ class Runner:
             await self.window.succeeded()
         self.journal.save(entry)
 
+    def _price_seen(self, row: Row, entry: Entry, image: dict, unit: float) -> None:
+        correction = unit - image.pop("guess")
+        if row.key in self._charged_here:
+            self.spent += correction
+        entry.credits = (entry.credits or 0) + correction
+        self.prices.learn(row.options, unit)
+
     def _refund(self, entry: Entry, image: dict) -> None:
         # The service refunds a failed image's share; the answer that charged it came long before.
         self.spent -= image["credits"]
         entry.credits = (entry.credits or 0) - image["credits"]
         if self.ledger is not None:
             self.ledger.record(LedgerEntry(operation="refund", status=FAILED, image_ids=[image["id"]],
-                                           group_id=entry.group_id, credits=-image["credits"],
+                                           group_id=entry.group_id, credits=-image["credits"], source="priced",
                                            error=image["error"]))
 
     async def _download(self, row: Row, entry: Entry) -> None:

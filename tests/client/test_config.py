@@ -64,11 +64,13 @@ def test_connect_refuses_half_a_configuration(monkeypatch, only):
 
 def test_connect_falls_back_to_the_embedded_sandbox(monkeypatch):
     class FakeSandbox:
-        url, api_key = "http://127.0.0.1:9", SECRET
+        url, api_key, identity = "http://127.0.0.1:9", SECRET, "folder-id"
 
-    monkeypatch.setattr(client_module, "_embedded_sandbox", lambda: FakeSandbox)
+    monkeypatch.setattr(client_module, "_embedded_sandbox", lambda spec_exact: FakeSandbox)
     ik = imagekit.connect()
     assert ik.config.base_url == "http://127.0.0.1:9" and ik.config.api_key == SECRET
+    # The ledger knows the sandbox by its data folder, not by its port or the session's key.
+    assert ik.ledger.account == imagekit.ledger.sandbox_account("folder-id")
 
 
 @pytest.mark.parametrize(("missing", "raised"), [("fastapi", imagekit.ConfigError), ("imagekit.sandbox.x", ModuleNotFoundError)])
@@ -79,7 +81,7 @@ def test_a_missing_sandbox_extra_is_explained(monkeypatch, tmp_path, missing, ra
         raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
 
     monkeypatch.setenv("IMAGEKIT_HOME", str(tmp_path))
-    monkeypatch.setattr(client_module, "_embedded", None)
+    monkeypatch.setattr(client_module, "_embedded", {})
     monkeypatch.setattr(EmbeddedSandbox, "start", start)
     with pytest.raises(raised) as info:
         imagekit.connect()

@@ -219,7 +219,7 @@ def test_metadata_shows_the_group_id_a_generation_was_created_with(api):
 
 
 def test_spec_metadata_leaves_the_group_id_out(tmp_path, client_for):
-    with EmbeddedSandbox(tmp_path / "spec", base_size=256, tag_metadata=False) as box:
+    with EmbeddedSandbox(tmp_path / "spec", base_size=256, spec_exact=True) as box:
         api = client_for("standard", box)
         image_id = create(api, groupId="row-7.1").json()["images"][0]["imageId"]
         assert api.get(f"/api/images/{image_id}").json()["GenerationInfo"] == {"blurReason": ""}

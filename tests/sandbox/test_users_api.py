@@ -63,7 +63,7 @@ def test_usage_counts_against_the_plan(api):
     assert usage["currentCredit"] == me["defaultCredit"] + me["dailyCredit"] + me["monthlyCredit"]
     assert usage["maxEditCount"] == me["Plan"]["maxEditNumber"] and usage["editCount"] == 0
     assert usage["maxTtpCount"] == me["Plan"]["maxPromptNumber"] and usage["ttpCount"] == 0
-    assert usage["maxCredit"] == me["maxCredit"] and usage["postpaidUsageCount"] is None
+    assert usage["maxCredit"] == me["maxCredit"] and "postpaidUsageCount" not in usage
 
 
 def test_styles_are_the_callers_own_with_thumbnails(api):

@@ -21,10 +21,14 @@ def _home(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("IMAGEKIT_HOME", str(tmp_path / "home"))
 
 
-@pytest.fixture
-def box(tmp_path) -> Iterator[EmbeddedSandbox]:
-    """A sandbox for one test: small images, a little latency so generations overlap."""
-    with EmbeddedSandbox(tmp_path / "sandbox", latency=0.05, base_size=128) as running:
+@pytest.fixture(params=["extended", "spec-exact"])
+def box(request, tmp_path) -> Iterator[EmbeddedSandbox]:
+    """A sandbox for one test: small images, a little latency so generations overlap. Every test
+    runs twice: against the sandbox with its extensions, and spec-exact (the interface and nothing
+    more), since nothing in the toolkit may need an extension."""
+    with EmbeddedSandbox(tmp_path / "sandbox", latency=0.05, base_size=128,
+                         spec_exact=request.param == "spec-exact") as running:
+        running.spec_exact = request.param == "spec-exact"
         yield running
 
 

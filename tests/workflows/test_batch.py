@@ -111,7 +111,9 @@ def test_contact_sheet_is_a_figure_with_one_panel_per_image(connect, tmp_path):
     figure = batch.contact_sheet()
     panels = [ax for ax in figure.axes if ax.images]
     assert len(panels) == 3
-    assert panels[0].get_title() == f"a fox · style {style.main_text}"  # the style by name, not id
+    # The style named as every report names it: by name, with its id.
+    assert panels[0].get_title() == f"a fox · {style.main_text} #{style.style_id}"
+    assert set(batch.to_pandas()["style_name"]) == {f"{style.main_text} #{style.style_id}"}
     figure.savefig(tmp_path / "sheet.png")
 
 
@@ -133,4 +135,7 @@ def test_the_callers_concurrency_is_a_ceiling_the_window_never_grows_past(connec
     batch = ik.batch([f"prompt {i}" for i in range(12)], style=ik.styles()[0]).run(progress=False,
                                                                                    concurrency=concurrency)
     assert set(batch.to_pandas()["row_status"]) == {"done"}
-    assert box.sandbox.gate.peak[ik.user_id] == concurrency
+    peak = box.sandbox.gate.peak[ik.user_id]
+    # Spec-exact, creates go one at a time: on a loaded machine a create's round trip can outlast
+    # this fixture's short generations, so the ceiling is not always reached.
+    assert peak == concurrency if not box.spec_exact else 1 <= peak <= concurrency

@@ -20,13 +20,13 @@ from .conftest import balance, control, server_images
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(params=["tagged", "untagged"])
+@pytest.fixture(params=["extended", "spec-exact"])
 def box(request, tmp_path):
-    """Both kinds of service: image metadata with group ids (creates side by side) and without
-    (creates one at a time), each settling lost answers its own way."""
+    """Both kinds of service: the sandbox with its extensions (image metadata with group ids: creates
+    side by side) and spec-exact (creates one at a time), each settling lost answers its own way."""
     with EmbeddedSandbox(tmp_path / "sandbox", latency=0.05, base_size=128,
-                         tag_metadata=request.param == "tagged") as running:
-        running.tagged = request.param == "tagged"
+                         spec_exact=request.param == "spec-exact") as running:
+        running.tagged = request.param == "extended"
         yield running
 
 
@@ -91,9 +91,15 @@ def test_a_batch_killed_halfway_and_run_again_makes_one_image_per_row(connect, b
     if box.tagged:  # creates went side by side: several answers were lost at once
         assert states["sent"] >= 2, states
     batch = ik.batch([f"prompt {i}" for i in range(60)], style=ik.styles()[0])
+    halfway = balance(ik)
     batch.run(journal=journal, progress=False, settle_delay=0.05)
     assert_one_image_per_row(batch, box, ik.user_id)
     assert before - balance(ik) == 60 * 2 == pytest.approx(ik.ledger.total())
+    # The batch's own figures agree with the bill: its table (every row, whichever run charged it)
+    # with the whole balance change, and ``spent`` with the second run's (rows the first run charged
+    # but could not record are not charged again, nor counted again).
+    assert batch.to_pandas()["credits"].sum() == 60 * 2
+    assert batch.spent == halfway - balance(ik)
 
 
 def test_when_every_generation_fails_everything_is_refunded_and_the_ledger_says_so(connect, box):

@@ -78,7 +78,8 @@ def test_map_runs_a_chain_over_many_images(ik):
 
 def test_async_chains_run_map_and_stop_at_a_deadline(ik, image):
     async def main():
-        async with imagekit.AsyncClient(ik.config.base_url, ik.config.api_key, ledger=False) as aik:
+        # The same ledger: without credit headers (spec-exact) the lineage's credits are its prices.
+        async with imagekit.AsyncClient(ik.config.base_url, ik.config.api_key, ledger=ik.ledger) as aik:
             source = aik.image(image.id)
             out = await imagekit.chain().enhance("2x").remove_bg().arun(source)
             outs = await imagekit.chain().upsize().amap([source, out.image], concurrency=2)

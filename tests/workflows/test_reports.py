@@ -10,10 +10,12 @@ import pytest
 from imagekit.cli import main
 from imagekit.reports import (
     balance_over_time,
+    MIN_HISTORY,
     forecast,
     spend_by_day,
     spend_by_operation,
     spend_by_style,
+    style_label,
     usage_report,
 )
 
@@ -46,6 +48,9 @@ def test_spend_by_day_has_a_running_total(ledger):
 def test_spend_by_style_follows_refunds_to_their_style(ledger):
     table = spend_by_style(ledger)
     assert table["credits"].to_dict() == {"style 2": 3.0, "style 1": 2.0}
+    named = spend_by_style(ledger, {1: "My Photo"})  # names as styles() shows them, with their ids
+    assert named["credits"].to_dict() == {"style 2": 3.0, "My Photo #1": 2.0}
+    assert style_label(1, {1: "My Photo"}) == "My Photo #1" and style_label(None) == "no style"
 
 
 def test_balance_is_worked_back_from_the_current_balance(ledger):
@@ -60,6 +65,15 @@ def test_forecast_runs_out_at_the_recent_rate(ledger):
     assert forecast(ledger.iloc[:0], 80.0, now=NOW).runs_out is None
 
 
+def test_a_forecast_needs_a_day_of_history(ledger):
+    """Three seconds of spending say nothing about a rate per day."""
+    recent = ledger.assign(time=[pd.Timestamp(NOW - timedelta(seconds=3))] * len(ledger))
+    result = forecast(recent, 80.0, now=NOW)
+    assert result.runs_out is None and not result.enough_history and MIN_HISTORY == timedelta(days=1)
+    assert "too little history" in str(result) and "3 seconds" in str(result) and "1 day" in str(result)
+    assert forecast(ledger, 80.0, now=NOW).enough_history
+
+
 def test_usage_report_writes_tables_and_plots(connect, tmp_path):
     ik = connect()
     ik.batch(["a fox", "a cat"], style=ik.styles()[0]).run(progress=False)
@@ -69,6 +83,18 @@ def test_usage_report_writes_tables_and_plots(connect, tmp_path):
             "usage-burn-down.png", "usage-by-operation.png", "usage-by-style.png"} <= names
     assert all(path.stat().st_size > 0 for path in report.files)
     assert report.by_operation.loc["create", "credits"] == 4 and "Forecast" in str(report)
+    assert "too little history" in str(report.forecast)  # seconds of spending: no run-out date
+
+
+def test_limits_show_balance_cap_and_spent_in_the_period(connect):
+    ik = connect()
+    ik.create("a fox", style=ik.styles()[0], count=2)
+    limits = usage_report(ik).limits
+    usage, period = ik.usage(), ik.usage().period
+    assert limits.loc["credit balance", "value"] == usage.current_credit
+    assert limits.loc["credit balance", "cap"] == usage.max_credit
+    assert limits.loc[f"credits spent this {period}", "value"] == 4
+    assert limits.loc[f"edits this {period}", "cap"] == usage.max_edit_count
 
 
 def test_the_usage_command_prints_and_writes(connect, box, tmp_path, monkeypatch, capsys):

@@ -16,8 +16,9 @@ from ..engines import edits as engines
 from ..engines.base import GenerationRequest
 from ..errors import SandboxError, invalid
 from ..references import ready_image
+from ..extensions import charge_headers
 from ..schemas import REQUEST_ID_PATTERN, Body, EditOut, ScaleSize
-from .images import ImageId, charge_headers
+from .images import ImageId
 
 router = APIRouter(prefix="/api/images", tags=["edits"])
 _EDIT = {"response_model": None, "responses": {200: {"model": EditOut}}}
@@ -56,8 +57,8 @@ def _pixels_only(fn):
 
 def _respond(sandbox, user, image_id, edit, request_id, platform) -> JSONResponse:
     outcome = run_edit(sandbox, user, image_id, edit, request_id, platform)
-    headers = {**charge_headers(outcome.charged, outcome.balance), "X-Request-Id": outcome.image.request_id}
-    return JSONResponse(edit_result_view(outcome.image), headers=headers)
+    headers = {**charge_headers(sandbox.settings, outcome.charged, outcome.balance), "X-Request-Id": outcome.image.request_id}
+    return JSONResponse(edit_result_view(outcome.image, sandbox.settings), headers=headers)
 
 
 def _source_size(sandbox, user, image_id) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from .. import credits, generation
 from ..binaries import MEDIA_TYPES, parse_scale
 from ..deps import ApiTypeHeader, CurrentUser, PlatformHeader, SandboxDep
 from ..engines.edits.codecs import encode_image
+from ..extensions import charge_headers
 from ..errors import not_found
 from ..schemas import CreateBody, CreateOut, ImageMetaOut
 from ..tables import Charge, Collection, DownloadLog, Image, Style, User
@@ -21,11 +22,6 @@ from ..views import generated_image_view, image_meta_view
 
 router = APIRouter(prefix="/api/images", tags=["images"])
 ImageId = Annotated[int, Path(ge=1, le=2**53, description="Image id.")]
-
-
-def charge_headers(charged: int, remaining: int) -> dict[str, str]:
-    """The sandbox's extension headers on every charged 2xx (see the README)."""
-    return {"X-Credits-Consumed": str(charged), "X-Remaining-Credits": str(remaining)}
 
 
 @router.post("/create", response_model=None, responses={200: {"model": CreateOut}})
@@ -70,7 +66,7 @@ def _create_response(sandbox, payer: User, charge: Charge, images: list[Image], 
             inline = base64.b64encode(encode_image(sandbox.store.read_pixels(image.file_name), "jpeg")).decode()
         views.append(generated_image_view(image, style, inline))
     body = {"images": views, **credits.balances(payer)}
-    return JSONResponse(body, headers=charge_headers(charge.credits - charge.refunded, credits.total_balance(payer)))
+    return JSONResponse(body, headers=charge_headers(sandbox.settings, charge.credits - charge.refunded, credits.total_balance(payer)))
 
 
 def visible_image(session, user: User, image_id: int, collection: bool = False) -> Image:
@@ -101,7 +97,7 @@ def image_meta(id: ImageId, sandbox: SandboxDep, user: CurrentUser) -> dict:
             downloads=list(downloads), collection=session.get(Collection, image.member_of) if image.member_of else None,
             style=session.get(Style, image.style_id) if image.style_id else None,
             source=session.get(Image, image.source_id) if image.source_id else None,
-            tagged=sandbox.settings.tag_metadata)
+            tagged=not sandbox.settings.spec_exact)
 
 
 def _owner(session, caller: User, image: Image) -> User | None:

@@ -13,11 +13,11 @@ from ..deps import CurrentUser, PlatformHeader, SandboxDep
 from ..engines.captions import caption, parse_accept_language
 from ..engines.prompts import enhance_prompt
 from ..errors import SandboxError
+from ..extensions import charge_headers
 from ..generation import find_style
 from ..references import read_reference
 from ..schemas import Body, Id, Text
 from ..tables import PromptLog, User
-from .images import charge_headers
 
 router = APIRouter(prefix="/api/images", tags=["prompts"])
 
@@ -73,7 +73,7 @@ def text_to_prompt(body: TextToPromptBody, sandbox: SandboxDep, user: CurrentUse
         session.add(log)
         session.flush()
         result = {"initialPrompt": body.text, "enhancedPrompt": enhanced, "ttpLogId": log.ttp_log_id}
-    return JSONResponse(result, headers=charge_headers(charged, balance))
+    return JSONResponse(result, headers=charge_headers(sandbox.settings, charged, balance))
 
 
 @router.post("/imageToPrompt", response_model=None, responses={200: {"model": ImageToPromptOut}})
@@ -88,4 +88,4 @@ def image_to_prompt(body: ImageToPromptBody, request: Request, sandbox: SandboxD
     with sandbox.db.write() as session:
         charged, balance = _charge(sandbox, user, "imageToPrompt", session)
     return JSONResponse({"captionPrompt": words.caption_prompt, "captionTPrompt": words.caption_t_prompt},
-                        headers=charge_headers(charged, balance))
+                        headers=charge_headers(sandbox.settings, charged, balance))
