@@ -6,7 +6,7 @@ ImagekitError
 │   ├── BadRequestError (400)          InvalidRequestError, MalformedJSONError,
 │   │                                  InvalidGenerationModeError, InvalidPlatformError,
 │   │                                  InvalidAPITypeError, UnsupportedImageSourceError,
-│   │                                  InvalidImageError, InvalidMaskError, EmptyMaskError,
+│   │                                  InvalidImageError, InvalidMaskError, EmptyMaskError, MaskSizeMismatchError,
 │   │                                  InvalidOutpaintError, SVGNotAvailableError, InvalidRequestIdError
 │   ├── AuthenticationError (401)      WrongAPIKeyError, APIKeyExpiredError
 │   ├── PaymentRequiredError (402)     NotEnoughCreditError
@@ -223,6 +223,12 @@ class EmptyMaskError(BadRequestError):
     """400 empty_mask: the mask marks nothing."""
 
     error_name = "empty_mask"
+
+
+class MaskSizeMismatchError(BadRequestError):
+    """400 mask_size_mismatch: the mask's size differs from the image's (it is never stretched)."""
+
+    error_name = "mask_size_mismatch"
 
 
 class InvalidOutpaintError(BadRequestError):

@@ -18,6 +18,7 @@ CATALOGUE = [
     (400, "invalid_image", imagekit.InvalidImageError),
     (400, "invalid_mask", imagekit.InvalidMaskError),
     (400, "empty_mask", imagekit.EmptyMaskError),
+    (400, "mask_size_mismatch", imagekit.MaskSizeMismatchError),
     (400, "invalid_outpaint", imagekit.InvalidOutpaintError),
     (400, "svg_not_available", imagekit.SVGNotAvailableError),
     (400, "invalid_request_id", imagekit.InvalidRequestIdError),

@@ -22,7 +22,7 @@ PUBLIC = [
     "ImageNotFoundError", "ImageNotReadyError", "ImageTooLargeError", "ImagekitError", "InternalServerError",
     "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidImageError", "InvalidMaskError",
     "InvalidOutpaintError", "InvalidPlatformError", "InvalidRequestError", "InvalidRequestIdError", "Ledger",
-    "MalformedJSONError", "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotFoundError", "NotLoggedInError", "PayloadTooLargeError",
+    "MalformedJSONError", "MaskSizeMismatchError", "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotFoundError", "NotLoggedInError", "PayloadTooLargeError",
     "PaymentRequiredError", "PermissionDeniedError", "Plan", "PremiumRequiredError", "PromptLimitExceededError",
     "RateLimitedError", "RetryPolicy", "RouteNotFoundError", "SVGNotAvailableError", "ServerError",
     "ServiceUnavailableError", "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
