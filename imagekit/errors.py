@@ -39,6 +39,17 @@ from typing import Any
 
 from ._retry import parse_retry_after
 
+ENV_BASE_URL = "IMAGEKIT_BASE_URL"
+ENV_API_KEY = "IMAGEKIT_API_KEY"
+
+
+def api_suffix_hint(base_url: str) -> str:
+    """The advice for a base URL ending in /api ("" for any other)."""
+    if not base_url.rstrip("/").endswith("/api"):
+        return ""
+    return (f"A base URL ending in /api is probably wrong: every path already starts with /api "
+            f"(try {ENV_BASE_URL}={base_url.rstrip('/')[:-4] or '/'}).")
+
 
 class ImagekitError(Exception):
     """Base class of every exception raised by imagekit."""
@@ -82,7 +93,18 @@ class APIError(ImagekitError):
 
     def __str__(self) -> str:
         name = f" {self.data}" if self.data else ""
-        return f"{self.status}{name}: {self.message}"
+        hint = self.hint()
+        return f"{self.status}{name}: {self.message}" + (f"\n{hint}" if hint else "")
+
+    def hint(self) -> str:
+        """What to do about it, when a setup mistake is the likely cause ("" otherwise)."""
+        return ""
+
+    @property
+    def service(self) -> str:
+        """scheme://host[:port] of the service that answered ("the service" when unknown)."""
+        request = self.request
+        return f"{request.url.scheme}://{request.url.netloc.decode()}" if request is not None else "the service"
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status={self.status}, data={self.data!r}, message={self.message!r})"
@@ -254,11 +276,17 @@ class WrongAPIKeyError(AuthenticationError):
 
     error_name = "wrong_api_key"
 
+    def hint(self) -> str:
+        return f"{self.service} does not know this API key: set {ENV_API_KEY} (or api_key=) to a key it issued."
+
 
 class APIKeyExpiredError(AuthenticationError):
     """401 api_key_expired: the API key has expired."""
 
     error_name = "api_key_expired"
+
+    def hint(self) -> str:
+        return f"The API key for {self.service} has expired: set {ENV_API_KEY} (or api_key=) to a new one."
 
 
 class NotEnoughCreditError(PaymentRequiredError):
@@ -271,6 +299,9 @@ class NotLoggedInError(PermissionDeniedError):
     """403 not_logged_in: no API key or session was presented."""
 
     error_name = "not_logged_in"
+
+    def hint(self) -> str:
+        return f"{self.service} saw no API key: set {ENV_API_KEY} (or api_key=)."
 
 
 class StyleNotAllowedError(PermissionDeniedError):
@@ -319,6 +350,11 @@ class RouteNotFoundError(NotFoundError):
     """404 not_found: no such route."""
 
     error_name = "not_found"
+
+    def hint(self) -> str:
+        url = str(self.request.url) if self.request is not None else ""
+        doubled = url.find("/api/api/")  # a base URL ending in /api, joined with an /api/... path
+        return api_suffix_hint(url[:doubled + 4]) if doubled >= 0 else ""
 
 
 class ImageNotFoundError(NotFoundError):

@@ -81,7 +81,12 @@ def test_each_error_name_has_its_class(status, name, cls):
     assert isinstance(exc, STATUS_BASES[status]) and isinstance(exc, imagekit.APIError)
     assert (exc.status, exc.data, exc.message) == (status, name, "human text")
     assert exc.response.status_code == status and exc.request.url.path == "/api/users/me"
-    assert str(exc) == f"{status} {name}: human text"
+    first, *advice = str(exc).splitlines()
+    assert first == f"{status} {name}: human text"
+    # Setup mistakes say what to do about them, naming the service and the variable to set.
+    setup = name in ("wrong_api_key", "api_key_expired", "not_logged_in")
+    assert advice == ([exc.hint()] if setup else [])
+    assert not setup or ("http://service.test" in exc.hint() and "IMAGEKIT_API_KEY" in exc.hint())
 
 
 @pytest.mark.parametrize(("status", "base"), sorted(STATUS_BASES.items()))
