@@ -30,6 +30,7 @@ from .errors import (
     MaskSizeMismatchError,
     EnterpriseOnlyError,
     GenerationFailedError,
+    JournalMismatchError,
     ImageNotFoundError,
     ImageNotReadyError,
     ImageTooLargeError,
@@ -98,7 +99,7 @@ __all__ = [
     "TextPrompt", "ImageCaption",
     # errors
     "ImagekitError", "ConfigError", "APIError", "APIConnectionError", "APITimeoutError",
-    "GenerationFailedError", "WaitTimeoutError",
+    "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError",
     "BadRequestError", "InvalidRequestError", "MalformedJSONError", "InvalidGenerationModeError",
     "InvalidPlatformError", "InvalidAPITypeError", "UnsupportedImageSourceError", "InvalidImageError",
     "InvalidMaskError", "EmptyMaskError", "MaskSizeMismatchError", "InvalidOutpaintError", "SVGNotAvailableError", "InvalidRequestIdError",

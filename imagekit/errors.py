@@ -26,6 +26,7 @@ ImagekitError
 ├── APIConnectionError                 no response: connect failure, dropped connection
 │   └── APITimeoutError                no response in time
 ├── GenerationFailedError              an image ended in the FAILED state
+├── JournalMismatchError               a batch journal belongs to another account
 └── WaitTimeoutError                   an image was still PENDING when the wait ran out
 
 The error name in the body's ``data`` picks the class; an unknown name falls back to the class of its
@@ -439,6 +440,10 @@ class GenerationFailedError(ImagekitError):
         super().__init__(f"image {image_id} failed: {message}")
         self.image_id = image_id
         self.message = message
+
+
+class JournalMismatchError(ImagekitError, ValueError):
+    """A batch journal was written against another account (or service, or sandbox) than this run's."""
 
 
 class WaitTimeoutError(ImagekitError, TimeoutError):

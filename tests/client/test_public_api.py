@@ -21,7 +21,7 @@ PUBLIC = [
     "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image", "ImageCaption", "ImageMeta",
     "ImageNotFoundError", "ImageNotReadyError", "ImageTooLargeError", "ImagekitError", "InternalServerError",
     "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidImageError", "InvalidMaskError",
-    "InvalidOutpaintError", "InvalidPlatformError", "InvalidRequestError", "InvalidRequestIdError", "Ledger",
+    "InvalidOutpaintError", "InvalidPlatformError", "InvalidRequestError", "InvalidRequestIdError", "JournalMismatchError", "Ledger",
     "MalformedJSONError", "MaskSizeMismatchError", "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotFoundError", "NotLoggedInError", "PayloadTooLargeError",
     "PaymentRequiredError", "PermissionDeniedError", "Plan", "PremiumRequiredError", "PromptLimitExceededError",
     "RateLimitedError", "RetryPolicy", "RouteNotFoundError", "SVGNotAvailableError", "ServerError",
