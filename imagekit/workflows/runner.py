@@ -226,8 +226,8 @@ class Runner:
             if isinstance(exc, NotEnoughCreditError):
                 self.stopped = "not enough credit"
             return
-        images = [{"id": image.id, "status": image.status, "error": None, "file": None}
-                  for image in result.images]
+        images = [{"id": image.id, "status": image.status, "error": getattr(image.info, "generation_error", None),
+                   "file": None} for image in result.images]
         charged = result.credits_charged if result.credits_charged is not None else cost
         self._created(row, entry, images, charged)
         self.prices.learn(row.options, result.credits_charged, len(images))
