@@ -156,10 +156,23 @@ def save_steps(result: Any, out: Path) -> list[dict]:
 
 
 def chain_figure(steps: list[dict], out: Path) -> None:
-    """``chain-steps.png``: the chain's pictures side by side, each captioned with its step and cost."""
-    from imagekit.reports import contact_sheet
+    """``chain-steps.png``: the chain's pictures side by side, each captioned with its step and cost,
+    over a checkerboard so that what removeBg made transparent shows as such."""
+    import numpy as np
+    from matplotlib.figure import Figure
+    from PIL import Image
 
     from .page import caption
 
-    items = [(f"{number}. {caption(step)}", out / step["file"]) for number, step in enumerate(steps)]
-    contact_sheet(items, columns=len(items), thumb=220).savefig(out / "chain-steps.png", dpi=100)
+    pictures = [Image.open(out / step["file"]).convert("RGBA") for step in steps]
+    aspect = max(picture.height / picture.width for picture in pictures)
+    figure = Figure(figsize=(3.2 * len(steps), 3.2 * aspect + 0.6), layout="constrained")
+    for ax, step, picture, number in zip(figure.subplots(1, len(steps), squeeze=False)[0], steps, pictures,
+                                         range(len(steps))):
+        height, width = picture.height, picture.width
+        squares = (np.indices((height, width)) // max(8, width // 40)).sum(axis=0) % 2
+        ax.imshow(np.where(squares, 0.8, 1.0), cmap="gray", vmin=0, vmax=1, extent=(0, width, height, 0))
+        ax.imshow(np.asarray(picture), extent=(0, width, height, 0))
+        ax.set_title(f"{number}. {caption(step)}", fontsize=8, wrap=True)
+        ax.set_axis_off()
+    figure.savefig(out / "chain-steps.png", dpi=100)
