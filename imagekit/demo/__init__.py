@@ -44,7 +44,8 @@ class Outcome:
 def run_demo(out_dir: str | Path, box: Any = None) -> int:
     """Run the demo; returns a process exit code (0 when every row and step succeeded).
 
-    ``box``: a running EmbeddedSandbox to use as its demo user (default: a fresh one, removed after).
+    ``box``: run as the demo user of this running EmbeddedSandbox (default: a fresh sandbox, removed
+    afterwards).
     """
     from .page import write_page
 
@@ -86,7 +87,10 @@ def clear_earlier_run(out: Path) -> bool:
     """Remove what an earlier demo run wrote in ``out`` (only those names); True if there was any."""
     found = [path for pattern in EARLIER_RUN for path in out.glob(pattern)]
     for path in found:
-        shutil.rmtree(path) if path.is_dir() else path.unlink()
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
     return bool(found)
 
 
