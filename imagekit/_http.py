@@ -136,13 +136,14 @@ class _Base:
         """Seconds to wait before retrying, or raise the mapped error."""
         if isinstance(exc, _NEVER_RETRY):
             raise errors.APIConnectionError(
-                f"{call.method} {call.path}: {exc!r}", may_have_executed=False,
+                f"Cannot send {call.method} {call.path} to {self.config.base_url} ({exc}): check "
+                f"{errors.ENV_BASE_URL} (or base_url=), which needs http:// or https://.", may_have_executed=False,
                 request=exc.request if _has_request(exc) else None,
             ) from exc
         failure = Failure.NOT_SENT if isinstance(exc, _NOT_SENT) else Failure.MAYBE_SENT
         delay = self.config.retry.decide(call.method, failure, attempt)
         if delay is None:
-            raise _transport_error(call, exc, failure) from exc
+            raise _transport_error(call, exc, failure, self.config.base_url) from exc
         self._log_retry(call, type(exc).__name__, delay, attempt)
         return delay
 
@@ -162,17 +163,20 @@ class _Base:
         )
 
 
-def _transport_error(call: Call, exc: httpx.TransportError, failure: Failure) -> errors.APIConnectionError:
+def _transport_error(call: Call, exc: httpx.TransportError, failure: Failure,
+                     base_url: str) -> errors.APIConnectionError:
     maybe = failure is Failure.MAYBE_SENT
     kind = errors.APITimeoutError if isinstance(exc, httpx.TimeoutException) else errors.APIConnectionError
-    note = ""
-    if maybe and call.method == "POST":
-        note = "; it may have run on the server, so it was not sent again"
-    return kind(
-        f"{call.method} {call.path}: no response ({type(exc).__name__}){note}",
-        may_have_executed=maybe,
-        request=exc.request if _has_request(exc) else None,
-    )
+    why = str(exc) or type(exc).__name__
+    if maybe:
+        note = "; it may have run on the server, so it was not sent again" if call.method == "POST" else ""
+        message = f"{call.method} {call.path}: no response from {base_url} ({why}){note}"
+    else:
+        message = (f"Could not reach {base_url} ({why}): check {errors.ENV_BASE_URL} (or base_url=) "
+                   "and that the service is running.")
+    hint = errors.api_suffix_hint(base_url)
+    return kind(message + (f"\n{hint}" if hint else ""), may_have_executed=maybe,
+                request=exc.request if _has_request(exc) else None)
 
 
 def _has_request(exc: httpx.TransportError) -> bool:
@@ -225,7 +229,7 @@ class SyncHTTP(_Base):
             for chunk in response.iter_bytes():
                 sink.write(chunk)
         except httpx.TransportError as exc:
-            raise _transport_error(call, exc, Failure.MAYBE_SENT) from exc
+            raise _transport_error(call, exc, Failure.MAYBE_SENT, self.config.base_url) from exc
         finally:
             response.close()
         return response
@@ -300,7 +304,7 @@ class AsyncHTTP(_Base):
             async for chunk in response.aiter_bytes():
                 sink.write(chunk)
         except httpx.TransportError as exc:
-            raise _transport_error(call, exc, Failure.MAYBE_SENT) from exc
+            raise _transport_error(call, exc, Failure.MAYBE_SENT, self.config.base_url) from exc
         finally:
             await response.aclose()
         return response

@@ -166,27 +166,50 @@ def _base_size(text: str) -> int:
     return value
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except where there is none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False or action.required:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every (sub)command shows its options' defaults (subparsers are made of the same class)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def _command(commands, name: str, text: str) -> argparse.ArgumentParser:
+    """A subcommand whose one-line help is also its description."""
+    return commands.add_parser(name, help=text, description=text)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="imagekit", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="imagekit", description="imagekit: the local sandbox, the demo job and the credit "
+                                                  "usage report. Run a command with --help for its options.")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    sandbox = commands.add_parser("sandbox", help="the local sandbox service").add_subparsers(
+    sandbox = _command(commands, "sandbox", "the local sandbox service").add_subparsers(
         dest="sandbox_command", required=True)
-    init = sandbox.add_parser("init", help="create the database, plans and demo user; print its API key")
+    init = _command(sandbox, "init", "create the database, plans and demo user; print its API key")
     init.add_argument("--data", required=True, help="data directory")
     init.set_defaults(run=cmd_init)
 
-    user = sandbox.add_parser("user", help="manage users").add_subparsers(dest="user_command", required=True)
-    add = user.add_parser("add", help="add a user and print its API key")
+    user = _command(sandbox, "user", "manage users").add_subparsers(dest="user_command", required=True)
+    add = _command(user, "add", "add a user and print its API key")
     add.add_argument("--data", required=True, help="data directory")
-    add.add_argument("--email", required=True)
+    add.add_argument("--email", required=True, help="the new user's e-mail address")
     add.add_argument("--plan", default="standard", help="free, standard, pro or enterprise")
     add.set_defaults(run=cmd_user_add)
 
-    serve = sandbox.add_parser("serve", help="serve the API")
-    serve.add_argument("--data", required=True, help="data directory")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8800)
+    serve = _command(sandbox, "serve", "serve the API")
+    serve.add_argument("--data", required=True, help="data directory (initialised when empty)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8800, help="port to listen on")
     serve.add_argument("--latency", type=float, default=0.0,
                        help="seconds every generation and edit takes at least")
     serve.add_argument("--base-size", type=_base_size, default=1024,
@@ -194,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--spec-exact", "--spec-metadata", dest="spec_exact", action="store_true",
                        help="answer exactly as the interface shows: no extension headers or fields, "
                             "seed ignored (--spec-metadata is an older name)")
-    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+                       help="server log level (debug also logs each request)")
     serve.add_argument("--no-controls", action="store_true",
                        help="serve no /sandbox controls (clock, faults, users, keys, credits)")
     serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
@@ -202,15 +226,19 @@ def build_parser() -> argparse.ArgumentParser:
                             "localhost always pass, other names in the Host header are refused")
     serve.set_defaults(run=cmd_serve)
 
-    token = sandbox.add_parser("token", help="print the admin token the /sandbox controls need beyond loopback")
+    token = _command(sandbox, "token", "print the admin token the /sandbox controls need beyond loopback")
     token.add_argument("--data", required=True, help="data directory")
     token.set_defaults(run=cmd_token)
 
-    demo = commands.add_parser("demo", help="the main job against an embedded sandbox")
-    demo.add_argument("--out", default="out", help="output folder")
+    demo = _command(commands, "demo", "the main job against a fresh embedded sandbox: a batch, an edit "
+                                      "chain and a usage report, with an HTML page of the results")
+    demo.add_argument("--out", default="out", help="output folder; the demo's files from an earlier run "
+                                                   "there are replaced")
     demo.set_defaults(run=cmd_demo)
 
-    usage = commands.add_parser("usage", help="credit usage report: print it, write CSV and PNG files")
+    usage = _command(commands, "usage", "credit usage report of the configured account (IMAGEKIT_BASE_URL "
+                                        "and IMAGEKIT_API_KEY, else the local sandbox): print it, write CSV "
+                                        "and PNG files")
     usage.add_argument("--out", default="usage", help="output folder for the CSV and PNG files")
     usage.add_argument("--ledger", help="ledger file (default: $IMAGEKIT_HOME/ledger.sqlite)")
     usage.add_argument("--days", type=float, default=7.0, help="days of spend the forecast follows")
@@ -219,8 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .errors import ImagekitError
+
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except ImagekitError as exc:  # a setup mistake or a refusal: what to do, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

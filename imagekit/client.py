@@ -244,10 +244,11 @@ def connect(base_url: str | None = None, api_key: str | None = None, *, asynchro
     base_url = base_url or os.environ.get(_config.ENV_BASE_URL)
     api_key = api_key or os.environ.get(_config.ENV_API_KEY)
     if bool(base_url) != bool(api_key):
-        missing = _config.ENV_API_KEY if base_url else _config.ENV_BASE_URL
-        raise ConfigError(
-            f"{missing} is not set: set both to reach a service, or neither for the local sandbox"
-        )
+        given, missing = ((_config.ENV_BASE_URL, _config.ENV_API_KEY) if base_url
+                          else (_config.ENV_API_KEY, _config.ENV_BASE_URL))
+        what = f"your API key for {base_url}" if base_url else "the service's address"
+        raise ConfigError(f"{given} is set but {missing} is not: set {missing} to {what} "
+                          f"(set both to reach a service), or unset {given} to use the local sandbox.")
     if not base_url:
         sandbox = _embedded_sandbox(spec_exact)
         base_url, api_key = sandbox.url, sandbox.api_key

@@ -11,15 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._retry import RetryPolicy
-from .errors import ConfigError
+from .errors import ENV_API_KEY, ENV_BASE_URL, ConfigError
 from .wire import DEFAULT_WIRE, Wire
 
 __all__ = ["Config", "PLATFORMS", "VERSION", "home_dir"]
 
 VERSION = "0.1.0"
 PLATFORMS = ("web", "app", "figma", "api")
-ENV_BASE_URL = "IMAGEKIT_BASE_URL"
-ENV_API_KEY = "IMAGEKIT_API_KEY"
 ENV_HOME = "IMAGEKIT_HOME"
 
 

@@ -6,7 +6,7 @@ ImagekitError
 │   ├── BadRequestError (400)          InvalidRequestError, MalformedJSONError,
 │   │                                  InvalidGenerationModeError, InvalidPlatformError,
 │   │                                  InvalidAPITypeError, UnsupportedImageSourceError,
-│   │                                  InvalidImageError, InvalidMaskError, EmptyMaskError,
+│   │                                  InvalidImageError, InvalidMaskError, EmptyMaskError, MaskSizeMismatchError,
 │   │                                  InvalidOutpaintError, SVGNotAvailableError, InvalidRequestIdError
 │   ├── AuthenticationError (401)      WrongAPIKeyError, APIKeyExpiredError
 │   ├── PaymentRequiredError (402)     NotEnoughCreditError
@@ -26,6 +26,7 @@ ImagekitError
 ├── APIConnectionError                 no response: connect failure, dropped connection
 │   └── APITimeoutError                no response in time
 ├── GenerationFailedError              an image ended in the FAILED state
+├── JournalMismatchError               a batch journal belongs to another account
 └── WaitTimeoutError                   an image was still PENDING when the wait ran out
 
 The error name in the body's ``data`` picks the class; an unknown name falls back to the class of its
@@ -38,6 +39,17 @@ import time
 from typing import Any
 
 from ._retry import parse_retry_after
+
+ENV_BASE_URL = "IMAGEKIT_BASE_URL"
+ENV_API_KEY = "IMAGEKIT_API_KEY"
+
+
+def api_suffix_hint(base_url: str) -> str:
+    """The advice for a base URL ending in /api ("" for any other)."""
+    if not base_url.rstrip("/").endswith("/api"):
+        return ""
+    return (f"A base URL ending in /api is probably wrong: every path already starts with /api "
+            f"(try {ENV_BASE_URL}={base_url.rstrip('/')[:-4] or '/'}).")
 
 
 class ImagekitError(Exception):
@@ -82,7 +94,18 @@ class APIError(ImagekitError):
 
     def __str__(self) -> str:
         name = f" {self.data}" if self.data else ""
-        return f"{self.status}{name}: {self.message}"
+        hint = self.hint()
+        return f"{self.status}{name}: {self.message}" + (f"\n{hint}" if hint else "")
+
+    def hint(self) -> str:
+        """What to do about it, when a setup mistake is the likely cause ("" otherwise)."""
+        return ""
+
+    @property
+    def service(self) -> str:
+        """scheme://host[:port] of the service that answered ("the service" when unknown)."""
+        request = self.request
+        return f"{request.url.scheme}://{request.url.netloc.decode()}" if request is not None else "the service"
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status={self.status}, data={self.data!r}, message={self.message!r})"
@@ -225,6 +248,12 @@ class EmptyMaskError(BadRequestError):
     error_name = "empty_mask"
 
 
+class MaskSizeMismatchError(BadRequestError):
+    """400 mask_size_mismatch: the mask's size differs from the image's (it is never stretched)."""
+
+    error_name = "mask_size_mismatch"
+
+
 class InvalidOutpaintError(BadRequestError):
     """400 invalid_outpaint: canvas, size and location do not describe a valid expansion."""
 
@@ -248,11 +277,17 @@ class WrongAPIKeyError(AuthenticationError):
 
     error_name = "wrong_api_key"
 
+    def hint(self) -> str:
+        return f"{self.service} does not know this API key: set {ENV_API_KEY} (or api_key=) to a key it issued."
+
 
 class APIKeyExpiredError(AuthenticationError):
     """401 api_key_expired: the API key has expired."""
 
     error_name = "api_key_expired"
+
+    def hint(self) -> str:
+        return f"The API key for {self.service} has expired: set {ENV_API_KEY} (or api_key=) to a new one."
 
 
 class NotEnoughCreditError(PaymentRequiredError):
@@ -265,6 +300,9 @@ class NotLoggedInError(PermissionDeniedError):
     """403 not_logged_in: no API key or session was presented."""
 
     error_name = "not_logged_in"
+
+    def hint(self) -> str:
+        return f"{self.service} saw no API key: set {ENV_API_KEY} (or api_key=)."
 
 
 class StyleNotAllowedError(PermissionDeniedError):
@@ -313,6 +351,11 @@ class RouteNotFoundError(NotFoundError):
     """404 not_found: no such route."""
 
     error_name = "not_found"
+
+    def hint(self) -> str:
+        url = str(self.request.url) if self.request is not None else ""
+        doubled = url.find("/api/api/")  # a base URL ending in /api, joined with an /api/... path
+        return api_suffix_hint(url[:doubled + 4]) if doubled >= 0 else ""
 
 
 class ImageNotFoundError(NotFoundError):
@@ -397,6 +440,10 @@ class GenerationFailedError(ImagekitError):
         super().__init__(f"image {image_id} failed: {message}")
         self.image_id = image_id
         self.message = message
+
+
+class JournalMismatchError(ImagekitError, ValueError):
+    """A batch journal was written against another account (or service, or sandbox) than this run's."""
 
 
 class WaitTimeoutError(ImagekitError, TimeoutError):

@@ -155,13 +155,15 @@ class Image(_Handle):
         """Reimagine the image; ``strength`` is strong or subtle."""
         return self._client.edits.retry(self.id, strength=strength, **options)
 
-    def fill(self, mask: Any, prompt: str, negative: str = "", **options: Unpack[EditOptions]) -> Image:
-        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes)."""
-        return self._client.edits.fill(self.id, mask, prompt, negative, **options)
+    def fill(self, mask: Any, prompt: str, negative: str = "", *, resize: bool = False,
+             **options: Unpack[EditOptions]) -> Image:
+        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
+        this image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
+        return self._client.edits.fill(self, mask, prompt, negative, resize=resize, **options)
 
-    def clean_up(self, mask: Any, **options: Unpack[EditOptions]) -> Image:
-        """Remove the masked object."""
-        return self._client.edits.clean_up(self.id, mask, **options)
+    def clean_up(self, mask: Any, *, resize: bool = False, **options: Unpack[EditOptions]) -> Image:
+        """Remove the masked object (the mask as for ``fill``)."""
+        return self._client.edits.clean_up(self, mask, resize=resize, **options)
 
     def remove_bg(self, **options: Unpack[EditOptions]) -> Image:
         """Remove the background."""
@@ -225,14 +227,15 @@ class AsyncImage(_Handle):
         """Reimagine the image; ``strength`` is strong or subtle."""
         return await self._client.edits.retry(self.id, strength=strength, **options)
 
-    async def fill(self, mask: Any, prompt: str, negative: str = "",
+    async def fill(self, mask: Any, prompt: str, negative: str = "", *, resize: bool = False,
                    **options: Unpack[EditOptions]) -> AsyncImage:
-        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes)."""
-        return await self._client.edits.fill(self.id, mask, prompt, negative, **options)
+        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
+        this image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
+        return await self._client.edits.fill(self, mask, prompt, negative, resize=resize, **options)
 
-    async def clean_up(self, mask: Any, **options: Unpack[EditOptions]) -> AsyncImage:
-        """Remove the masked object."""
-        return await self._client.edits.clean_up(self.id, mask, **options)
+    async def clean_up(self, mask: Any, *, resize: bool = False, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Remove the masked object (the mask as for ``fill``)."""
+        return await self._client.edits.clean_up(self, mask, resize=resize, **options)
 
     async def remove_bg(self, **options: Unpack[EditOptions]) -> AsyncImage:
         """Remove the background."""

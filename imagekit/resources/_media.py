@@ -72,6 +72,36 @@ def mask_png(mask: Any) -> bytes:
     return to_png(mask)
 
 
+def parse_resolution(resolution: str | None) -> tuple[int, int] | None:
+    """(width, height) from a ``WxH`` resolution, None when absent or unreadable."""
+    width, _, height = (resolution or "").partition("x")
+    return (int(width), int(height)) if width.isdigit() and height.isdigit() else None
+
+
+def fitted_mask(mask: Any, size: tuple[int, int] | None, resize: bool = False) -> bytes:
+    """The mask as PNG bytes, checked against the image's ``size`` (w, h) before anything is sent.
+
+    A mask of another size raises ValueError naming both, unless ``resize`` asks to scale it
+    (nearest neighbour, so painted and unpainted pixels stay apart). ``size`` None skips the check,
+    and a file Pillow cannot read goes as it is, for the service to judge.
+    """
+    data = mask_png(mask)
+    if size is None:
+        return data
+    from PIL import Image as PILImage, UnidentifiedImageError
+
+    try:
+        picture = PILImage.open(io.BytesIO(data))
+    except (UnidentifiedImageError, OSError):
+        return data
+    if picture.size == tuple(size):
+        return data
+    if not resize:
+        raise ValueError(f"the mask is {picture.width}x{picture.height} but the image is {size[0]}x{size[1]}; "
+                         "paint the mask at the image's size, or pass resize=True to scale it")
+    return to_png(picture.resize(tuple(size), PILImage.Resampling.NEAREST))
+
+
 def to_png(picture: Any) -> bytes:
     """PNG bytes of a PIL image or a NumPy array."""
     from PIL import Image as PILImage

@@ -22,7 +22,7 @@ from ..errors import APIConnectionError, ImagekitError
 from ..images import AsyncImage, EditOptions, Image
 from ..models import EditResult
 from ._common import Namespace, compact, parse, platform_headers
-from ._media import mask_png
+from ._media import fitted_mask, mask_png, parse_resolution
 
 log = logging.getLogger("imagekit")
 
@@ -86,6 +86,15 @@ def _result(handle: type, client: Any, response: Response, request_id: str) -> A
     return handle(client, image.image_id, info=image, charge=charge, request_id=request_id)
 
 
+def _id_of(image: Any) -> int:
+    return int(getattr(image, "id", image))
+
+
+def _known_size(image: Any) -> tuple[int, int] | None:
+    """The size a handle already knows (no request), else None."""
+    return parse_resolution(getattr(image, "resolution", None))
+
+
 def _cancel_status(response: Response) -> str:
     return str(json.loads(response.content))
 
@@ -106,14 +115,18 @@ class Edits(Namespace):
         """Reimagine the image; ``strength`` is strong or subtle."""
         return self._run(retry_call(self._config, image_id, strength), **options)
 
-    def fill(self, image_id: int, mask: Any, prompt: str, negative: str = "",
+    def fill(self, image_id: int | Image, mask: Any, prompt: str, negative: str = "", *, resize: bool = False,
              **options: Unpack[EditOptions]) -> Image:
-        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes)."""
-        return self._run(fill_call(image_id, mask, prompt, negative), **options)
+        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
+        the image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
+        mask = fitted_mask(mask, self._size(image_id), resize)
+        return self._run(fill_call(_id_of(image_id), mask, prompt, negative), **options)
 
-    def clean_up(self, image_id: int, mask: Any, **options: Unpack[EditOptions]) -> Image:
-        """Remove the masked object."""
-        return self._run(clean_up_call(image_id, mask), **options)
+    def clean_up(self, image_id: int | Image, mask: Any, *, resize: bool = False,
+                 **options: Unpack[EditOptions]) -> Image:
+        """Remove the masked object (the mask as for ``fill``)."""
+        mask = fitted_mask(mask, self._size(image_id), resize)
+        return self._run(clean_up_call(_id_of(image_id), mask), **options)
 
     def remove_bg(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
         """Remove the background."""
@@ -130,6 +143,9 @@ class Edits(Namespace):
     def cancel(self, request_id: str) -> str:
         """Cancel an edit: "cancelled" if it was running or not yet arrived, "not_running" if done."""
         return _cancel_status(self._http.send(cancel_call(request_id)))
+
+    def _size(self, image: Any) -> tuple[int, int] | None:
+        return _known_size(image) or parse_resolution(self._client.images.meta(_id_of(image)).resolution)
 
     def _run(self, call: Call, request_id: str | None = None, timeout: float | None = None) -> Image:
         call, request_id = prepare(self._config, call, request_id, timeout)
@@ -169,14 +185,18 @@ class AsyncEdits(Namespace):
         """Reimagine the image; ``strength`` is strong or subtle."""
         return await self._run(retry_call(self._config, image_id, strength), **options)
 
-    async def fill(self, image_id: int, mask: Any, prompt: str, negative: str = "",
-                   **options: Unpack[EditOptions]) -> AsyncImage:
-        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes)."""
-        return await self._run(fill_call(image_id, mask, prompt, negative), **options)
+    async def fill(self, image_id: int | AsyncImage, mask: Any, prompt: str, negative: str = "", *,
+                   resize: bool = False, **options: Unpack[EditOptions]) -> AsyncImage:
+        """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
+        the image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
+        mask = fitted_mask(mask, await self._size(image_id), resize)
+        return await self._run(fill_call(_id_of(image_id), mask, prompt, negative), **options)
 
-    async def clean_up(self, image_id: int, mask: Any, **options: Unpack[EditOptions]) -> AsyncImage:
-        """Remove the masked object."""
-        return await self._run(clean_up_call(image_id, mask), **options)
+    async def clean_up(self, image_id: int | AsyncImage, mask: Any, *, resize: bool = False,
+                       **options: Unpack[EditOptions]) -> AsyncImage:
+        """Remove the masked object (the mask as for ``fill``)."""
+        mask = fitted_mask(mask, await self._size(image_id), resize)
+        return await self._run(clean_up_call(_id_of(image_id), mask), **options)
 
     async def remove_bg(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
         """Remove the background."""
@@ -193,6 +213,9 @@ class AsyncEdits(Namespace):
     async def cancel(self, request_id: str) -> str:
         """Cancel an edit: "cancelled" if it was running or not yet arrived, "not_running" if done."""
         return _cancel_status(await self._http.send(cancel_call(request_id)))
+
+    async def _size(self, image: Any) -> tuple[int, int] | None:
+        return _known_size(image) or parse_resolution((await self._client.images.meta(_id_of(image))).resolution)
 
     async def _run(self, call: Call, request_id: str | None = None,
                    timeout: float | None = None) -> AsyncImage:

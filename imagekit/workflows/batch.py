@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
-from .journal import Entry, Journal
+from .journal import Entry, Journal, account_identity
 from .pricing import Prices
 from .rows import Row, make_rows
 from .runner import RunOptions, Runner, thumbnail_ids
@@ -75,6 +75,7 @@ class Batch:
         (see ``runner``)."""
         self._prices: Prices | None = None
         self._styles: list[Any] = []
+        self._account: Any = None
         self._journal: Journal | None = None
 
     def __len__(self) -> int:
@@ -97,8 +98,9 @@ class Batch:
     async def _load_prices(self, client: Any) -> Prices:
         if self._prices is None:
             self._styles = await client.styles()
+            self._account = await client.me()
             learned = client.ledger.prices() if client.ledger is not None else {}
-            self._prices = Prices.from_account(await client.me(), self._styles, learned)
+            self._prices = Prices.from_account(self._account, self._styles, learned)
         return self._prices
 
     # --- running ----------------------------------------------------------------------------
@@ -146,6 +148,7 @@ class Batch:
             out.mkdir(parents=True, exist_ok=True)
         self._journal = self._open_journal(journal, out)
         prices = await self._load_prices(client)
+        self._journal.bind(*account_identity(self._account, client.config.base_url))
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
         known = [self._journal.max_image_id(), client.ledger.max_image_id() if client.ledger else None,
                  *thumbnail_ids(self._styles)]

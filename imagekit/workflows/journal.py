@@ -10,6 +10,9 @@ Row states::
 
 ``sent`` rows found when a run starts are the ones a crash interrupted; the runner resolves them
 before anything else. Every write commits on its own (WAL), so a ``kill -9`` loses nothing written.
+
+A journal is bound to the account it was first run against (``bind``): its rows name images of that
+account only, so a run against another service, user or sandbox is refused rather than "resumed".
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Journal", "Entry", "FINISHED"]
+from ..errors import JournalMismatchError
+
+__all__ = ["Journal", "Entry", "FINISHED", "account_identity"]
 
 FINISHED = frozenset({"done"})
 """States a re-run leaves alone (``uncertain`` too, unless asked)."""
@@ -31,7 +36,20 @@ CREATE TABLE IF NOT EXISTS rows (
     group_id TEXT, low_id INTEGER, sent_at REAL, images TEXT NOT NULL DEFAULT '[]',
     credits REAL, error TEXT, latency REAL
 );
+CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
 """
+
+
+def account_identity(user: object, base_url: str) -> tuple[str, str]:
+    """(identity, description) of the account behind ``user`` (a User from ``me()``).
+
+    The identity is made of interface fields that never change for an account and differ between
+    accounts and sandboxes (id, customer key, sign-up time), not of the base URL, whose port an
+    embedded sandbox picks afresh each session.
+    """
+    fields = [getattr(user, name, None) for name in ("user_id", "customer_key", "created_at")]
+    email = getattr(user, "email", None)
+    return "|".join(map(str, fields)), f"user {fields[0]}{f' <{email}>' if email else ''} at {base_url}"
 
 
 @dataclass
@@ -78,6 +96,18 @@ class Journal:
 
     def __repr__(self) -> str:
         return f"Journal({self.path!r})"
+
+    def bind(self, identity: str, described: str) -> None:
+        """Tie the journal to one account (see ``account_identity``): the first run records it, a run
+        against another account raises JournalMismatchError, saying which each is."""
+        with self._lock:
+            row = self._db.execute("SELECT account, described FROM binding").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO binding VALUES (?, ?)", (identity, described))
+        if row is not None and row[0] != identity:
+            raise JournalMismatchError(
+                f"The journal {self.path} was written against {row[1]}, not {described}: its rows name another "
+                "account's images. Pass another journal file, or delete this one to start over.")
 
     def load(self) -> dict[str, Entry]:
         """Every row the journal knows, by key."""

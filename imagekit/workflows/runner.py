@@ -228,8 +228,8 @@ class Runner:
             if isinstance(exc, NotEnoughCreditError):
                 self.stopped = "not enough credit"
             return
-        images = [{"id": image.id, "status": image.status, "error": None, "file": None}
-                  for image in result.images]
+        images = [{"id": image.id, "status": image.status, "error": getattr(image.info, "generation_error", None),
+                   "file": None} for image in result.images]
         charged = result.credits_charged
         if charged is not None and images and all(image["status"] != FAILED for image in images):
             self.prices.learn(row.options, charged / len(images))

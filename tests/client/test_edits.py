@@ -16,7 +16,7 @@ from PIL import Image as PILImage
 import imagekit
 from imagekit.resources._media import PNG_SIGNATURE, mask_png
 
-from .conftest import SECRET, Script, error, reply
+from .conftest import SECRET, Counting, Script, error, reply
 
 EDITED = {"image": {"imageId": 42, "resolution": "2048x2048", "scaleSize": "2x", "ownerId": 1,
                     "EditInfo": {"originalPrompt": "a cat", "variationId": 3}}}
@@ -55,12 +55,18 @@ def test_json_edits(mock, call, path, body):
     assert result.info.edit_info.variation_id == 3
 
 
+def _meta_or_edited(request: httpx.Request) -> httpx.Response:
+    """The image's metadata (8x8) for a GET, an edit result for anything else."""
+    return reply(200, {"imageId": 7, "resolution": "8x8"} if request.method == "GET" else EDITED)
+
+
 def test_fill_and_clean_up_send_a_png_mask_as_multipart(mock):
-    script = Script(reply(200, EDITED))
+    script = Script(_meta_or_edited)
     client = mock(script)
     client.image(7).fill(np.ones((8, 8), dtype=bool), "a red balloon", negative="text")
     client.image(7).clean_up(png())
-    fill, clean = script.requests
+    assert [request.method for request in script.requests] == ["GET", "POST", "GET", "POST"]
+    fill, clean = script.requests[1::2]
     assert fill.url.path == "/api/images/7/fill" and clean.url.path == "/api/images/7/cleanUp"
     for request in (fill, clean):
         assert request.headers["content-type"].startswith("multipart/form-data")
@@ -202,3 +208,39 @@ def test_edit_logs_never_show_the_key(mock, caplog):
     with pytest.raises(imagekit.APITimeoutError):
         mock(Script(httpx.ReadTimeout("timed out"))).image(7).upsize()
     assert SECRET not in caplog.text
+
+
+# --- mask size ----------------------------------------------------------------------------------
+
+
+def test_a_mask_of_another_size_is_refused_before_anything_is_sent(clients, sandbox):
+    """576x1024 on a 1024x576 image: a ValueError naming both sizes, no edit request, no charge."""
+    from tests.conftest import make_user
+
+    transport = Counting()
+    ik = clients(sandbox.url, make_user(sandbox)[1], transport=transport)
+    image = ik.create("a red robot", style=ik.styles()[0], ratio="16:9").images[0]
+    assert image.resolution == "1024x576"
+    before = ik.usage()
+    tall = np.zeros((1024, 576), dtype=bool)
+    tall[100:200, 100:200] = True
+    for edit in (lambda: image.fill(tall, "a kite"), lambda: image.clean_up(tall),
+                 lambda: ik.edits.clean_up(image.id, tall)):
+        with pytest.raises(ValueError, match=r"576x1024.*1024x576.*resize=True"):
+            edit()
+    assert not [request for request in transport.requests if request.method == "POST"][1:]  # only the create
+    assert ik.usage() == before
+
+
+def test_resize_true_scales_the_mask_to_the_image(clients, sandbox):
+    from tests.conftest import make_user
+
+    ik = clients(sandbox.url, make_user(sandbox)[1])
+    image = ik.create("a red robot", style=ik.styles()[0], ratio="16:9", seed=5).images[0]
+    half = np.zeros((288, 512), dtype=bool)  # half the size: the centre quarter marked
+    half[72:216, 128:384] = True
+    cleaned = ik.edits.clean_up(image.id, half, resize=True)  # by id: the size comes from the metadata
+    before, after = np.asarray(image.pil())[..., :3], np.asarray(cleaned.pil())[..., :3]
+    assert cleaned.resolution == "1024x576"
+    assert np.array_equal(before[:100], after[:100]) and not np.array_equal(before[200:380, 300:700],
+                                                                           after[200:380, 300:700])

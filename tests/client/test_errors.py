@@ -18,6 +18,7 @@ CATALOGUE = [
     (400, "invalid_image", imagekit.InvalidImageError),
     (400, "invalid_mask", imagekit.InvalidMaskError),
     (400, "empty_mask", imagekit.EmptyMaskError),
+    (400, "mask_size_mismatch", imagekit.MaskSizeMismatchError),
     (400, "invalid_outpaint", imagekit.InvalidOutpaintError),
     (400, "svg_not_available", imagekit.SVGNotAvailableError),
     (400, "invalid_request_id", imagekit.InvalidRequestIdError),
@@ -80,7 +81,12 @@ def test_each_error_name_has_its_class(status, name, cls):
     assert isinstance(exc, STATUS_BASES[status]) and isinstance(exc, imagekit.APIError)
     assert (exc.status, exc.data, exc.message) == (status, name, "human text")
     assert exc.response.status_code == status and exc.request.url.path == "/api/users/me"
-    assert str(exc) == f"{status} {name}: human text"
+    first, *advice = str(exc).splitlines()
+    assert first == f"{status} {name}: human text"
+    # Setup mistakes say what to do about them, naming the service and the variable to set.
+    setup = name in ("wrong_api_key", "api_key_expired", "not_logged_in")
+    assert advice == ([exc.hint()] if setup else [])
+    assert not setup or ("http://service.test" in exc.hint() and "IMAGEKIT_API_KEY" in exc.hint())
 
 
 @pytest.mark.parametrize(("status", "base"), sorted(STATUS_BASES.items()))

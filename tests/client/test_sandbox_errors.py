@@ -19,6 +19,7 @@ import pytest
 
 import imagekit
 from imagekit._http import Call
+from imagekit.resources._media import mask_png
 
 from .conftest import control
 
@@ -42,12 +43,18 @@ class Env:
     def with_key(self, key: str, **options: Any) -> Any:
         return self.clients(self.box.url, key, **options)
 
-    def send(self, method: str, path: str) -> Any:
-        """A request no public method makes (unknown route, wrong method), through the client's HTTP layer."""
+    def send(self, method: str, path: str, **call: Any) -> Any:
+        """A request no public method makes (unknown route, wrong method, a mask the client would
+        refuse), through the client's HTTP layer."""
         http = getattr(self.client, "unwrapped", self.client)._http
         if hasattr(self.client, "unwrapped"):
-            return self.client._portal.call(http.send, Call(method, path))
-        return http.send(Call(method, path))
+            return self.client._portal.call(http.send, Call(method, path, **call))
+        return http.send(Call(method, path, **call))
+
+    def blank_mask(self) -> np.ndarray:
+        """An all-False mask at the image's size."""
+        width, height = map(int, self.image.resolution.split("x"))
+        return np.zeros((height, width), dtype=bool)
 
 
 def _expired(env: Env) -> None:
@@ -111,6 +118,12 @@ def _duplicate(env: Env) -> None:
     env.image.upsize(request_id="twice-1")
 
 
+def _mismatched_mask(env: Env) -> None:
+    """Sent past the client's own check, which refuses it before sending (test_edits.py)."""
+    mask = np.ones((16, 16), dtype=bool)
+    env.send("POST", f"/api/images/{env.image.id}/cleanUp", files={"mask": ("m.png", mask_png(mask), "image/png")})
+
+
 def _too_large(env: Env) -> None:
     env.image.enhance("4x").enhance("4x")
 
@@ -127,7 +140,8 @@ CASES: list[tuple[str, type, Callable[[Env], Any]]] = [
     ("invalid_image", imagekit.InvalidImageError,
      lambda env: env.client.create("x", image="data:image/png;base64,not-base64!")),
     ("invalid_mask", imagekit.InvalidMaskError, lambda env: env.image.clean_up(b"\x89PNG\r\n\x1a\n")),
-    ("empty_mask", imagekit.EmptyMaskError, lambda env: env.image.fill(np.zeros((64, 64), dtype=bool), "a bird")),
+    ("empty_mask", imagekit.EmptyMaskError, lambda env: env.image.fill(env.blank_mask(), "a bird")),
+    ("mask_size_mismatch", imagekit.MaskSizeMismatchError, _mismatched_mask),
     ("invalid_outpaint", imagekit.InvalidOutpaintError,
      lambda env: env.image.outpaint(canvas=(1024, 1024), size=(512, 512), at=(2000, 0))),
     ("svg_not_available", imagekit.SVGNotAvailableError, lambda env: env.image.read("svg")),

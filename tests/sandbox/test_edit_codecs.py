@@ -116,11 +116,11 @@ def test_decode_mask_reads_white_as_the_area(fmt):
     assert np.array_equal(mask, square_mask() >= 128)
 
 
-def test_decode_mask_scales_any_size_to_the_image():
+def test_decode_mask_refuses_a_mask_of_another_size():
+    """Never stretched: not when transposed, not even when proportional."""
     big = cv2.resize(square_mask(), (256, 192), interpolation=cv2.INTER_NEAREST)
-    assert np.array_equal(decode_mask(saved(big, "PNG"), (64, 48)), square_mask() >= 128)
-    small = square_mask()[::4, ::4].copy()
-    assert np.array_equal(decode_mask(saved(small, "PNG"), (64, 48)), square_mask() >= 128)
+    for wrong in (big, square_mask()[::4, ::4].copy(), square_mask().T.copy()):
+        refused(lambda: decode_mask(saved(wrong, "PNG"), (64, 48)), 400, "mask_size_mismatch")
 
 
 def test_decode_mask_uses_alpha_when_the_colour_says_nothing():

@@ -120,7 +120,8 @@ def test_outpaint_with_negative_location_keeps_the_visible_original(api):
 
 @pytest.mark.parametrize("files,status,name", [
     ({"mask": ("m.txt", b"hello", "text/plain")}, 415, "unsupported_media_type"),
-    ({"mask": ("m.png", png(np.zeros((64, 64), bool)), "image/png")}, 400, "empty_mask"),
+    ({"mask": ("m.png", png(np.zeros((1024, 1024), bool)), "image/png")}, 400, "empty_mask"),
+    ({"mask": ("m.png", png(centre_mask(512, 60)), "image/png")}, 400, "mask_size_mismatch"),
     ({"mask": ("m.png", b"", "image/png")}, 400, "invalid_mask"),
     ({"mask": ("m.png", b"\x89PNG\r\n\x1a\n", "image/png")}, 400, "invalid_mask"),
 ])
@@ -130,16 +131,28 @@ def test_mask_refusals(api, files, status, name):
     assert_error(api.post(f"/api/images/{source}/fill", files=files, data={"prompt": "x"}), status, name)
 
 
-def test_mask_of_any_size_and_format_is_scaled(api):
+def test_a_mask_in_any_format_at_the_image_size_is_read(api):
     source = make_image(api)
-    small = np.zeros((64, 64), bool)
-    small[24:40, 24:40] = True
     buffer = io.BytesIO()
-    Image.fromarray(small.astype(np.uint8) * 255).convert("RGB").save(buffer, "JPEG", quality=95)
+    Image.fromarray(centre_mask().astype(np.uint8) * 255).convert("RGB").save(buffer, "JPEG", quality=95)
     made = api.post(f"/api/images/{source}/cleanUp", files={"mask": ("m.jpg", buffer.getvalue(), "image/jpeg")})
     assert made.status_code == 200
     before, after = read(api, source)[..., :3], read(api, made.json()["image"]["imageId"])[..., :3]
     assert np.array_equal(before[:300], after[:300]) and not np.array_equal(before[400:624, 400:624], after[400:624, 400:624])
+
+
+def test_a_transposed_mask_is_refused_uncharged(api):
+    """576x1024 on a 1024x576 image: 400 mask_size_mismatch naming both sizes, nothing charged or counted."""
+    source = make_image(api, ratio="16:9")
+    before = api.get("/api/users/me/usage").json()
+    tall = np.zeros((1024, 576), bool)
+    tall[400:600, 200:400] = True
+    for op, extra in (("cleanUp", {}), ("fill", {"data": {"prompt": "a kite"}})):
+        body = assert_error(api.post(f"/api/images/{source}/{op}", files={"mask": ("m.png", png(tall), "image/png")},
+                                     **extra), 400, "mask_size_mismatch")
+        assert "576x1024" in body["message"] and "1024x576" in body["message"]
+    after = api.get("/api/users/me/usage").json()
+    assert (after["currentCredit"], after["editCount"]) == (before["currentCredit"], before["editCount"])
 
 
 def test_fill_needs_prompt_and_mask(api):

@@ -152,15 +152,15 @@ def decode_mask(
 ) -> np.ndarray:
     """Decode a mask file (white marks the area) to a bool (h, w) array for an image of ``size`` (w, h).
 
-    Any mask size is accepted and scaled (area when shrinking, nearest otherwise), then thresholded
-    at 128. An all-black mask is 400 ``empty_mask``.
+    The mask must have the image's size (400 ``mask_size_mismatch`` otherwise: stretching it would
+    mark pixels the user never painted); it is thresholded at 128. An all-black mask is 400 ``empty_mask``.
     """
     width, height = size
     values = _mask_values(_load(_open(data, max_bytes, max_pixels)))
     if values.shape != (height, width):
-        shrink = values.shape[0] >= height and values.shape[1] >= width
-        interp = cv2.INTER_AREA if shrink else cv2.INTER_NEAREST
-        values = cv2.resize(values, (width, height), interpolation=interp)
+        raise SandboxError(400, "mask_size_mismatch",
+                           f"The mask is {values.shape[1]}x{values.shape[0]} but the image is {width}x{height}; "
+                           "send a mask of the image's size.")
     mask = values >= 128
     if not mask.any():
         raise SandboxError(400, "empty_mask", "the mask marks no pixel (white marks the area)")

@@ -1,0 +1,20 @@
+"""Fixtures for the README's Python blocks (pytest-markdown-docs runs them; the suite's own
+fixtures are in tests/conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _as_a_reader(request: pytest.FixtureRequest) -> None:
+    """A README block runs as a reader's would: in an empty folder, with no service configured, so
+    ``imagekit.connect()`` embeds a sandbox, whose data stays out of the reader's ~/.imagekit."""
+    if request.node.get_closest_marker("markdown-docs") is None:
+        return
+    folder = request.getfixturevalue("tmp_path")
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("IMAGEKIT_BASE_URL", raising=False)
+    monkeypatch.delenv("IMAGEKIT_API_KEY", raising=False)
+    monkeypatch.setenv("IMAGEKIT_HOME", str(folder / "home"))

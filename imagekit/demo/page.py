@@ -1,0 +1,98 @@
+"""The demo's page, ``index.html``: the contact sheet, the edit chain step by step with its costs,
+and the usage report's plots and tables. Pictures stay beside the page as files it links to."""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+__all__ = ["write_page", "caption"]
+
+_STYLE = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
+h1 { margin-bottom: 0.2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+.problems { background: #fdecea; border: 1px solid #f5c2c0; padding: 0.6em 1.2em; }
+.steps { display: flex; gap: 12px; align-items: flex-start; overflow-x: auto; }
+.steps figure { margin: 0; flex: 1 1 0; min-width: 200px; }
+.steps img { width: 100%; display: block; border: 1px solid #ccc;
+  background: repeating-conic-gradient(#ddd 0% 25%, #fff 0% 50%) 50% / 20px 20px; }
+figcaption { font-size: 13px; margin-top: 4px; }
+.plots img { max-width: 48%; margin: 0 1% 1em 0; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 13px; }
+"""
+
+
+def caption(step: dict) -> str:
+    """``2 · remove_bg · 1 credit · #35 · 1024x576`` for one picture of the chain."""
+    parts = [step["op"] + (f" {step['params']}" if step["params"] else "")]
+    if step["credits"] is not None:
+        parts.append(f"{step['credits']:g} credit{'' if step['credits'] == 1 else 's'}")
+    parts += [f"#{step['image_id']}", step["resolution"] or ""]
+    return " · ".join(part for part in parts if part)
+
+
+def write_page(outcome: Any) -> Path:
+    """Write ``index.html`` into the run's folder and return its path."""
+    out = outcome.out
+    sections = [_summary(outcome), _problems(outcome.problems), _contact_sheet(out), _chain(outcome.steps),
+                _report(outcome.report, out)]
+    body = "\n".join(section for section in sections if section)
+    page = out / "index.html"
+    page.write_text(f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>imagekit demo</title>'
+                    f"<style>{_STYLE}</style></head>\n<body>\n{body}\n</body></html>\n", encoding="utf-8")
+    return page
+
+
+def _summary(outcome: Any) -> str:
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [f"Run at {when} against a fresh embedded sandbox."]
+    if outcome.batch is not None:
+        lines.append(f"Batch: {len(outcome.batch)} rows, {outcome.batch.spent:g} credits spent "
+                     f"({html.escape(repr(outcome.batch))}).")
+    if outcome.steps:
+        spent = sum(step["credits"] or 0 for step in outcome.steps)
+        lines.append(f"Edit chain: {len(outcome.steps) - 1} steps, {spent:g} credits.")
+    return "<h1>imagekit demo</h1>\n" + "".join(f"<p>{line}</p>" for line in lines)
+
+
+def _problems(problems: list[str]) -> str:
+    if not problems:
+        return ""
+    items = "".join(f"<li>{html.escape(problem)}</li>" for problem in problems)
+    return f'<div class="problems"><strong>What failed</strong><ul>{items}</ul></div>'
+
+
+def _contact_sheet(out: Path) -> str:
+    if not (out / "contact-sheet.png").exists():
+        return ""
+    return ('<h2>Batch: every prompt in two styles and two ratios</h2>\n'
+            '<p>The table is <a href="batch.csv">batch.csv</a>; the images are in <a href="images/">images/</a>.</p>'
+            '<img src="contact-sheet.png" alt="contact sheet of the batch" style="max-width:100%">')
+
+
+def _chain(steps: list[dict]) -> str:
+    if not steps:
+        return ""
+    figures = []
+    for number, step in enumerate(steps):
+        picture = step["svg"] or step["file"]
+        figures.append(f'<figure><a href="{html.escape(picture)}"><img src="{html.escape(picture)}" '
+                       f'alt="{html.escape(step["op"])}"></a>'
+                       f"<figcaption>{number}. {html.escape(caption(step))}</figcaption></figure>")
+    return ("<h2>Edit chain: enhance, remove the background, vectorize</h2>\n"
+            "<p>Each step starts from the picture before it (a checkerboard shows through what is transparent). "
+            'Its lineage is <a href="chain-lineage.csv">chain-lineage.csv</a>.</p>\n'
+            f'<div class="steps">{"".join(figures)}</div>')
+
+
+def _report(report: Any, out: Path) -> str:
+    if report is None:
+        return ""
+    plots = "".join(f'<img src="{html.escape(path.name)}" alt="{html.escape(path.stem)}">'
+                    for path in report.files if path.suffix == ".png")
+    tables = "".join(f'<a href="{html.escape(path.name)}">{html.escape(path.name)}</a> '
+                     for path in report.files if path.suffix == ".csv")
+    return (f'<h2>Usage report</h2>\n<div class="plots">{plots}</div>\n<p>Tables: {tables}</p>\n'
+            f"<pre>{html.escape(str(report))}</pre>")

@@ -1,0 +1,102 @@
+"""Setup mistakes end in a line or two that say what to do: on the command line (no traceback,
+non-zero exit) and as the exception's text for a Python user. Every command's --help is plain text
+that shows its defaults."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+import imagekit
+from imagekit.cli import build_parser
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def usage(tmp_path, **env: str) -> subprocess.CompletedProcess:
+    """``imagekit usage`` in a child process with only these IMAGEKIT_* variables set."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")}
+    return subprocess.run([sys.executable, "-m", "imagekit.cli", "usage", "--out", str(tmp_path / "usage")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**clean, "IMAGEKIT_HOME": str(tmp_path / "home"), **env})
+
+
+def assert_short_refusal(result: subprocess.CompletedProcess, *needles: str) -> str:
+    text = result.stderr.strip()
+    assert result.returncode != 0 and "Traceback" not in text, text
+    assert 1 <= len(text.splitlines()) <= 3 and text.startswith("error: "), text
+    for needle in needles:
+        assert needle in text, (needle, text)
+    assert "Traceback" not in result.stdout
+    return text
+
+
+def test_wrong_key(sandbox, tmp_path):
+    text = assert_short_refusal(usage(tmp_path, IMAGEKIT_BASE_URL=sandbox.url, IMAGEKIT_API_KEY="iks_wrong"),
+                                "wrong_api_key", sandbox.url, "IMAGEKIT_API_KEY")
+    with imagekit.Client(sandbox.url, "iks_wrong") as ik, pytest.raises(imagekit.WrongAPIKeyError) as info:
+        ik.me()
+    assert f"error: {info.value}" == text  # the CLI says what the exception says
+
+
+def test_no_key(tmp_path):
+    assert_short_refusal(usage(tmp_path, IMAGEKIT_BASE_URL="http://127.0.0.1:1"),
+                         "IMAGEKIT_API_KEY is not", "unset IMAGEKIT_BASE_URL")
+    assert_short_refusal(usage(tmp_path, IMAGEKIT_API_KEY="iks_x"), "IMAGEKIT_BASE_URL is not")
+
+
+def test_unreachable_host_is_named(tmp_path):
+    url = f"http://127.0.0.1:{closed_port()}"
+    text = assert_short_refusal(usage(tmp_path, IMAGEKIT_BASE_URL=url, IMAGEKIT_API_KEY="iks_x"),
+                                f"Could not reach {url}", "IMAGEKIT_BASE_URL")
+    assert "/api is probably wrong" not in text
+    with imagekit.Client(url, "iks_x", max_retries=0) as ik, pytest.raises(imagekit.APIConnectionError) as info:
+        ik.me()
+    assert str(info.value).startswith(f"Could not reach {url}")
+
+
+def test_a_base_url_ending_in_api_is_called_out(sandbox, tmp_path):
+    """Reachable (the sandbox answers 404 on /api/api/...) or not, the advice is the same."""
+    reachable = assert_short_refusal(usage(tmp_path, IMAGEKIT_BASE_URL=f"{sandbox.url}/api",
+                                           IMAGEKIT_API_KEY=sandbox.api_key), "not_found")
+    unreachable = assert_short_refusal(usage(tmp_path, IMAGEKIT_BASE_URL=f"http://127.0.0.1:{closed_port()}/api/",
+                                             IMAGEKIT_API_KEY="iks_x"), "Could not reach")
+    assert "/api is probably wrong" in reachable and f"try IMAGEKIT_BASE_URL={sandbox.url})" in reachable
+    assert "/api is probably wrong" in unreachable
+
+
+def test_a_url_without_scheme_is_explained(tmp_path):
+    assert_short_refusal(usage(tmp_path, IMAGEKIT_BASE_URL="localhost:8800", IMAGEKIT_API_KEY="iks_x"),
+                         "localhost:8800", "http:// or https://")
+
+
+def _parsers(parser: argparse.ArgumentParser, path: str = "imagekit"):
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, f"{path} {name}")
+
+
+def test_every_help_is_plain_text_with_its_defaults():
+    seen = []
+    for path, parser in _parsers(build_parser()):
+        text = parser.format_help()
+        seen.append(path)
+        assert "``" not in text and "`" not in text, (path, text)
+        assert parser.description, path
+        for action in parser._actions:
+            if action.option_strings and action.help != argparse.SUPPRESS and action.dest != "help":
+                assert action.help, (path, action.dest)
+                if action.default is not None and action.default is not False and not action.required:
+                    assert f"(default: {action.default})" in " ".join(text.split()), (path, action.dest)
+    assert {"imagekit demo", "imagekit usage", "imagekit sandbox serve", "imagekit sandbox user add"} <= set(seen)

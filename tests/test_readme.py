@@ -1,0 +1,39 @@
+"""The README's Python blocks run in the suite (pytest-markdown-docs, see conftest.py at the root);
+the only ones it skips are notebook-only, and the notebooks they name (run by nbval) make the same
+calls."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parents[1]
+CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
+
+
+def python_fences() -> list[tuple[set[str], str]]:
+    tokens = MarkdownIt().parse((ROOT / "README.md").read_text(encoding="utf-8"))
+    fences = [(token.info.split(), token.content) for token in tokens if token.type == "fence"]
+    return [(set(info[1:]), code) for info, code in fences if info and info[0] in ("python", "py")]
+
+
+def notebook_code(name: str) -> str:
+    notebook = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    return "\n".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code")
+
+
+def test_the_readme_has_python_blocks_that_run():
+    assert sum("notest" not in options for options, _ in python_fences()) >= 2
+
+
+def test_a_skipped_block_is_notebook_only_and_its_notebooks_make_the_same_calls():
+    skipped = [(options, code) for options, code in python_fences() if "notest" in options]
+    for options, code in skipped:
+        notebooks = [option.split(":", 1)[1] for option in options if option.startswith("notebook:")]
+        assert notebooks, f"a skipped README block names no notebook that runs it:\n{code}"
+        covered = "\n".join(notebook_code(name) for name in notebooks)
+        missing = {name for name in CALL.findall(re.sub(r"#.*", "", code)) if f"{name}(" not in covered}
+        assert not missing, (notebooks, missing)

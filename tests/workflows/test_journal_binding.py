@@ -1,0 +1,52 @@
+"""A batch journal belongs to the account it was written against: another sandbox or another user
+is refused (saying which is which) before anything is sent; the same account after a restart on a
+new port resumes."""
+
+from __future__ import annotations
+
+import pytest
+
+import imagekit
+from imagekit.sandbox import EmbeddedSandbox
+
+from .conftest import balance, server_images
+
+ROWS = ["a red robot", "a black cat"]
+
+
+def run(ik: imagekit.Client, journal) -> imagekit.Batch:
+    return ik.batch(ROWS, style=ik.styles()[0]).run(progress=False, journal=journal)
+
+
+def test_a_journal_from_another_sandbox_is_refused_uncharged(tmp_path):
+    journal = tmp_path / "grid.sqlite"
+    with EmbeddedSandbox(tmp_path / "first", base_size=128) as first, \
+            imagekit.Client(first.url, first.api_key, ledger=False) as ik:
+        assert run(ik, journal).spent > 0
+    with EmbeddedSandbox(tmp_path / "second", base_size=128) as second, \
+            imagekit.Client(second.url, second.api_key, ledger=False) as ik:
+        before = balance(ik)
+        with pytest.raises(imagekit.JournalMismatchError) as info:
+            run(ik, journal)
+        assert balance(ik) == before and server_images(second, ik.me().user_id) == []
+    text = str(info.value)
+    assert first.url in text and second.url in text and "another journal file" in text
+
+
+def test_another_user_of_the_same_sandbox_is_refused(connect, box, tmp_path):
+    journal = tmp_path / "grid.sqlite"
+    run(connect(), journal)
+    other = connect()
+    with pytest.raises(imagekit.JournalMismatchError, match=f"user {other.user_id} "):
+        run(other, journal)
+    assert server_images(box, other.user_id) == []
+
+
+def test_the_same_account_after_a_restart_on_a_new_port_resumes(tmp_path):
+    journal, data = tmp_path / "grid.sqlite", tmp_path / "sandbox"
+    for session in range(2):
+        with EmbeddedSandbox(data, base_size=128) as box, imagekit.Client(box.url, box.api_key, ledger=False) as ik:
+            batch = run(ik, journal)
+            assert set(batch.to_pandas()["row_status"]) == {"done"}
+            assert batch.spent == (0 if session else 2 * ik.styles()[0].credit_cost)
+            assert len(server_images(box, ik.me().user_id)) == 2
