@@ -33,6 +33,19 @@ def sandbox(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
         yield running
 
 
+@pytest.fixture(scope="session")
+def spec_sandbox(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
+    """A session sandbox answering exactly as the interface shows: no extension headers or fields."""
+    with EmbeddedSandbox(tmp_path_factory.mktemp("spec-sandbox"), spec_exact=True) as running:
+        yield running
+
+
+@pytest.fixture(params=["extended", "spec-exact"])
+def either_sandbox(request) -> EmbeddedSandbox:
+    """The session sandbox in each of its two faces, for what must work against the real service too."""
+    return request.getfixturevalue("sandbox" if request.param == "extended" else "spec_sandbox")
+
+
 @pytest.fixture
 def own_sandbox(tmp_path) -> Iterator[EmbeddedSandbox]:
     """A sandbox for one test, free to advance the clock or inject faults."""

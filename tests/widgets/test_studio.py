@@ -14,8 +14,9 @@ from tests.conftest import make_user
 
 
 @pytest.fixture
-def ik(sandbox):
-    with imagekit.Client(sandbox.url, make_user(sandbox)[1]) as client:
+def ik(either_sandbox):
+    """A client of each face of the sandbox: the studio's balance must come from the interface alone."""
+    with imagekit.Client(either_sandbox.url, make_user(either_sandbox)[1]) as client:
         yield client
 
 
@@ -70,11 +71,11 @@ def test_enhance_offers_both_prompts_and_replaces_nothing_until_chosen(studio):
     assert studio.prompt_box.value == answer.initial_prompt
 
 
-def test_a_refused_generate_clears_progress_and_shows_the_real_balance(sandbox):
-    user_id, key = make_user(sandbox)
-    httpx.post(f"{sandbox.url}/sandbox/users/{user_id}/credits",
+def test_a_refused_generate_clears_progress_and_shows_the_real_balance(either_sandbox):
+    user_id, key = make_user(either_sandbox)
+    httpx.post(f"{either_sandbox.url}/sandbox/users/{user_id}/credits",
                json={"defaultCredit": 1, "dailyCredit": 0, "monthlyCredit": 0}).raise_for_status()
-    with imagekit.Client(sandbox.url, key) as client:
+    with imagekit.Client(either_sandbox.url, key) as client:
         studio = PromptStudio(client, prompt="a kite", count=4)
         try:
             assert studio.generate().result(timeout=60) is None
