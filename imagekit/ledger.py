@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import config as _config
+from ._sqlite import open_wal
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -139,9 +140,7 @@ class _Store:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Autocommit, WAL: each entry is durable on its own and a kill -9 loses at most the last.
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
+            db = open_wal(str(self.path))
             db.executescript(_SCHEMA)
             if "source" not in {row[1] for row in db.execute("PRAGMA table_info(entries)")}:
                 db.execute("ALTER TABLE entries ADD COLUMN source TEXT")  # a ledger from before sources
