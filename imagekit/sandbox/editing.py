@@ -79,6 +79,9 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
         check_output_size(*edit.out_size)
     with sandbox.gate.slot(user.user_id, credits.simultaneous_limit(user)):
         job = sandbox.jobs.start(user.user_id, request_id)
+        if job.cancelled.is_set():  # cancelled before it arrived: refused before anything is charged
+            sandbox.jobs.finish(job, "cancelled")
+            raise _cancelled(job)
         try:
             with sandbox.db.write() as session:
                 fresh = session.get(User, user.user_id)
@@ -89,6 +92,10 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
             sandbox.jobs.finish(job, "failed")
             raise
         return _work(sandbox, user, source, edit, job, charge_id, price, platform)
+
+
+def _cancelled(job: jobs.Job) -> SandboxError:
+    return SandboxError(409, "edit_cancelled", f"Edit {job.request_id} was cancelled; nothing was charged.")
 
 
 def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: int, price: int,
@@ -108,7 +115,7 @@ def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: in
         finally:
             sandbox.jobs.finish(job, "cancelled" if isinstance(exc, Cancelled) else "failed")
         if isinstance(exc, Cancelled):
-            raise SandboxError(409, "edit_cancelled", f"Edit {job.request_id} was cancelled; nothing was charged.") from None
+            raise _cancelled(job) from None
         if not isinstance(exc, SandboxError | KeyboardInterrupt | SystemExit):
             log.exception("edit %s of image %s failed", edit.op, source.image_id)
             raise SandboxError(500, "edit_failed", f"The {edit.op} edit failed; nothing was charged.") from exc

@@ -31,6 +31,16 @@ def make_image(api) -> int:
     return api.post("/api/images/create", json={"prompt": "a kite", "styleId": style}).json()["images"][0]["imageId"]
 
 
+def charges_for(box, request_id: str) -> int:
+    """How many charges the sandbox ever made for an edit request id."""
+    from sqlalchemy import func, select
+
+    from imagekit.sandbox.tables import Charge
+
+    with box.sandbox.db.read() as session:
+        return session.scalar(select(func.count()).select_from(Charge).where(Charge.request_id == request_id))
+
+
 def files(box) -> set[str]:
     return {p.name for p in (box.data_dir / "images").iterdir()}
 
@@ -86,6 +96,8 @@ def test_cancel_that_arrives_first_cancels_the_edit(slow):
         assert_error(api.post(f"/api/images/{source}/retry", headers={"X-Request-Id": "early-1"}), 409, "edit_cancelled")
         assert api.post("/api/images/cancelEdit/early-1").json() == "cancelled"
         assert api.get("/api/users/me/usage").json() == usage
+        # Refused before any charge: not charged and refunded, which a balance read between would see.
+        assert charges_for(slow, "early-1") == 0
 
 
 def test_cancel_is_per_user(slow):
