@@ -10,7 +10,6 @@ from __future__ import annotations
 import socket
 import tempfile
 import threading
-import uuid
 from pathlib import Path
 
 __all__ = ["EmbeddedSandbox", "is_loopback", "listening_socket"]
@@ -58,6 +57,7 @@ class EmbeddedSandbox:
     def start(self) -> EmbeddedSandbox:
         import uvicorn
 
+        from .accounts import sandbox_identity
         from .app import create_app
         from .faults import quiet_dropped_connections
         from .seed import initialize
@@ -75,7 +75,8 @@ class EmbeddedSandbox:
             raise
         try:
             self.api_key = initialize(self.sandbox)
-            self.identity = _identity(self.data_dir)
+            with self.sandbox.db.write() as session:
+                self.identity = sandbox_identity(session)
             sock = listening_socket(self._host, self._port)
         except BaseException:
             self.sandbox.close()
@@ -118,12 +119,3 @@ class EmbeddedSandbox:
 
     def __repr__(self) -> str:
         return f"EmbeddedSandbox(url={self.url!r}, data_dir={str(self.data_dir)!r})"
-
-
-def _identity(data_dir: Path) -> str:
-    """The id stored in ``data_dir`` (made on first start): unlike the port or the demo user's key,
-    it stays the same across sessions, so a ledger can tell yesterday's account is today's."""
-    path = data_dir / "identity"
-    if not path.exists():
-        path.write_text(uuid.uuid4().hex)
-    return path.read_text().strip()

@@ -58,6 +58,12 @@ def _kept_secret(session: Session, key: str, make) -> str:
     return row.value
 
 
+def sandbox_identity(session: Session) -> str:
+    """A stable id of this sandbox's data, made on first start: unlike the port or the demo user's
+    key it stays the same across sessions, so a ledger can tell yesterday's account is today's."""
+    return _kept_secret(session, "identity", lambda: uuid.uuid4().hex)
+
+
 def _cookie_secret(session: Session) -> bytes:
     return bytes.fromhex(_kept_secret(session, "cookie_secret", lambda: secrets.token_hex(32)))
 
