@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
+from tests.postgres import PostgresServer
 
 _emails = itertools.count()
 
@@ -24,6 +25,16 @@ def private_home(tmp_path_factory) -> Iterator[None]:
         os.environ.pop("IMAGEKIT_HOME", None)
     else:
         os.environ["IMAGEKIT_HOME"] = previous
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL cluster for the whole run; ``postgres.new_database()`` gives each test its own."""
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

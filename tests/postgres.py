@@ -1,0 +1,76 @@
+"""A throwaway PostgreSQL cluster for the test run: Debian's server binaries, a temporary folder, a free port.
+
+Started once per session by the ``postgres`` fixture (tests/conftest.py); each test asks it for a fresh
+database with :meth:`PostgresServer.new_database`, so no test sees another's rows.
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+_names = itertools.count()
+
+
+def _server_binaries() -> Path:
+    """The newest installed ``/usr/lib/postgresql/<version>/bin`` (not on PATH on Debian)."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda path: int(path.split("/")[4]))
+    if not found:
+        raise RuntimeError("PostgreSQL server binaries not found: apt-get install -y postgresql")
+    return Path(found[-1]).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class PostgresServer:
+    """One cluster on 127.0.0.1 owned by this test run; ``stop()`` removes it and its folder."""
+
+    def __init__(self) -> None:
+        self.bin = _server_binaries()
+        self.folder = Path(tempfile.mkdtemp(prefix="imagekit-pg-"))
+        self.port = _free_port()
+        self._as_owner: list[str] = []
+        if os.geteuid() == 0:  # initdb refuses root: run the cluster as the postgres user
+            shutil.chown(self.folder, "postgres")
+            self._as_owner = ["runuser", "-u", "postgres", "--"]
+        self.data = self.folder / "data"
+
+    def start(self) -> PostgresServer:
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        options = (
+            f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.folder} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "server.log"), "-w", "start")
+        return self
+
+    def stop(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def url(self, database: str = "postgres") -> str:
+        """A SQLAlchemy/psycopg URL for ``database`` on this cluster."""
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """Create an empty database and return its URL."""
+        name = f"test_{os.getpid()}_{next(_names)}"
+        self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name)
+        return self.url(name)
+
+    def _run(self, program: str, *args: str) -> None:
+        command = [*self._as_owner, str(self.bin / program), *args]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=self.folder)
+        if done.returncode:
+            raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
