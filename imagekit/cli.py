@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .sandbox.service import Sandbox
 
 
-def _sandbox(data: str, **settings):
+def _sandbox(data: str, db: str | None, upgrade: bool | None = None, **settings: Any) -> Sandbox:
+    """The sandbox of a data folder (and database: default SQLite inside the folder); its schema is
+    upgraded when ``upgrade``, else as :class:`Sandbox` decides (SQLite yes, a shared database no)."""
     from .sandbox.service import Sandbox
     from .sandbox.settings import SandboxSettings
 
     Path(data).mkdir(parents=True, exist_ok=True)
-    return Sandbox(SandboxSettings(data_dir=Path(data), **settings))
+    return Sandbox(SandboxSettings(data_dir=Path(data), database_url=db, **settings), upgrade=upgrade)
 
 
 def _one_line_errors(command):
@@ -35,18 +42,21 @@ def _one_line_errors(command):
 
 
 @contextmanager
-def _initialised(data: str):
+def _initialised(data: str, db: str | None) -> Iterator[Sandbox]:
     """The sandbox of an initialised folder, closed afterwards; DataDirError (and nothing created)
     when the folder holds none."""
     from .sandbox.datadir import DataDirError, is_new
     from .sandbox.seed import is_initialized
+    from .sandbox.service import init_command
+    from .sandbox.settings import SandboxSettings
 
-    if not Path(data).is_dir() or is_new(Path(data), None):
-        raise DataDirError(f"{data} holds no sandbox; run `imagekit sandbox init --data {data}` first")
-    sandbox = _sandbox(data)
+    hint = init_command(SandboxSettings(data_dir=Path(data), database_url=db))
+    if db is None and (not Path(data).is_dir() or is_new(Path(data), None)):
+        raise DataDirError(f"{data} holds no sandbox; run `{hint}` first")
+    sandbox = _sandbox(data, db)
     try:
         if not is_initialized(sandbox):
-            raise DataDirError(f"{data} holds no sandbox; run `imagekit sandbox init --data {data}` first")
+            raise DataDirError(f"{data} holds no sandbox; run `{hint}` first")
         yield sandbox
     finally:
         sandbox.close()
@@ -56,7 +66,7 @@ def _initialised(data: str):
 def cmd_init(args: argparse.Namespace) -> int:
     from .sandbox.seed import DEMO_EMAIL, initialize, is_initialized
 
-    sandbox = _sandbox(args.data)
+    sandbox = _sandbox(args.data, args.db, upgrade=True)
     try:
         fresh = not is_initialized(sandbox)
         key = initialize(sandbox)
@@ -72,7 +82,7 @@ def cmd_user_add(args: argparse.Namespace) -> int:
     from .sandbox.errors import SandboxError
     from .sandbox.seed import register_user
 
-    with _initialised(args.data) as sandbox:
+    with _initialised(args.data, args.db) as sandbox:
         try:
             user_id, key = register_user(sandbox, args.email, args.plan)
         except SandboxError as exc:
@@ -85,7 +95,7 @@ def cmd_user_add(args: argparse.Namespace) -> int:
 
 @_one_line_errors
 def cmd_token(args: argparse.Namespace) -> int:
-    with _initialised(args.data) as sandbox:
+    with _initialised(args.data, args.db) as sandbox:
         print(sandbox.admin_token)
     return 0
 
@@ -108,11 +118,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .sandbox import is_loopback, listening_socket
     from .sandbox.app import create_app
+    from .sandbox.datadir import DataDirError
     from .sandbox.faults import quiet_dropped_connections
     from .sandbox.seed import initialize, is_initialized
+    from .sandbox.workers import serve_workers
 
+    if args.workers > 1 and args.db is None:
+        raise DataDirError("--workers above 1 needs a database every worker can share (--db postgresql://...); "
+                           "the SQLite file in the data folder is served by one process")
     exposed = not is_loopback(args.host)
-    sandbox = _sandbox(args.data, latency=args.latency, base_size=args.base_size,
+    sandbox = _sandbox(args.data, args.db, latency=args.latency, base_size=args.base_size,
                        spec_exact=args.spec_exact, controls=not args.no_controls,
                        controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host))
     try:
@@ -129,10 +144,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     quiet_dropped_connections()
     port = sock.getsockname()[1]
     mode = ", spec-exact" if args.spec_exact else ""
-    print(f"Serving the imagekit sandbox on http://{args.host}:{port} (latency {args.latency}s{mode})", flush=True)
+    workers = f", {args.workers} workers" if args.workers > 1 else ""
+    print(f"Serving the imagekit sandbox on http://{args.host}:{port} (latency {args.latency}s{mode}{workers})",
+          flush=True)
     if exposed and not args.no_controls:
         print(f"The /sandbox controls need the header X-Sandbox-Token: `imagekit sandbox token --data {args.data}`",
               flush=True)
+    if args.workers > 1:
+        sandbox.recover()  # once, here: in a worker it would fail the others' work in flight
+        sandbox.db.dispose()
+        try:
+            serve_workers(sandbox.settings, sock, args.workers, args.log_level)
+        finally:
+            sandbox.close()
+        return 0
     config = uvicorn.Config(create_app(sandbox.settings, sandbox), log_level=args.log_level,
                             access_log=args.log_level == "debug")
     uvicorn.Server(config).run(sockets=[sock])
@@ -156,6 +181,19 @@ def cmd_usage(args: argparse.Namespace) -> int:
     if report.files:
         print(f"\nWrote {len(report.files)} files to {args.out}")
     return 0
+
+
+def _db_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--db", metavar="URL",
+                         help="database URL, e.g. postgresql://USER:PW@HOST:PORT/DB (image files stay in "
+                              "--data); default: SQLite in the data directory")
+
+
+def _workers(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError("workers must be 1..64")
+    return value
 
 
 def _base_size(text: str) -> int:
@@ -195,21 +233,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     sandbox = _command(commands, "sandbox", "the local sandbox service").add_subparsers(
         dest="sandbox_command", required=True)
-    init = _command(sandbox, "init", "create the database, plans and demo user; print its API key")
+    init = _command(sandbox, "init", "create (or upgrade) the database, plans and demo user; print its API key")
     init.add_argument("--data", required=True, help="data directory")
+    _db_option(init)
     init.set_defaults(run=cmd_init)
 
     user = _command(sandbox, "user", "manage users").add_subparsers(dest="user_command", required=True)
     add = _command(user, "add", "add a user and print its API key")
     add.add_argument("--data", required=True, help="data directory")
+    _db_option(add)
     add.add_argument("--email", required=True, help="the new user's e-mail address")
     add.add_argument("--plan", default="standard", help="free, standard, pro or enterprise")
     add.set_defaults(run=cmd_user_add)
 
     serve = _command(sandbox, "serve", "serve the API")
     serve.add_argument("--data", required=True, help="data directory (initialised when empty)")
+    _db_option(serve)
+    serve.add_argument("--workers", type=_workers, default=1,
+                       help="worker processes behind the port (above 1 needs --db)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8800, help="port to listen on")
+    serve.add_argument("--port", type=int, default=8800, help="port to listen on (0: any free port, printed)")
     serve.add_argument("--latency", type=float, default=0.0,
                        help="seconds every generation and edit takes at least")
     serve.add_argument("--base-size", type=_base_size, default=1024,
@@ -228,6 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     token = _command(sandbox, "token", "print the admin token the /sandbox controls need beyond loopback")
     token.add_argument("--data", required=True, help="data directory")
+    _db_option(token)
     token.set_defaults(run=cmd_token)
 
     demo = _command(commands, "demo", "the main job against a fresh embedded sandbox: a batch, an edit "

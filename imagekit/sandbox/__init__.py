@@ -67,7 +67,7 @@ class EmbeddedSandbox:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         settings = SandboxSettings(data_dir=self.data_dir, latency=self._latency,
                                    **{"controls_need_token": not is_loopback(self._host), **self._extra})
-        self.sandbox = Sandbox(settings)
+        self.sandbox = Sandbox(settings, upgrade=True)
         try:
             self.sandbox.claim()  # before anything is written: a folder another process serves stays theirs
         except BaseException:

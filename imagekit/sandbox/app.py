@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .errors import SandboxError
 from .extensions import spec_openapi
@@ -60,14 +62,31 @@ class _StampArrival:
         await self.app(scope, receive, send)
 
 
-def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> FastAPI:
-    """A sandbox app over ``settings`` (its own database, files, clock and faults)."""
+class _RefreshShared:
+    """On a database several workers share: read what another worker may have changed (clock,
+    faults) before each request, so a request that follows a change sees it, in any worker."""
+
+    def __init__(self, app: ASGIApp, sandbox: Sandbox) -> None:
+        self.app, self.sandbox = app, sandbox
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            self.sandbox.refresh_shared()
+        await self.app(scope, receive, send)
+
+
+def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, owner: bool = True) -> FastAPI:
+    """A sandbox app over ``settings`` (its own database, files, clock and faults).
+
+    The ``owner`` app claims the data folder and settles an earlier run's unfinished work when it
+    starts; the workers of a multi-worker serve are not owners: their parent did both, once."""
     sandbox = sandbox or Sandbox(settings)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
-        sandbox.claim()
-        sandbox.recover()
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if owner:
+            sandbox.claim()
+            sandbox.recover()
         yield
         sandbox.close()
 
@@ -107,5 +126,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> Fas
     app.add_middleware(_StampArrival)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)
     app.add_middleware(FaultMiddleware, faults=sandbox.faults)
+    if sandbox.db.shared:
+        app.add_middleware(_RefreshShared, sandbox=sandbox)
     app.add_middleware(HostCheckMiddleware, allowed=settings.allowed_hosts)
     return app

@@ -1,4 +1,5 @@
-"""The sandbox clock: real UTC time plus an offset that tests can advance (persisted)."""
+"""The sandbox clock: real UTC time plus an offset that tests can advance (kept in the database,
+where every worker of a shared database reads it)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from .db import Database
 from .errors import invalid
 from .tables import State
 
-_KEY = "clock_offset_seconds"
+CLOCK_KEY = "clock_offset_seconds"
 MAX_OFFSET_SECONDS = 50 * 365 * 86400
 """How far ahead the clock may run: decades of grants, far from the calendar's end."""
 
@@ -16,11 +17,15 @@ MAX_OFFSET_SECONDS = 50 * 365 * 86400
 class Clock:
     """Naive-UTC ``now()`` shifted by an advanceable offset, so grants and periods can be exercised."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database) -> None:
         self._db = db
         with db.read() as session:
-            row = session.get(State, _KEY)
-            self._offset = timedelta(seconds=float(row.value)) if row else timedelta()
+            row = session.get(State, CLOCK_KEY)
+            self.load(row.value if row else None)
+
+    def load(self, kept: str | None) -> None:
+        """Take the offset as the database keeps it (another worker may have advanced it)."""
+        self._offset = timedelta(seconds=float(kept)) if kept else timedelta()
 
     def now(self) -> datetime:
         return datetime.now(UTC).replace(tzinfo=None) + self._offset
@@ -33,12 +38,17 @@ class Clock:
         """Move the clock forward (never back: periods and grants only move forward)."""
         if seconds < 0:
             raise ValueError("the sandbox clock only moves forward")
-        if self._offset.total_seconds() + seconds > MAX_OFFSET_SECONDS:
-            raise invalid(f"seconds: the clock may run at most {MAX_OFFSET_SECONDS} s ahead "
-                          f"({self._offset.total_seconds():.0f} s now)")
         with self._db.write() as session:
-            self._offset += timedelta(seconds=seconds)
-            session.merge(State(key=_KEY, value=str(self._offset.total_seconds())))
+            row = self._db.locked(session, State, CLOCK_KEY)  # two workers advancing add up
+            offset = float(row.value) if row else 0.0
+            if offset + seconds > MAX_OFFSET_SECONDS:
+                raise invalid(f"seconds: the clock may run at most {MAX_OFFSET_SECONDS} s ahead "
+                              f"({offset:.0f} s now)")
+            if row is None:
+                session.add(State(key=CLOCK_KEY, value=str(offset + seconds)))
+            else:
+                row.value = str(offset + seconds)
+        self.load(str(offset + seconds))
         return self.now()
 
 

@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from .catalog import EDIT_TYPES
+from .db import Database
 from .errors import SandboxError
 from .tables import Charge, CreditCost, PromptLog, User
 
@@ -98,7 +99,8 @@ def price(user: User, kind: str) -> int:
 
 def charge(session: Session, user: User, operation: str, credits: int, now: datetime,
            request_id: str = "") -> Charge:
-    """Take ``credits`` from the user's buckets in one step, or refuse with 402."""
+    """Take ``credits`` from the user's buckets in one step, or refuse with 402; ``user`` must have
+    been read with its row lock (:meth:`Database.locked`) in this session."""
     row = Charge(user_id=user.user_id, created_at=now, operation=operation, credits=credits,
                  request_id=request_id)
     remaining = credits
@@ -127,7 +129,8 @@ def charge(session: Session, user: User, operation: str, credits: int, now: date
 
 def refund(session: Session, row: Charge, credits: int | None = None) -> None:
     """Give back ``credits`` (all that is left by default) to the buckets they came from."""
-    user = session.get(User, row.user_id)
+    user = Database.locked(session, User, row.user_id)
+    row = Database.locked(session, Charge, row.charge_id)  # what another process refunded meanwhile counts
     give = row.credits - row.refunded if credits is None else min(credits, row.credits - row.refunded)
     row.refunded += give
     row.status = "refunded" if row.refunded == row.credits else "partial"

@@ -1,4 +1,5 @@
-"""Database engine, sessions and the one write lock that makes credit changes atomic."""
+"""Database engine, sessions, and what makes read-check-update atomic: an in-process write lock
+(SQLite has one writer anyway) and, on a database several processes share, row locks."""
 
 from __future__ import annotations
 
@@ -6,18 +7,32 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from typing import TypeVar
+
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from .datadir import DataDirError
 from .tables import Base
 
+Row = TypeVar("Row", bound=Base)
+
+
+def normalize_url(url: str) -> str:
+    """``postgresql://`` (and ``postgres://``) mean psycopg 3, the driver imagekit ships; any other
+    URL is used as given."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        return parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+    return url
+
 
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, a busy timeout and foreign keys."""
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
+        # Requests run on up to 40 threads, jobs on 16 more: enough connections that none waits long.
+        return create_engine(normalize_url(url), pool_pre_ping=True, pool_size=10, max_overflow=50)
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     @event.listens_for(engine, "connect")
@@ -43,15 +58,17 @@ def make_engine(url: str) -> Engine:
 class Database:
     """Sessions for one sandbox; ``write()`` serialises writers so read-check-update is atomic."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str) -> None:
         self.engine = make_engine(url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # SQLite allows one writer at a time anyway; taking the lock in-process first turns
         # "read balance, check, update" into one atomic step and avoids SQLITE_BUSY upgrades.
         self._write_lock = threading.RLock()
 
-    def create_all(self) -> None:
-        Base.metadata.create_all(self.engine)
+    @property
+    def shared(self) -> bool:
+        """Whether other processes may use this database at once (anything but SQLite here)."""
+        return self.engine.dialect.name != "sqlite"
 
     def check_integrity(self) -> None:
         """Raise :class:`DataDirError` when SQLite finds the database damaged (a no-op elsewhere)."""
@@ -72,6 +89,13 @@ class Database:
         """A session whose changes commit together on success and roll back on any error."""
         with self._write_lock, self._sessions() as session, session.begin():
             yield session
+
+    @staticmethod
+    def locked(session: Session, table: type[Row], key: object) -> Row | None:
+        """The row ``key`` of ``table``, freshly read and locked until the session commits
+        (``SELECT ... FOR UPDATE``): every process that changes it in step waits its turn. On
+        SQLite the write lock above already serialises writers, and FOR UPDATE is left out."""
+        return session.get(table, key, with_for_update={"of": table}, populate_existing=True)
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -84,7 +84,7 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
             raise _cancelled(job)
         try:
             with sandbox.db.write() as session:
-                fresh = session.get(User, user.user_id)
+                fresh = sandbox.db.locked(session, User, user.user_id)
                 _check_limits(session, fresh, edit, sandbox.clock.now())
                 charge_id = credits.charge(session, fresh, edit.cost_type, price, sandbox.clock.now(),
                                            request_id).charge_id

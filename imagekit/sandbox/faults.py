@@ -16,6 +16,11 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from .db import Database
+from .tables import State
+
+FAULTS_KEY = "faults"
+
 
 @dataclass(frozen=True)
 class FaultConfig:
@@ -33,13 +38,28 @@ class FaultConfig:
 
 
 class Faults:
-    """The current fault configuration and its random source (seeded for repeatable runs)."""
+    """The current fault configuration and its random source (seeded for repeatable runs).
 
-    def __init__(self) -> None:
+    The configuration is kept in the database, so every worker of a shared database applies it;
+    each worker draws from its own source, seeded alike."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
         self._lock = threading.Lock()
-        self.set(FaultConfig())
+        self._use(FaultConfig())
 
     def set(self, config: FaultConfig) -> None:
+        with self._db.write() as session:
+            session.merge(State(key=FAULTS_KEY, value=json.dumps(config.as_dict())))
+        self._use(config)
+
+    def load(self, kept: str | None) -> None:
+        """Take the configuration as the database keeps it (another worker may have changed it)."""
+        config = FaultConfig(**json.loads(kept)) if kept else FaultConfig()
+        if config != self.config:
+            self._use(config)
+
+    def _use(self, config: FaultConfig) -> None:
         with self._lock:
             self.config = config
             self._rng = random.Random(config.seed)

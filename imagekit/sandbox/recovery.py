@@ -6,19 +6,30 @@
 - Files in the image folder that no image row owns (half-finished renders and temporary files)
   are removed.
 - Request ids older than ``REQUEST_ID_RETENTION`` are forgotten.
+- Concurrency slots the dead run held are freed, and injected faults are cleared (a new run starts
+  without them, as it always has).
+
+On a database several workers share, recovery runs once per ``serve``, before the workers start:
+it would take a live worker's work for a dead run's.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, exists, select, update
 
 from . import credits
 from .catalog import EDIT_TYPES
+from .clock import CLOCK_KEY
+from .faults import FAULTS_KEY
 from .jobs import REQUEST_ID_RETENTION
-from .tables import Charge, Image, RequestId
+from .tables import Charge, Image, RequestId, RunningSlot, State
+
+if TYPE_CHECKING:
+    from .service import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +46,7 @@ class Recovered:
     """Files no row owned, removed."""
 
 
-def recover(sandbox) -> Recovered:
+def recover(sandbox: Sandbox) -> Recovered:
     """Settle every unfinished operation of an earlier run; run before serving, with the folder claimed."""
     with sandbox.db.write() as session:
         stale = session.scalars(select(Image).where(Image.status == "PENDING")).all()
@@ -48,7 +59,12 @@ def recover(sandbox) -> Recovered:
             ~exists().where(Image.charge_id == Charge.charge_id))).all()
         for charge in unfinished:
             credits.refund(session, charge)
-        session.execute(update(RequestId).where(RequestId.state == "running").values(state="failed"))
+        session.execute(update(RequestId).where(RequestId.state.in_(("running", "cancelling", "completing")))
+                        .values(state="failed"))
+        session.execute(delete(RunningSlot))
+        session.execute(delete(State).where(State.key == FAULTS_KEY))
+        if session.get(State, CLOCK_KEY) is None:  # made here, once, so workers only ever update it
+            session.add(State(key=CLOCK_KEY, value="0"))
         session.execute(delete(RequestId).where(RequestId.created_at < sandbox.clock.now() - REQUEST_ID_RETENTION))
         owned = {name for pair in session.execute(select(Image.file_name, Image.vector_file)) for name in pair if name}
     done = Recovered(images=len(stale), edits=len(unfinished), files=sandbox.store.sweep(owned))

@@ -7,22 +7,24 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from filelock import FileLock, Timeout
+from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import selectinload
 
 from .accounts import admin_token
 from .binaries import Renderer
-from .clock import Clock
+from .clock import CLOCK_KEY, Clock
 from .datadir import DataDirError, check_before_open, reason
 from .db import Database
 from .engines import load_engine
 from .engines.base import GenerationEngine
-from .faults import Faults
+from .faults import FAULTS_KEY, Faults
 from .jobs import ConcurrencyGate, JobRegistry
+from . import schema
 from .recovery import Recovered, recover
 from .settings import SandboxSettings
 from .storage import ImageStore
-from .tables import Model, Plan
+from .tables import Model, Plan, State
 from .views import auth_plan_view
 
 
@@ -33,13 +35,18 @@ class DataDirInUse(DataDirError):
 class Sandbox:
     """Everything a request handler needs, created once per app by ``create_app``."""
 
-    def __init__(self, settings: SandboxSettings):
+    def __init__(self, settings: SandboxSettings, upgrade: bool | None = None) -> None:
+        """Open the sandbox of ``settings``; its schema is brought to the head revision when
+        ``upgrade`` (default: on SQLite, whose folder one process serves), else checked."""
         self.settings = settings
         check_before_open(settings.data_dir, settings.database_url)
         self.db = Database(settings.url)
         try:
             self.db.check_integrity()
-            self.db.create_all()
+            if upgrade if upgrade is not None else not self.db.shared:
+                schema.upgrade(self.db.engine)
+            else:
+                schema.check(self.db.engine, init_command(settings))
             self.clock = Clock(self.db)
             self.store = ImageStore(settings.image_dir)
         except (OSError, SQLAlchemyError, DataDirError) as exc:
@@ -47,15 +54,26 @@ class Sandbox:
             detail = str(exc) if isinstance(exc, DataDirError) else reason(exc)
             raise DataDirError(f"cannot use {settings.data_dir}: {detail}") from None
         self.renderer = Renderer(self.store, settings.render_slots)
-        self.gate = ConcurrencyGate()
+        self.gate = ConcurrencyGate(self.db, self.clock)
         self.jobs = JobRegistry(self.db, self.clock)
-        self.faults = Faults()
+        self.faults = Faults(self.db)
         self.executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="sandbox-job")
         self._engines: dict[str, GenerationEngine] = {}
         self._claim: FileLock | None = None
         self._plans: dict[int, Plan] = {}
         self._plan_views: dict[int, dict] = {}
         self._admin_token: str | None = None
+
+    def refresh_shared(self) -> None:
+        """Re-read what another worker may have changed (clock offset, faults): on a shared
+        database, at the start of every request, so one that follows a change sees it."""
+        if not self.db.shared:
+            return  # this process is the only one that changes them
+        with self.db.read() as session:
+            kept = dict(session.execute(select(State.key, State.value)
+                                        .where(State.key.in_((CLOCK_KEY, FAULTS_KEY)))).all())
+        self.clock.load(kept.get(CLOCK_KEY))
+        self.faults.load(kept.get(FAULTS_KEY))
 
     def engine_for(self, model: Model) -> GenerationEngine:
         if model.engine not in self._engines:
@@ -122,6 +140,14 @@ class Sandbox:
         if self._claim is not None:
             self._claim.release()
             self._claim = None
+
+
+def init_command(settings: SandboxSettings) -> str:
+    """The command that creates (or upgrades) this sandbox's database, password hidden."""
+    from sqlalchemy.engine import make_url
+
+    db = f" --db {make_url(settings.database_url).render_as_string(hide_password=True)}" if settings.database_url else ""
+    return f"imagekit sandbox init --data {settings.data_dir}{db}"
 
 
 def _read_text(path: Path) -> str:

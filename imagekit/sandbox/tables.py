@@ -277,3 +277,23 @@ class State(Base):
     __tablename__ = "sandbox_state"
     key: Mapped[str] = mapped_column(String(32), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class RunningSlot(Base):
+    """A generation or edit running now; a user's rows are counted against simultaneousLimit. Kept
+    in the database so that every worker counts every other's."""
+
+    __tablename__ = "running_slots"
+    slot_id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.user_id"), index=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    pid: Mapped[int] = mapped_column(Integer)
+    """The process running it (for the log; a dead serve's slots are cleared at the next start)."""
+
+
+class ConcurrencyPeak(Base):
+    """The most operations a user had running at once (``GET /sandbox/stats``)."""
+
+    __tablename__ = "concurrency_peaks"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.user_id"), primary_key=True)
+    peak: Mapped[int] = mapped_column(Integer)

@@ -31,19 +31,15 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     with sandbox.db.read() as session:
         order = generation.prepare(session, sandbox, user, body, platform, api_type,
                                    request.headers.get("host", ""), request.scope["arrived"])
-    sandbox.gate.try_acquire(user.user_id, credits.simultaneous_limit(user))
-    try:
-        with sandbox.db.write() as session:
-            payer = session.get(User, user.user_id, options=[lazyload(User.plan)])
-            charge, images = generation.start(session, sandbox, payer, order)
-    except BaseException:
-        sandbox.gate.release(user.user_id)
-        raise
+    with sandbox.db.write() as session:  # the slot and the charge together, or neither
+        slot = sandbox.gate.acquire(session, user.user_id, credits.simultaneous_limit(user))
+        payer = sandbox.db.locked(session, User, user.user_id)
+        charge, images = generation.start(session, sandbox, payer, order)
     image_ids = [image.image_id for image in images]
     if body.isAsync:  # the committed rows are the answer: the images are PENDING
-        sandbox.executor.submit(_draw_then_release, sandbox, order, image_ids, user.user_id)
+        sandbox.executor.submit(_draw_then_release, sandbox, order, image_ids, slot)
     else:
-        _draw_then_release(sandbox, order, image_ids, user.user_id)
+        _draw_then_release(sandbox, order, image_ids, slot)
         with sandbox.db.read() as session:
             payer = session.get(User, user.user_id, options=[lazyload(User.plan)])
             charge = session.get(Charge, charge.charge_id)
@@ -51,11 +47,11 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     return _create_response(sandbox, payer, charge, images, order.style)
 
 
-def _draw_then_release(sandbox, order, image_ids: list[int], user_id: int) -> None:
+def _draw_then_release(sandbox, order, image_ids: list[int], slot: int) -> None:
     try:
         generation.draw(sandbox, order, image_ids)
     finally:
-        sandbox.gate.release(user_id)
+        sandbox.gate.release(slot)
 
 
 def _create_response(sandbox, payer: User, charge: Charge, images: list[Image], style) -> JSONResponse:

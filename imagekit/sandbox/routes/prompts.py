@@ -43,7 +43,7 @@ class ImageToPromptOut(BaseModel):
 
 
 def _charge(sandbox, user: User, kind: str, session) -> tuple[int, int]:
-    fresh = session.get(User, user.user_id)
+    fresh = sandbox.db.locked(session, User, user.user_id)
     charged = credits.charge(session, fresh, kind, credits.price(user, kind), sandbox.clock.now()).credits
     return charged, credits.total_balance(fresh)
 
@@ -64,6 +64,7 @@ def text_to_prompt(body: TextToPromptBody, sandbox: SandboxDep, user: CurrentUse
         raise SandboxError(400, "invalid_request", f"text: {exc}.") from None
     now = sandbox.clock.now()
     with sandbox.db.write() as session:
+        sandbox.db.locked(session, User, user.user_id)  # count and charge as one step in every worker
         used, cap = credits.prompt_count(session, user, now), user.plan.max_prompt_number
         if used >= cap:
             raise SandboxError(403, "prompt_limit_exceeded", f"{used} of {cap} prompts used this {user.plan.period}.")

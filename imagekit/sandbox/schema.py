@@ -1,0 +1,124 @@
+"""The sandbox's tables as Alembic migrations shipped in the package (``migrations/``).
+
+A database is in one of five states: ``empty`` (no tables), ``legacy`` (tables made before
+migrations existed, no revision recorded), ``behind`` (an older revision), ``current`` or ``ahead``
+(a revision this code does not know: made by a newer imagekit). :func:`upgrade` takes any of the
+first four to the head, adopting a legacy schema by stamping the baseline when its tables match it;
+:func:`check` refuses anything but ``current`` with a one-line reason saying what to run.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, create_engine, inspect
+from sqlalchemy.engine import Engine
+
+from .datadir import DataDirError
+
+BASELINE = "0001"
+"""The revision of the tables every sandbox had before migrations were introduced."""
+VERSION_TABLE = "alembic_version"
+State = Literal["empty", "legacy", "behind", "current", "ahead"]
+
+
+class SchemaError(DataDirError):
+    """The database's schema is not the one this code needs; the message says what to run."""
+
+
+def _config(connection: Connection | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    config.attributes["connection"] = connection
+    return config
+
+
+@cache
+def head() -> str:
+    """The newest revision this code ships."""
+    return ScriptDirectory.from_config(_config()).get_current_head() or BASELINE
+
+
+def _known() -> set[str]:
+    return {script.revision for script in ScriptDirectory.from_config(_config()).walk_revisions()}
+
+
+def _tables(connection: Connection) -> dict[str, set[str]]:
+    found = inspect(connection)
+    return {name: {column["name"] for column in found.get_columns(name)}
+            for name in found.get_table_names() if name != VERSION_TABLE}
+
+
+@cache
+def _baseline_tables() -> dict[str, set[str]]:
+    """Tables and columns of the baseline revision, made in a throwaway in-memory database."""
+    engine = create_engine("sqlite://")
+    with engine.begin() as connection:
+        command.upgrade(_config(connection), BASELINE)
+        tables = _tables(connection)
+    engine.dispose()
+    return tables
+
+
+def revision(connection: Connection) -> str | None:
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def state(connection: Connection) -> State:
+    current = revision(connection)
+    if current is None:
+        return "legacy" if _tables(connection) else "empty"
+    if current == head():
+        return "current"
+    return "behind" if current in _known() else "ahead"
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the database to the head revision (creating every table in an empty one)."""
+    with engine.begin() as connection:
+        found = state(connection)
+        if found == "ahead":
+            raise SchemaError(_ahead(connection))
+        if found == "legacy":
+            _adopt(connection)
+        if found != "current":
+            command.upgrade(_config(connection), "head")
+
+
+def _adopt(connection: Connection) -> None:
+    """Record the baseline revision in a database made before migrations, if its tables are the baseline's."""
+    tables, expected = _tables(connection), _baseline_tables()
+    missing = [name for name in expected if name not in tables]
+    missing += [f"{name}.{column}" for name in expected if name in tables
+                for column in sorted(expected[name] - tables[name])]
+    if missing:
+        raise SchemaError(f"the database holds tables that are not a sandbox's (missing: {', '.join(missing[:5])})")
+    command.stamp(_config(connection), BASELINE)
+
+
+def check(engine: Engine, upgrade_hint: str) -> None:
+    """Raise :class:`SchemaError` unless the database is at the head revision.
+
+    ``upgrade_hint`` is the command that upgrades it (it depends on how the sandbox was named)."""
+    with engine.connect() as connection:
+        found = state(connection)
+        if found == "current":
+            return
+        if found == "ahead":
+            raise SchemaError(_ahead(connection))
+        if found == "empty":
+            raise SchemaError(f"the database holds no sandbox; run `{upgrade_hint}` first")
+        at = revision(connection) or "none (made before migrations)"
+        raise SchemaError(f"the database schema is at revision {at}, this imagekit needs {head()}: "
+                          f"run `{upgrade_hint}` to upgrade it (its data is kept)")
+
+
+def _ahead(connection: Connection) -> str:
+    return (f"the database schema is at revision {revision(connection)}, newer than this imagekit knows "
+            f"(head {head()}): upgrade imagekit")
