@@ -129,7 +129,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     exposed = not is_loopback(args.host)
     sandbox = _sandbox(args.data, args.db, latency=args.latency, base_size=args.base_size,
                        spec_exact=args.spec_exact, controls=not args.no_controls,
-                       controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host))
+                       controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host),
+                       worker_header=args.worker_header)
     try:
         sandbox.claim()
         try:
@@ -251,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     _db_option(serve)
     serve.add_argument("--workers", type=_workers, default=1,
                        help="worker processes behind the port (above 1 needs --db)")
+    serve.add_argument("--worker-header", action="store_true",
+                       help="name the serving worker process in an X-Sandbox-Worker header (with --workers)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8800, help="port to listen on (0: any free port, printed)")
     serve.add_argument("--latency", type=float, default=0.0,

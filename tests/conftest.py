@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -38,16 +39,40 @@ def postgres() -> Iterator[PostgresServer]:
 
 
 @pytest.fixture(scope="session")
-def sandbox(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
+def backend(request: pytest.FixtureRequest) -> str:
+    """The sandbox's database: SQLite, unless a module runs on both (``tests.helpers.on_both_databases``)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def new_database(backend: str, request: pytest.FixtureRequest) -> Callable[[], str | None]:
+    """``new_database()``: a fresh, empty database URL on the current backend (None: SQLite, the
+    file inside the sandbox's data folder)."""
+    if backend == "sqlite":
+        return lambda: None
+    return request.getfixturevalue("postgres").new_database
+
+
+@pytest.fixture(scope="session")
+def sandbox_on(new_database: Callable[[], str | None]) -> Callable[..., EmbeddedSandbox]:
+    """``sandbox_on(data_dir, **settings)``: an (unstarted) embedded sandbox on a fresh database of
+    the current backend."""
+    def make(data_dir: Path, **settings: object) -> EmbeddedSandbox:
+        return EmbeddedSandbox(data_dir, database_url=new_database(), **settings)
+    return make
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory, sandbox_on) -> Iterator[EmbeddedSandbox]:
     """One sandbox for the whole session (tests that change the clock or faults use their own)."""
-    with EmbeddedSandbox(tmp_path_factory.mktemp("sandbox")) as running:
+    with sandbox_on(tmp_path_factory.mktemp("sandbox")) as running:
         yield running
 
 
 @pytest.fixture(scope="session")
-def spec_sandbox(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
+def spec_sandbox(tmp_path_factory, sandbox_on) -> Iterator[EmbeddedSandbox]:
     """A session sandbox answering exactly as the interface shows: no extension headers or fields."""
-    with EmbeddedSandbox(tmp_path_factory.mktemp("spec-sandbox"), spec_exact=True) as running:
+    with sandbox_on(tmp_path_factory.mktemp("spec-sandbox"), spec_exact=True) as running:
         yield running
 
 
@@ -58,9 +83,9 @@ def either_sandbox(request) -> EmbeddedSandbox:
 
 
 @pytest.fixture
-def own_sandbox(tmp_path) -> Iterator[EmbeddedSandbox]:
+def own_sandbox(tmp_path, sandbox_on) -> Iterator[EmbeddedSandbox]:
     """A sandbox for one test, free to advance the clock or inject faults."""
-    with EmbeddedSandbox(tmp_path / "sandbox") as running:
+    with sandbox_on(tmp_path / "sandbox") as running:
         yield running
 
 

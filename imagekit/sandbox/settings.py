@@ -40,6 +40,9 @@ class SandboxSettings:
     unknown field). Every rule (credits, limits, cancellation) is the same in both modes."""
     workers: int = 16
     """Threads that run asynchronous generations (enough for the largest simultaneousLimit, 8, twice)."""
+    worker_header: bool = False
+    """Name the serving process in an ``X-Sandbox-Worker`` header of every response (``serve
+    --worker-header``): tests and benchmarks check with it that load reaches every worker."""
     extra: dict = field(default_factory=dict)
 
     @property

@@ -15,6 +15,7 @@ import socket
 from pathlib import Path
 
 from fastapi import FastAPI
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .settings import SandboxSettings
 
@@ -42,7 +43,26 @@ def worker_app() -> FastAPI:
 
     settings = settings_from_json(os.environ[SETTINGS_VARIABLE])
     quiet_dropped_connections()
-    return create_app(settings, Sandbox(settings, upgrade=False), owner=False)
+    app = create_app(settings, Sandbox(settings, upgrade=False), owner=False)
+    if settings.worker_header:
+        app.add_middleware(WorkerHeader)
+    return app
+
+
+class WorkerHeader:
+    """Adds ``X-Sandbox-Worker: <pid>`` to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.header = (b"x-sandbox-worker", str(os.getpid()).encode())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def named(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), self.header]
+            await send(message)
+
+        await self.app(scope, receive, named if scope["type"] == "http" else send)
 
 
 def serve_workers(settings: SandboxSettings, sock: socket.socket, workers: int, log_level: str) -> None:
@@ -55,4 +75,4 @@ def serve_workers(settings: SandboxSettings, sock: socket.socket, workers: int, 
     # on the connections it accepts: without it a keep-alive response waits ~40 ms for a delayed ACK.
     config = uvicorn.Config(f"{__name__}:worker_app", factory=True, workers=workers, log_level=log_level,
                             access_log=log_level == "debug", timeout_keep_alive=30)
-    Multiprocess(config, target=uvicorn.Server(config).run, sockets=[sock]).run()
+    Multiprocess(config, sockets=[sock]).run()

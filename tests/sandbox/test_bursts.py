@@ -11,6 +11,9 @@ import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
+from tests.helpers import on_both_databases
+
+pytestmark = on_both_databases
 
 BURST = 200
 PATHS = ("/api/users/me", "/api/users/me/usage", "/api/users/me/styles", "/api/users/me/collectionCount")
@@ -26,12 +29,13 @@ async def burst(url: str, keys: list[str]) -> Counter:
 
 
 @pytest.mark.slow
-def test_bursts_after_start_and_after_a_day_turn_answer_without_a_500(tmp_path):
-    with EmbeddedSandbox(tmp_path / "sandbox") as box:
+def test_bursts_after_start_and_after_a_day_turn_answer_without_a_500(tmp_path, new_database):
+    url = new_database()
+    with EmbeddedSandbox(tmp_path / "sandbox", database_url=url) as box:
         keys = [make_user(box, plan)[1] for plan in ("free", "standard", "pro", "enterprise") * 10]
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})
         httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}).raise_for_status()
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})
-    with EmbeddedSandbox(tmp_path / "sandbox") as box:  # a restart: cold caches, same users
+    with EmbeddedSandbox(tmp_path / "sandbox", database_url=url) as box:  # a restart: cold caches, same users
         httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}).raise_for_status()
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})

@@ -10,14 +10,15 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
-from tests.helpers import assert_error
+from tests.helpers import assert_error, on_both_databases
+
+pytestmark = on_both_databases
 
 
 @pytest.fixture(scope="module")
-def slow(tmp_path_factory):
-    with EmbeddedSandbox(tmp_path_factory.mktemp("slow"), latency=0.6, base_size=256) as box:
+def slow(tmp_path_factory, sandbox_on):
+    with sandbox_on(tmp_path_factory.mktemp("slow"), latency=0.6, base_size=256) as box:
         yield box
 
 
@@ -113,8 +114,8 @@ def test_cancel_is_per_user(slow):
         assert result["r"].status_code == 200
 
 
-def test_cancel_reaches_inside_a_long_enhance(tmp_path):
-    with EmbeddedSandbox(tmp_path / "box") as box, client(box) as api:
+def test_cancel_reaches_inside_a_long_enhance(tmp_path, sandbox_on):
+    with sandbox_on(tmp_path / "box") as box, client(box) as api:
         source = make_image(api)
         result = {}
         started = time.monotonic()

@@ -9,7 +9,11 @@ import time
 import httpx
 import pytest
 
+from tests.helpers import db_args, on_both_databases
+
 from .serving import imagekit, serving
+
+pytestmark = on_both_databases
 
 
 @pytest.fixture(scope="module")
@@ -17,12 +21,18 @@ def data_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("cli")
 
 
-def test_init_then_user_add_then_serve_with_latency(data_dir):
-    demo_key = imagekit("sandbox", "init", "--data", str(data_dir)).stdout.strip().splitlines()[-1]
+@pytest.fixture(scope="module")
+def db(new_database) -> list[str]:
+    """``--db URL`` of the module's database (nothing on SQLite: the file in the data folder)."""
+    return db_args(new_database())
+
+
+def test_init_then_user_add_then_serve_with_latency(data_dir, db):
+    demo_key = imagekit("sandbox", "init", "--data", str(data_dir), *db).stdout.strip().splitlines()[-1]
     assert demo_key.startswith("iks_")
-    pro_key = imagekit("sandbox", "user", "add", "--data", str(data_dir), "--email", "p@x.io",
+    pro_key = imagekit("sandbox", "user", "add", "--data", str(data_dir), *db, "--email", "p@x.io",
                        "--plan", "pro").stdout.strip().splitlines()[-1]
-    with serving(data_dir, "--latency", "0.5") as served, httpx.Client(base_url=served.url, timeout=30) as client:
+    with serving(data_dir, *db, "--latency", "0.5") as served, httpx.Client(base_url=served.url, timeout=30) as client:
         assert client.get("/api/users/me", headers={"X-Api-Key": demo_key}).json()["email"] == "demo@imagekit.local"
         me = client.get("/api/users/me", headers={"X-Api-Key": pro_key}).json()
         assert me["Plan"]["grade"] == "pro"
@@ -33,9 +43,9 @@ def test_init_then_user_add_then_serve_with_latency(data_dir):
         assert made.status_code == 200 and time.monotonic() - started >= 0.5
 
 
-def test_user_add_refuses_unknown_plan_and_uninitialised_dir(data_dir, tmp_path):
-    for args in (["--data", str(data_dir), "--email", "q@x.io", "--plan", "platinum"],
-                 ["--data", str(tmp_path / "empty"), "--email", "q@x.io"]):
+def test_user_add_refuses_unknown_plan_and_uninitialised_dir(data_dir, db, tmp_path, new_database):
+    for args in (["--data", str(data_dir), *db, "--email", "q@x.io", "--plan", "platinum"],
+                 ["--data", str(tmp_path / "empty"), *db_args(new_database()), "--email", "q@x.io"]):
         result = subprocess.run([sys.executable, "-m", "imagekit.cli", "sandbox", "user", "add", *args],
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode == 2 and "error:" in result.stderr

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
-from tests.helpers import assert_error
+from tests.helpers import assert_error, on_both_databases
+
+pytestmark = on_both_databases
 
 
 def style_id(api: httpx.Client) -> int:
@@ -218,8 +219,8 @@ def test_metadata_shows_the_group_id_a_generation_was_created_with(api):
     assert "groupId" not in api.get(f"/api/images/{edited}").json()["GenerationInfo"]  # generations only
 
 
-def test_spec_metadata_leaves_the_group_id_out(tmp_path, client_for):
-    with EmbeddedSandbox(tmp_path / "spec", base_size=256, spec_exact=True) as box:
+def test_spec_metadata_leaves_the_group_id_out(tmp_path, client_for, sandbox_on):
+    with sandbox_on(tmp_path / "spec", base_size=256, spec_exact=True) as box:
         api = client_for("standard", box)
         image_id = create(api, groupId="row-7.1").json()["images"][0]["imageId"]
         assert api.get(f"/api/images/{image_id}").json()["GenerationInfo"] == {"blurReason": ""}

@@ -8,9 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
-from tests.helpers import assert_error
+from tests.helpers import assert_error, on_both_databases
+
+pytestmark = on_both_databases
 
 
 def balance(api) -> int:
@@ -95,8 +96,8 @@ def test_postpaid_enterprise_goes_past_its_credit(sandbox, client_for):
 
 
 @pytest.fixture
-def slow_sandbox(tmp_path):
-    with EmbeddedSandbox(tmp_path / "slow", latency=0.2, base_size=256) as box:
+def slow_sandbox(tmp_path, sandbox_on):
+    with sandbox_on(tmp_path / "slow", latency=0.2, base_size=256) as box:
         yield box
 
 

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.helpers import assert_error
+from tests.helpers import assert_error, on_both_databases
+
+pytestmark = on_both_databases
 
 
 def make_image(api: httpx.Client, ratio: str = "square", prompt: str = "a red apple on a wooden table") -> int:

@@ -10,7 +10,9 @@ import httpx
 import pytest
 from PIL import Image, ImageDraw
 
-from tests.helpers import assert_error
+from tests.helpers import assert_error, on_both_databases
+
+pytestmark = on_both_databases
 
 
 def test_text_to_prompt_is_deterministic_and_counted(api):

@@ -5,18 +5,20 @@ stay used across the restart."""
 from __future__ import annotations
 
 import signal
-import sqlite3
 import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import create_engine, text
 
-from tests.helpers import assert_error
+from imagekit.sandbox.db import normalize_url
+from tests.helpers import assert_error, db_args, on_both_databases
 
 from .serving import imagekit, serving, start_serving
 
+pytestmark = on_both_databases
 EDITS_IN_FLIGHT = ("removeBg", "vectorize", "upsize")
 
 
@@ -29,11 +31,13 @@ def edit_count(api: httpx.Client) -> int:
     return api.get("/api/users/me/usage").raise_for_status().json()["editCount"]
 
 
-def files_and_owners(folder: Path) -> tuple[set[str], set[str]]:
+def files_and_owners(folder: Path, url: str | None) -> tuple[set[str], set[str]]:
     """Files in the image folder, and the files COMPLETED image rows name (read from the database)."""
     files = {path.name for path in (folder / "images").iterdir() if path.is_file()}
-    with sqlite3.connect(folder / "sandbox.db") as db:
-        rows = db.execute("SELECT file_name, vector_file FROM images WHERE status = 'COMPLETED'").fetchall()
+    engine = create_engine(normalize_url(url) if url else f"sqlite:///{folder / 'sandbox.db'}")
+    with engine.connect() as db:
+        rows = db.execute(text("SELECT file_name, vector_file FROM images WHERE status = 'COMPLETED'")).all()
+    engine.dispose()
     return files, {name for row in rows for name in row if name}
 
 
@@ -42,14 +46,15 @@ def client(url: str, key: str) -> httpx.Client:
 
 
 @pytest.mark.slow
-def test_kill_with_work_in_flight_then_restart(tmp_path):
-    folder = tmp_path / "data"
-    imagekit("sandbox", "init", "--data", str(folder))
-    key = imagekit("sandbox", "user", "add", "--data", str(folder), "--email", "crash@x.io",
+def test_kill_with_work_in_flight_then_restart(tmp_path, new_database):
+    folder, url = tmp_path / "data", new_database()
+    db = db_args(url)
+    imagekit("sandbox", "init", "--data", str(folder), *db)
+    key = imagekit("sandbox", "user", "add", "--data", str(folder), *db, "--email", "crash@x.io",
                    "--plan", "pro").stdout.strip().splitlines()[-1]
 
     # First run: one create and one edit complete; their charges are the only ones that may stay.
-    with serving(folder) as served, client(served.url, key) as api:
+    with serving(folder, *db) as served, client(served.url, key) as api:
         initial = total(api)
         style = api.get("/api/users/me/styles").json()[0]["styleId"]
         made = api.post("/api/images/create", json={"prompt": "a red kite", "styleId": style}).raise_for_status()
@@ -59,7 +64,7 @@ def test_kill_with_work_in_flight_then_restart(tmp_path):
         assert after_completed < initial and edit_count(api) == 1
 
     # Second run: slow, so a create (async) and three edits are charged and running when it dies.
-    served = start_serving(folder, "--latency", "120")
+    served = start_serving(folder, *db, "--latency", "120")
     try:
         with client(served.url, key) as api:
             pending = api.post("/api/images/create", json={"prompt": "a kite", "styleId": style, "count": 2,
@@ -92,7 +97,7 @@ def test_kill_with_work_in_flight_then_restart(tmp_path):
 
     # Third and fourth runs: recovery settled everything once, and a second start changes nothing.
     for _ in range(2):
-        with serving(folder) as served, client(served.url, key) as api:
+        with serving(folder, *db) as served, client(served.url, key) as api:
             assert total(api) == after_completed
             assert edit_count(api) == 1
             for image in pending:
@@ -103,6 +108,6 @@ def test_kill_with_work_in_flight_then_restart(tmp_path):
                 assert_error(reused, 409, "duplicate_request_id")
                 assert api.post(f"/api/images/cancelEdit/{request_id}").json() == "not_running"
             assert total(api) == after_completed and edit_count(api) == 1
-        files, owned = files_and_owners(folder)
+        files, owned = files_and_owners(folder, url)
         assert files == owned
         assert list((folder / "images" / "cache").glob(".tmp-*")) == []
