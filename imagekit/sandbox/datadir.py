@@ -36,9 +36,14 @@ def check_before_open(data_dir: Path, database_url: str | None) -> None:
         raise DataDirError(f"{db} is not a file")
     if db.exists() and db.stat().st_size == 0:
         raise DataDirError(f"{db} is empty (0 bytes): its data is lost; restore it from a copy or use another folder")
-    images = data_dir / IMAGES
-    if not db.exists() and images.is_dir() and any(path.is_file() for path in images.iterdir()):
+    if not db.exists() and holds_images(data_dir):
         raise DataDirError(f"{data_dir} holds images but no {DB_NAME}; restore the database or use another folder")
+
+
+def holds_images(data_dir: Path) -> bool:
+    """Whether the folder's image directory has files (a database made now would reuse their ids)."""
+    images = Path(data_dir) / IMAGES
+    return images.is_dir() and any(path.is_file() for path in images.iterdir())
 
 
 def reason(exc: BaseException) -> str:

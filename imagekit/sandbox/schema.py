@@ -20,7 +20,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, create_engine, inspect
 from sqlalchemy.engine import Engine
 
-from .datadir import DataDirError
+from .datadir import DataDirError, holds_images
 
 BASELINE = "0001"
 """The revision of the tables every sandbox had before migrations were introduced."""
@@ -79,10 +79,14 @@ def state(connection: Connection) -> State:
     return "behind" if current in _known() else "ahead"
 
 
-def upgrade(engine: Engine) -> None:
-    """Bring the database to the head revision (creating every table in an empty one)."""
+def upgrade(engine: Engine, data_dir: Path) -> None:
+    """Bring the database to the head revision (creating every table in an empty one, unless the
+    data folder holds images already: they belong to another database, whose ids a new one reuses)."""
     with engine.begin() as connection:
         found = state(connection)
+        if found == "empty" and holds_images(data_dir):
+            raise SchemaError(f"the database is empty but {data_dir} holds images of another sandbox; "
+                              "give that sandbox's database, or another folder")
         if found == "ahead":
             raise SchemaError(_ahead(connection))
         if found == "legacy":

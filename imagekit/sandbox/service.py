@@ -44,7 +44,7 @@ class Sandbox:
         try:
             self.db.check_integrity()
             if upgrade if upgrade is not None else not self.db.shared:
-                schema.upgrade(self.db.engine)
+                schema.upgrade(self.db.engine, settings.data_dir)
             else:
                 schema.check(self.db.engine, init_command(settings))
             self.clock = Clock(self.db)

@@ -1,0 +1,134 @@
+"""The managed schema: migrations that make exactly the tables the code maps, folders from before
+migrations adopted, a database behind or ahead of the code refused by ``serve`` with what to run,
+and ``--workers`` refused where the database cannot be shared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine
+
+from imagekit.sandbox import schema
+from imagekit.sandbox.db import normalize_url
+from imagekit.sandbox.tables import Base
+from tests.helpers import db_args, on_both_databases
+
+from .serving import imagekit, serving
+
+
+def engine_for(folder: Path, url: str | None) -> Engine:
+    return create_engine(normalize_url(url) if url else f"sqlite:///{folder / 'sandbox.db'}")
+
+
+def refused(result, *words: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    line = result.stderr.strip()
+    assert line.startswith("error:") and "\n" not in line and all(word in line for word in words), line
+
+
+@pytest.mark.parametrize(("given", "used"), [
+    ("postgresql://u:p%40ss@h:5432/db", "postgresql+psycopg://u:p%40ss@h:5432/db"),
+    ("postgres://u@h/db", "postgresql+psycopg://u@h/db"),
+    ("postgresql+psycopg://u@h/db", "postgresql+psycopg://u@h/db"),
+    ("sqlite:////tmp/x.db", "sqlite:////tmp/x.db"),
+])
+def test_the_bare_postgresql_spelling_means_psycopg(given, used):
+    assert normalize_url(given) == used
+
+
+@on_both_databases
+def test_migrations_make_exactly_the_mapped_tables(tmp_path, new_database):
+    engine = engine_for(tmp_path, new_database())
+    schema.upgrade(engine, tmp_path)
+    with engine.connect() as connection:
+        assert schema.state(connection) == "current"
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    schema.upgrade(engine, tmp_path)  # a second time changes nothing
+    engine.dispose()
+
+
+@on_both_databases
+def test_serve_refuses_a_database_behind_the_code_until_init_upgrades_it(tmp_path, new_database):
+    url = new_database()
+    db = db_args(url)
+    imagekit("sandbox", "init", "--data", str(tmp_path), *db)
+    engine = engine_for(tmp_path, url)
+    with engine.begin() as connection:
+        command.downgrade(schema._config(connection), schema.BASELINE)
+    if url is None:  # SQLite: its folder is served by one process, which upgrades it itself
+        with serving(tmp_path):
+            pass
+    else:
+        refused(imagekit("sandbox", "serve", "--data", str(tmp_path), *db, "--port", "0", check=False),
+                f"revision {schema.BASELINE}", "imagekit sandbox init", "--db")
+        refused(imagekit("sandbox", "user", "add", "--data", str(tmp_path), *db, "--email", "x@y.z", check=False),
+                "imagekit sandbox init")
+        imagekit("sandbox", "init", "--data", str(tmp_path), *db)
+    with engine.connect() as connection:
+        assert schema.state(connection) == "current"
+    key = imagekit("sandbox", "user", "add", "--data", str(tmp_path), *db, "--email", "x@y.z").stdout.splitlines()[-1]
+    assert key.startswith("iks_")
+    engine.dispose()
+
+
+@on_both_databases
+def test_a_database_made_before_migrations_is_adopted_with_its_data(tmp_path, new_database):
+    url = new_database()
+    db = db_args(url)
+    demo_key = imagekit("sandbox", "init", "--data", str(tmp_path), *db).stdout.splitlines()[-1]
+    engine = engine_for(tmp_path, url)
+    with engine.begin() as connection:  # what every folder looked like before migrations
+        for table in ("concurrency_peaks", "running_slots", schema.VERSION_TABLE):
+            connection.execute(text(f"DROP TABLE {table}"))
+        assert schema.state(connection) == "legacy"
+    imagekit("sandbox", "init", "--data", str(tmp_path), *db)
+    with engine.connect() as connection:
+        assert schema.state(connection) == "current"
+    with serving(tmp_path, *db) as served:
+        assert httpx.get(f"{served.url}/api/users/me", headers={"X-Api-Key": demo_key}).status_code == 200
+    engine.dispose()
+
+
+@on_both_databases
+def test_tables_that_are_not_a_sandbox_or_from_a_newer_imagekit_are_refused(tmp_path, new_database):
+    url = new_database()
+    db = db_args(url)
+    engine = engine_for(tmp_path, url)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE users (user_id INTEGER PRIMARY KEY)"))
+    refused(imagekit("sandbox", "init", "--data", str(tmp_path), *db, check=False), "not a sandbox's", "missing")
+    with engine.begin() as connection:
+        connection.execute(text("DROP TABLE users"))
+    imagekit("sandbox", "init", "--data", str(tmp_path), *db)
+    with engine.begin() as connection:
+        connection.execute(text(f"UPDATE {schema.VERSION_TABLE} SET version_num = '9999'"))
+    for command_line in (["init"], ["serve", "--port", "0"]):
+        refused(imagekit("sandbox", *command_line, "--data", str(tmp_path), *db, check=False),
+                "revision 9999", "newer")
+    engine.dispose()
+
+
+@on_both_databases
+def test_an_empty_database_beside_another_sandboxs_images_is_refused(tmp_path, backend, new_database):
+    imagekit("sandbox", "init", "--data", str(tmp_path), *db_args(new_database()))
+    if backend == "sqlite":
+        (tmp_path / "sandbox.db").unlink()
+    refused(imagekit("sandbox", "init", "--data", str(tmp_path), *db_args(new_database()), check=False), "images")
+
+
+@on_both_databases
+def test_several_workers_need_a_shared_database(tmp_path, new_database):
+    url = new_database()
+    if url is None:
+        refused(imagekit("sandbox", "serve", "--data", str(tmp_path), "--workers", "2", "--port", "0", check=False),
+                "--workers", "--db")
+        assert not (tmp_path / "sandbox.db").exists()  # refused before anything was made
+    else:
+        refused(imagekit("sandbox", "serve", "--data", str(tmp_path), "--db", url, "--workers", "2", "--port", "0",
+                         check=False), "holds no sandbox", "imagekit sandbox init")
