@@ -24,6 +24,9 @@ def listening_socket(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        # Listening now, so a client that read the "Serving" line is queued, never refused, while
+        # the server (or each worker process) starts to accept.
+        sock.listen(2048)
     except BaseException:
         sock.close()
         raise

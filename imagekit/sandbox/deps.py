@@ -48,7 +48,8 @@ def _authenticate(sandbox: Sandbox, key: str | None, cookie: str | None) -> User
         due = credits.grants_due(user, now)
     if due:
         with sandbox.db.write() as writer:
-            credits.apply_grants(writer.get(User, user_id), sandbox.clock.now())
+            # Locked: another worker's charge between this read and write would otherwise be undone.
+            credits.apply_grants(sandbox.db.locked(writer, User, user_id), sandbox.clock.now())
         with sandbox.db.read() as session:
             user = session.get(User, user_id, options=_USER_OPTIONS)
     set_committed_value(user, "plan", sandbox.plan(user.plan_id))
