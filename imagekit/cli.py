@@ -248,7 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     add.set_defaults(run=cmd_user_add)
 
     serve = _command(sandbox, "serve", "serve the API")
-    serve.add_argument("--data", required=True, help="data directory (initialised when empty)")
+    serve.add_argument("--data", required=True, help="data directory (initialised when empty; a --db database "
+                                                      "is initialised by init)")
     _db_option(serve)
     serve.add_argument("--workers", type=_workers, default=1,
                        help="worker processes behind the port (above 1 needs --db)")

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import selectinload
 
+from . import schema
 from .accounts import admin_token
 from .binaries import Renderer
 from .clock import CLOCK_KEY, Clock
@@ -20,7 +21,6 @@ from .engines import load_engine
 from .engines.base import GenerationEngine
 from .faults import FAULTS_KEY, Faults
 from .jobs import ConcurrencyGate, JobRegistry
-from . import schema
 from .recovery import Recovered, recover
 from .settings import SandboxSettings
 from .storage import ImageStore
@@ -43,7 +43,7 @@ class Sandbox:
         self.db = Database(settings.url)
         try:
             self.db.check_integrity()
-            if upgrade if upgrade is not None else not self.db.shared:
+            if (not self.db.shared) if upgrade is None else upgrade:
                 schema.upgrade(self.db.engine, settings.data_dir)
             else:
                 schema.check(self.db.engine, init_command(settings))
