@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import time
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .callers import Callers
+from .deps import with_cookie_scheme
 from .errors import SandboxError
 from .extensions import spec_openapi
 from .faults import FaultMiddleware
@@ -19,6 +22,7 @@ from .routes import control, edits, images, prompts, users
 from .schemas import ErrorBody
 from .service import Sandbox
 from .settings import SandboxSettings
+from .views import RenderedViews
 
 _HTTP_NAMES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
                415: "unsupported_media_type"}
@@ -63,12 +67,14 @@ class _StampArrival:
 def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> FastAPI:
     """A sandbox app over ``settings`` (its own database, files, clock and faults)."""
     sandbox = sandbox or Sandbox(settings)
+    callers = Callers(sandbox)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         sandbox.claim()
         sandbox.recover()
         yield
+        callers.close()
         sandbox.close()
 
     app = FastAPI(title="imagekit sandbox", version="1.1", lifespan=lifespan,
@@ -76,15 +82,21 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None) -> Fas
                               "(generation is procedural). Error bodies: {success, code, data, message}.",
                   responses=ERROR_RESPONSES)
     app.state.sandbox = sandbox
+    app.state.callers = callers
+    app.state.rendered = RenderedViews()
     app.include_router(users.router)
     app.include_router(edits.router)
     app.include_router(prompts.router)
     app.include_router(images.router)
     if settings.controls:
         app.include_router(control.router)
-    if settings.spec_exact:
-        full_openapi = app.openapi
-        app.openapi = lambda: spec_openapi(full_openapi())
+    full_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = with_cookie_scheme(full_openapi())
+        return spec_openapi(schema) if settings.spec_exact else schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.exception_handler(SandboxError)
     async def sandbox_error(request: Request, exc: SandboxError) -> JSONResponse:
