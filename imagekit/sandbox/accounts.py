@@ -36,16 +36,15 @@ def issue_key(session: Session, user_id: int, now: datetime, expires_at: datetim
     return key
 
 
-def authenticate_key(session: Session, key: str, now: datetime) -> int:
-    """The id of the user owning ``key``; 401 wrong_api_key or api_key_expired otherwise."""
-    prefix = key[len(KEY_PREFIX):len(KEY_PREFIX) + _PREFIX_LEN] if key.startswith(KEY_PREFIX) else ""
-    row = session.scalar(select(ApiKey).where(ApiKey.prefix == prefix)) if prefix else None
-    matches = hmac.compare_digest(_digest(key), row.key_hash if row else _DUMMY_HASH)
-    if row is None or not matches:
-        raise SandboxError(401, "wrong_api_key", "The API key is invalid.")
-    if row.expires_at is not None and row.expires_at <= now:
-        raise SandboxError(401, "api_key_expired", "The API key has expired.")
-    return row.user_id
+def key_prefix(key: str) -> str:
+    """The part of an API key stored in clear to find its row ("" for a key of another form)."""
+    return key[len(KEY_PREFIX):len(KEY_PREFIX) + _PREFIX_LEN] if key.startswith(KEY_PREFIX) else ""
+
+
+def key_matches(key: str, key_hash: str | None) -> bool:
+    """Whether ``key`` hashes to ``key_hash``, compared in constant time; with no row to compare
+    with (None), a dummy hash is compared all the same, so timing does not reveal which prefixes exist."""
+    return hmac.compare_digest(_digest(key), key_hash or _DUMMY_HASH) and key_hash is not None
 
 
 def _kept_secret(session: Session, key: str, make) -> str:
@@ -92,18 +91,12 @@ def open_session(session: Session, user_id: int, now: datetime, ttl: timedelta =
     return f"s:{sid}.{_sign(_cookie_secret(session), sid)}"
 
 
-def authenticate_cookie(session: Session, cookie: str, now: datetime) -> int | None:
-    """The id of the user of a signed, unexpired ``connect.sid`` cookie, or None."""
-    if not cookie.startswith("s:") or "." not in cookie:
+def cookie_session_id(cookie: str, secret: bytes | None) -> str | None:
+    """The stored (hashed) session id of a ``connect.sid`` cookie signed with ``secret``, or None."""
+    if secret is None or not cookie.startswith("s:") or "." not in cookie:
         return None
     sid, _, signature = cookie[2:].rpartition(".")
-    secret = session.get(State, "cookie_secret")
-    if secret is None or not hmac.compare_digest(_sign(bytes.fromhex(secret.value), sid), signature):
-        return None
-    row = session.get(LoginSession, _digest(sid))
-    if row is None or row.expires_at <= now:
-        return None
-    return row.user_id
+    return _digest(sid) if hmac.compare_digest(_sign(secret, sid), signature) else None
 
 
 def plan_by_grade(session: Session, grade: str) -> Plan:

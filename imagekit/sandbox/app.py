@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -12,6 +13,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .callers import Callers
+from .deps import with_cookie_scheme
 from .errors import SandboxError
 from .extensions import spec_openapi
 from .faults import FaultMiddleware
@@ -21,6 +24,7 @@ from .routes import control, edits, images, prompts, users
 from .schemas import ErrorBody
 from .service import Sandbox
 from .settings import SandboxSettings
+from .views import RenderedViews
 
 _HTTP_NAMES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
                415: "unsupported_media_type"}
@@ -81,6 +85,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     The ``owner`` app claims the data folder and settles an earlier run's unfinished work when it
     starts; the workers of a multi-worker serve are not owners: their parent did both, once."""
     sandbox = sandbox or Sandbox(settings)
+    callers = Callers(sandbox)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -88,6 +93,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
             sandbox.claim()
             sandbox.recover()
         yield
+        callers.close()
         sandbox.close()
 
     app = FastAPI(title="imagekit sandbox", version="1.1", lifespan=lifespan,
@@ -95,15 +101,21 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
                               "(generation is procedural). Error bodies: {success, code, data, message}.",
                   responses=ERROR_RESPONSES)
     app.state.sandbox = sandbox
+    app.state.callers = callers
+    app.state.rendered = RenderedViews()
     app.include_router(users.router)
     app.include_router(edits.router)
     app.include_router(prompts.router)
     app.include_router(images.router)
     if settings.controls:
         app.include_router(control.router)
-    if settings.spec_exact:
-        full_openapi = app.openapi
-        app.openapi = lambda: spec_openapi(full_openapi())
+    full_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = with_cookie_scheme(full_openapi())
+        return spec_openapi(schema) if settings.spec_exact else schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.exception_handler(SandboxError)
     async def sandbox_error(request: Request, exc: SandboxError) -> JSONResponse:

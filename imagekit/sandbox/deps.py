@@ -1,75 +1,82 @@
-"""Request dependencies: the sandbox, the authenticated caller, the platform and API-type headers."""
+"""Request dependencies: the sandbox, the authenticated caller, the platform and API-type headers,
+and the path parameters several routers share.
+
+The caller is found by one dependency that is itself the API-key scheme (so ``/openapi.json`` still
+declares it): FastAPI's cost per dependency is close to the lookup's own, so the lookup does not
+ask for the sandbox, the header and the cookie as dependencies of their own.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Path, Request
 from fastapi.security import APIKeyCookie, APIKeyHeader
-from sqlalchemy.orm import lazyload, selectinload
-from sqlalchemy.orm.attributes import set_committed_value
 
-from . import credits
-from .accounts import authenticate_cookie, authenticate_key
+from .callers import Caller, Callers
 from .errors import SandboxError
 from .schemas import REQUEST_ID_PATTERN, ApiType, Platform
 from .service import Sandbox
-from .tables import Enterprise, User
+from .tables import User
 
-api_key_scheme = APIKeyHeader(name="X-Api-Key", auto_error=False, description="The issued API key.")
-cookie_scheme = APIKeyCookie(name="connect.sid", auto_error=False,
-                             description="Login session (accepted on GET /api/users/me only).")
+API_KEY_HEADER = "X-Api-Key"
+COOKIE = "connect.sid"
 
 
 async def get_sandbox(request: Request) -> Sandbox:
-    return request.app.state.sandbox
+    sandbox: Sandbox = request.app.state.sandbox
+    return sandbox
 
 
 SandboxDep = Annotated[Sandbox, Depends(get_sandbox)]
 
-# The plan comes from the sandbox's cache (plans never change while it runs), not from a join.
-_USER_OPTIONS = (lazyload(User.plan), selectinload(User.enterprise).selectinload(Enterprise.models))
 
+class CallerScheme(APIKeyHeader):
+    """The caller by API key or, with ``cookie``, failing that by the ``connect.sid`` login cookie."""
 
-def _authenticate(sandbox: Sandbox, key: str | None, cookie: str | None) -> User:
-    """The caller with enterprise and (cached) plan attached; due grants applied first.
+    def __init__(self, *, cookie: bool) -> None:
+        super().__init__(name=API_KEY_HEADER, scheme_name="APIKeyHeader", auto_error=False,
+                         description="The issued API key.")
+        self.cookie = cookie
 
-    Each step holds one database connection and lets it go before the next: a request that held a
-    read connection while waiting for a write one could, in a burst, exhaust the pool."""
-    now = sandbox.clock.now()
-    with sandbox.db.read() as session:
+    async def __call__(self, request: Request) -> Caller:  # type: ignore[override]  # a Caller, not the key
+        callers: Callers = request.app.state.callers
+        key = request.headers.get(API_KEY_HEADER)
         if key:
-            user_id = authenticate_key(session, key, now)
-        else:
-            user_id = authenticate_cookie(session, cookie, now) if cookie else None
-        if user_id is None:
+            return await callers.by_key(key)
+        cookie = request.cookies.get(COOKIE) if self.cookie else None
+        caller = await callers.by_cookie(cookie) if cookie else None
+        if caller is None:
             raise SandboxError(403, "not_logged_in", "Send the X-Api-Key header (or log in).")
-        user = session.get(User, user_id, options=_USER_OPTIONS)
-        due = credits.grants_due(user, now)
-    if due:
-        with sandbox.db.write() as writer:
-            # Locked: another worker's charge between this read and write would otherwise be undone.
-            credits.apply_grants(sandbox.db.locked(writer, User, user_id), sandbox.clock.now())
-        with sandbox.db.read() as session:
-            user = session.get(User, user_id, options=_USER_OPTIONS)
-    set_committed_value(user, "plan", sandbox.plan(user.plan_id))
-    return user
+        return caller
 
 
-def current_user(sandbox: SandboxDep, key: Annotated[str | None, Depends(api_key_scheme)]) -> User:
-    """The caller by API key (every /api endpoint)."""
-    return _authenticate(sandbox, key, None)
+by_key = CallerScheme(cookie=False)
+by_key_or_cookie = CallerScheme(cookie=True)
+cookie_scheme = APIKeyCookie(name=COOKIE, auto_error=False,
+                             description="Login session (accepted on GET /api/users/me only).")
+COOKIE_SECURITY: dict[str, Any] = {"security": [{cookie_scheme.scheme_name: []}]}
+"""``openapi_extra`` of a route taking ``by_key_or_cookie``: the cookie as the key's alternative.
+
+``by_key_or_cookie`` reads the cookie itself; declared as a dependency of its own it would cost each
+request one more resolution, so it is declared in the document instead (see ``with_cookie_scheme``)."""
 
 
-def current_user_or_session(sandbox: SandboxDep, key: Annotated[str | None, Depends(api_key_scheme)],
-                            cookie: Annotated[str | None, Depends(cookie_scheme)]) -> User:
-    """The caller by API key or, failing that, by the connect.sid login cookie."""
-    return _authenticate(sandbox, key, cookie)
+def with_cookie_scheme(schema: dict[str, Any]) -> dict[str, Any]:
+    """``/openapi.json`` with the cookie scheme among its security schemes."""
+    schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+    schemes[cookie_scheme.scheme_name] = cookie_scheme.model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return schema
+
+
+async def current_user(caller: Annotated[Caller, Depends(by_key)]) -> User:
+    return caller.user
 
 
 CurrentUser = Annotated[User, Depends(current_user)]
-SessionUser = Annotated[User, Depends(current_user_or_session)]
+SessionCaller = Annotated[Caller, Depends(by_key_or_cookie)]
 PlatformHeader = Annotated[Platform, Header(alias="X-Platform", description="Platform tag.")]
 ApiTypeHeader = Annotated[ApiType, Header(alias="X-Api-Type", description="API type: standard or enterprise.")]
 RequestIdHeader = Annotated[str | None, Header(alias="X-Request-Id", max_length=64, pattern=REQUEST_ID_PATTERN,
                                                description="Request id, used to cancel an edit.")]
+ImageId = Annotated[int, Path(ge=1, le=2**53, description="Image id.")]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
+from typing import Any
 
 from .clock import iso
 from .credits import _add_months, balances, edit_count, is_postpaid, max_edits, prompt_count, total_balance
@@ -151,3 +154,29 @@ def image_meta_view(image: Image, *, owner: User | None, upscaled: list[Image], 
         "GenerationInfo": _meta_generation_info(image, tagged), **optional,
         "Bought": [], "Likes": [], "Dislikes": [],
     }
+
+
+class RenderedViews:
+    """Each user's last rendered document with the row it was rendered from: a view is a function of
+    its rows alone, so while the row reads the same the bytes can be sent again as they are."""
+
+    def __init__(self, users: int = 1024) -> None:
+        self._documents: OrderedDict[int, tuple[tuple[Any, ...], bytes]] = OrderedDict()
+        self._users = users
+        self._lock = threading.Lock()
+
+    def get(self, user_id: int, row: tuple[Any, ...]) -> bytes | None:
+        with self._lock:
+            kept = self._documents.get(user_id)
+            if kept is None or kept[0] != row:
+                return None
+            self._documents.move_to_end(user_id)
+            return kept[1]
+
+    def put(self, user_id: int, row: tuple[Any, ...], document: bytes) -> bytes:
+        with self._lock:
+            self._documents[user_id] = (row, document)
+            self._documents.move_to_end(user_id)
+            while len(self._documents) > self._users:
+                self._documents.popitem(last=False)
+        return document

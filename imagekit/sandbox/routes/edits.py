@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
-from ..deps import CurrentUser, PlatformHeader, RequestIdHeader, SandboxDep
+from ..deps import CurrentUser, ImageId, PlatformHeader, RequestIdHeader, SandboxDep
 from ..editing import Edit, EditResult, edit_result_view, run_edit
 from ..engines import edits as engines
 from ..engines.base import GenerationRequest
@@ -18,7 +18,6 @@ from ..errors import SandboxError, invalid
 from ..references import ready_image
 from ..extensions import charge_headers
 from ..schemas import REQUEST_ID_PATTERN, Body, EditOut, ScaleSize
-from .images import ImageId
 
 router = APIRouter(prefix="/api/images", tags=["edits"])
 _EDIT = {"response_model": None, "responses": {200: {"model": EditOut}}}

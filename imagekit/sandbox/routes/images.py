@@ -5,14 +5,14 @@ from __future__ import annotations
 import base64
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
 from .. import credits, generation
 from ..binaries import MEDIA_TYPES, parse_scale
-from ..deps import ApiTypeHeader, CurrentUser, PlatformHeader, SandboxDep
+from ..deps import ApiTypeHeader, CurrentUser, ImageId, PlatformHeader, SandboxDep
 from ..engines.edits.codecs import encode_image
 from ..extensions import charge_headers
 from ..errors import not_found
@@ -21,7 +21,6 @@ from ..tables import Charge, Collection, DownloadLog, Image, Style, User
 from ..views import generated_image_view, image_meta_view
 
 router = APIRouter(prefix="/api/images", tags=["images"])
-ImageId = Annotated[int, Path(ge=1, le=2**53, description="Image id.")]
 
 
 @router.post("/create", response_model=None, responses={200: {"model": CreateOut}})

@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy import func, select
+from starlette.concurrency import run_in_threadpool
 
-from ..deps import CurrentUser, SandboxDep, SessionUser
+from ..deps import COOKIE_SECURITY, CurrentUser, SandboxDep, SessionCaller
 from ..schemas import StyleOut, UsageOut, UserOut
-from ..tables import Collection, EnterpriseDownload, Style
-from ..views import style_view, usage_view, user_view
+from ..service import Sandbox
+from ..tables import Collection, EnterpriseDownload, Style, User
+from ..views import RenderedViews, style_view, usage_view, user_view
 
 router = APIRouter(prefix="/api/users/me", tags=["users"])
 
 
-@router.get("", response_model=None, responses={200: {"model": UserOut}})
-def me(sandbox: SandboxDep, user: SessionUser) -> dict:
+@router.get("", response_model=None, responses={200: {"model": UserOut}}, openapi_extra=COOKIE_SECURITY)
+async def me(request: Request, caller: SessionCaller) -> Response:
     """The caller's profile, plan (with credit costs and price) and enterprise data."""
-    downloads = []
-    if user.enterprise is not None:
-        with sandbox.db.read() as session:
-            downloads = list(session.scalars(select(EnterpriseDownload).where(EnterpriseDownload.user_id == user.user_id)
-                                             .order_by(EnterpriseDownload.enterprise_download_id)))
+    sandbox: Sandbox = request.app.state.sandbox
+    rendered: RenderedViews = request.app.state.rendered
+    user = caller.user
+    if user.enterprise is not None:  # its downloads come from a table the caller's row does not cover
+        return JSONResponse(await run_in_threadpool(_enterprise_profile, sandbox, user))
+    document = rendered.get(user.user_id, caller.row)
+    if document is None:
+        view = user_view(user, sandbox.plan_view(user.plan), sandbox.settings.base_size, [])
+        document = rendered.put(user.user_id, caller.row, bytes(JSONResponse(view).body))
+    return Response(document, media_type="application/json")
+
+
+def _enterprise_profile(sandbox: Sandbox, user: User) -> dict:
+    with sandbox.db.read() as session:
+        downloads = list(session.scalars(select(EnterpriseDownload).where(EnterpriseDownload.user_id == user.user_id)
+                                         .order_by(EnterpriseDownload.enterprise_download_id)))
     return user_view(user, sandbox.plan_view(user.plan), sandbox.settings.base_size, downloads)
 
 

@@ -1,0 +1,223 @@
+"""The request path: ``GET /api/users/me`` requests per second, the sandbox beside bare Starlette.
+
+Every row is a real server in a subprocess on 127.0.0.1, started by a command line:
+- the sandbox rows run ``imagekit sandbox init --data DIR [INIT ARGS]`` (its last line is the demo
+  key) and then ``imagekit sandbox serve --data DIR --port P [SERVE ARGS]``;
+- the bare row is this script's ``--bare DOCUMENT --port P``: one async Starlette endpoint returning
+  the very document the first sandbox row answered, under uvicorn with its default settings (as
+  ``imagekit sandbox serve`` uses them).
+
+The load is the same for every row: ``--connections`` keep-alive HTTP/1.1 connections driven by one
+asyncio loop in this process (raw requests, each answer read to its end and checked to be a 200),
+so the client costs far less than the servers and the ratio reflects the servers. In each of
+``--rounds`` rounds every row is driven for ``--seconds`` in turn, and a row's ratio to bare
+Starlette is taken within the round: load from elsewhere on a shared machine drifts slowly, so it
+hits both sides of a ratio alike. The medians over the rounds are printed, with each round's figure.
+
+More sandbox configurations are more rows: ``--row "NAME|INIT ARGS|SERVE ARGS"``, for example
+``--row "PostgreSQL, 2 workers|--db URL|--db URL --workers 2"``.
+
+Run: ``.venv/bin/python benchmarks/bench_request_path.py [--seconds 5] [--rounds 3] [--connections 8]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import shlex
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+PATH = "/api/users/me"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One server to measure: a sandbox configuration (its init and serve arguments) or the bare app."""
+
+    name: str
+    init: tuple[str, ...] = ()
+    serve: tuple[str, ...] = ()
+    bare: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> Row:
+        name, init, serve = (text.split("|") + ["", ""])[:3]
+        return cls(name.strip(), tuple(shlex.split(init)), tuple(shlex.split(serve)))
+
+
+SANDBOX = Row("sandbox, SQLite, 1 worker")
+BARE = Row("bare Starlette, same body", bare=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "imagekit.cli", *args]
+
+
+@dataclass
+class Server:
+    """A row's server, answering on ``url`` with ``key``."""
+
+    url: str
+    key: str
+    process: subprocess.Popen[bytes]
+
+
+@contextmanager
+def running(row: Row, workdir: Path, document: Path | None) -> Iterator[Server]:
+    """Start ``row``'s server, wait until it answers, stop it (SIGTERM) at the end."""
+    port, key = free_port(), ""
+    if row.bare:
+        assert document is not None, "the bare row needs a sandbox row before it"
+        argv = [sys.executable, __file__, "--bare", str(document), "--port", str(port)]
+    else:
+        data = workdir / f"data-{port}"
+        init = subprocess.run(_cli("sandbox", "init", "--data", str(data), *row.init),
+                              capture_output=True, text=True, check=True, timeout=300)
+        key = init.stdout.strip().splitlines()[-1]
+        argv = _cli("sandbox", "serve", "--data", str(data), "--port", str(port), "--log-level", "warning", *row.serve)
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = Server(f"http://127.0.0.1:{port}", key, process)
+    try:
+        _wait_until_answering(server)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_until_answering(server: Server) -> None:
+    deadline = time.monotonic() + 120
+    while True:
+        if server.process.poll() is not None:
+            said = server.process.stderr.read().decode() if server.process.stderr else ""
+            raise RuntimeError(f"the server exited: {said}")
+        try:
+            httpx.get(server.url + PATH, headers={"X-Api-Key": server.key}, timeout=5).raise_for_status()
+            return
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, f"{server.url} did not answer within 120 s"
+            time.sleep(0.05)  # a port that is not open yet gives no event to wait on
+
+
+async def _drive(url: str, key: str, seconds: float, connections: int) -> int:
+    """Answers (all 200) to ``GET /api/users/me`` over ``connections`` keep-alive connections."""
+    host, port = url.removeprefix("http://").split(":")
+    request = (f"GET {PATH} HTTP/1.1\r\nHost: {host}:{port}\r\nX-Api-Key: {key}\r\n"
+               f"Accept: */*\r\nUser-Agent: bench\r\n\r\n").encode()
+    done = 0
+
+    async def connection(stop_at: float) -> None:
+        nonlocal done
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            while time.perf_counter() < stop_at:
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                if not head.startswith(b"HTTP/1.1 200"):
+                    raise RuntimeError(f"{url}{PATH} answered {head.splitlines()[0].decode()}")
+                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length:"))
+                await reader.readexactly(length)
+                done += 1
+        finally:
+            writer.close()
+
+    await asyncio.gather(*(connection(time.perf_counter() + 0.3) for _ in range(connections)))  # warm
+    done = 0
+    started = time.perf_counter()
+    await asyncio.gather(*(connection(started + seconds) for _ in range(connections)))
+    return round(done / (time.perf_counter() - started))
+
+
+def rate(server: Server, seconds: float, connections: int) -> int:
+    return asyncio.run(_drive(server.url, server.key, seconds, connections))
+
+
+def measure(sandboxes: list[Row], seconds: float, rounds: int, connections: int) -> dict[str, list[int]]:
+    """Requests per second of every sandbox row and of the bare row, ``rounds`` times, in turn."""
+    rates: dict[str, list[int]] = {row.name: [] for row in [*sandboxes, BARE]}
+    with tempfile.TemporaryDirectory(prefix="bench-request-path-") as tmp, ExitStack() as stack:
+        workdir, servers = Path(tmp), {}
+        for row in sandboxes:
+            servers[row.name] = stack.enter_context(running(row, workdir, None))
+        first = servers[sandboxes[0].name]
+        document = workdir / "me.json"
+        document.write_bytes(httpx.get(first.url + PATH, headers={"X-Api-Key": first.key}).raise_for_status().content)
+        servers[BARE.name] = stack.enter_context(running(BARE, workdir, document))
+        for _ in range(rounds):
+            for name, server in servers.items():
+                rates[name].append(rate(server, seconds, connections))
+    return rates
+
+
+def serve_bare(document: Path, port: int) -> None:
+    """``--bare``: one async endpoint returning ``document``, under uvicorn's default settings."""
+    import json
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    body = json.loads(document.read_text())
+
+    async def me(request: Request) -> JSONResponse:
+        return JSONResponse(body)
+
+    uvicorn.run(Starlette(routes=[Route(PATH, me)]), host="127.0.0.1", port=port, log_level="warning")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="length of one round per row")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; the rows alternate within each")
+    parser.add_argument("--connections", type=int, default=8, help="keep-alive connections of the load")
+    parser.add_argument("--row", action="append", default=[], type=Row.parse, metavar="NAME|INIT ARGS|SERVE ARGS",
+                        help="another sandbox configuration to measure (repeatable)")
+    parser.add_argument("--bare", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare:
+        serve_bare(args.bare, args.port)
+        return 0
+
+    sandboxes = [SANDBOX, *args.row]
+    rates = measure(sandboxes, args.seconds, args.rounds, args.connections)
+    bare = rates[BARE.name]
+    print(f"request path benchmark  ({os.cpu_count()} CPUs, Python {platform.python_version()})")
+    print(f"GET {PATH}: {args.connections} keep-alive connections, {args.rounds} rounds x {args.seconds:g} s "
+          f"per row, rows in turn within each round")
+    print(f"  {'':34}{'req/s':>8}{'of bare':>9}   req/s per round")
+    for row in [*sandboxes, BARE]:
+        ratio = statistics.median(mine / theirs for mine, theirs in zip(rates[row.name], bare, strict=True))
+        print(f"  {row.name:34}{statistics.median(rates[row.name]):8.0f}{ratio:9.2f}   "
+              f"{', '.join(map(str, rates[row.name]))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

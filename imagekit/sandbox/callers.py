@@ -1,0 +1,144 @@
+"""Who is calling: an API key or a ``connect.sid`` cookie resolved to the caller in one query.
+
+Every request reads the caller's row afresh (balances, grants and the enterprise's flags change, in
+this process or another), joined with the key or login session that names it: one indexed read, so
+a key removed or expired by anyone is refused on the next request. The read runs on the event loop
+(see :mod:`.reads`). What cannot change while the sandbox runs is kept: plans
+(``Sandbox.plan``), models, and the cookie secret once made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
+from starlette.concurrency import run_in_threadpool
+
+from . import credits
+from .accounts import cookie_session_id, key_matches, key_prefix
+from .errors import SandboxError
+from .reads import LoopReader, PreparedRead
+from .service import Sandbox
+from .tables import ApiKey, Enterprise, LoginSession, Model, State, User, enterprise_models
+
+_USERS, _ENTERPRISES, _KEYS, _LOGINS = User.__table__, Enterprise.__table__, ApiKey.__table__, LoginSession.__table__
+_USER_FIELDS = tuple(column.key for column in _USERS.columns)
+_ENTERPRISE_FIELDS = tuple(column.key for column in _ENTERPRISES.columns)
+_CALLER = (*_USERS.columns, *(column.label(f"enterprise_{column.key}") for column in _ENTERPRISES.columns))
+_WITH_ENTERPRISE = _USERS.outerjoin(_ENTERPRISES, _ENTERPRISES.c.user_id == _USERS.c.user_id)
+_BY_KEY = (select(_KEYS.c.key_hash, _KEYS.c.expires_at, *_CALLER)
+           .select_from(_KEYS.join(_WITH_ENTERPRISE, _USERS.c.user_id == _KEYS.c.user_id))
+           .where(_KEYS.c.prefix == bindparam("prefix")))
+_BY_LOGIN = (select(_LOGINS.c.expires_at, *_CALLER)
+             .select_from(_LOGINS.join(_WITH_ENTERPRISE, _USERS.c.user_id == _LOGINS.c.user_id))
+             .where(_LOGINS.c.sid_hash == bindparam("sid_hash")))
+_BY_ID = select(*_CALLER).select_from(_WITH_ENTERPRISE).where(_USERS.c.user_id == bindparam("user_id"))
+_COOKIE_SECRET = select(State.__table__.c.value).where(State.__table__.c.key == "cookie_secret")
+
+_Mapped = TypeVar("_Mapped", User, Enterprise)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The authenticated caller: ``user`` (detached, plan and enterprise attached) and ``row``, the
+    values it was built from, which tell whether anything shown about the caller changed."""
+
+    user: User
+    row: tuple[Any, ...]
+
+
+def _detached(cls: type[_Mapped], fields: Sequence[str], values: Sequence[Any]) -> _Mapped:
+    """An instance of ``cls`` as if loaded by a session that has since closed.
+
+    Filling the instance's dict is what SQLAlchemy's own loader does; building it through the
+    constructor would record every value as a change to flush, and cost four times as much."""
+    instance: _Mapped = cls.__mapper__.class_manager.new_instance()
+    instance.__dict__.update(zip(fields, values, strict=True))
+    make_transient_to_detached(instance)
+    return instance
+
+
+class Callers:
+    """Authentication for one app: ``by_key``, ``by_cookie``; ``close`` at shutdown."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self._sandbox = sandbox
+        engine = sandbox.db.engine
+        self._reader = LoopReader(engine)
+        self._by_key = PreparedRead(_BY_KEY, engine)
+        self._by_login = PreparedRead(_BY_LOGIN, engine)
+        self._by_id = PreparedRead(_BY_ID, engine)
+        self._cookie_secret_read = PreparedRead(_COOKIE_SECRET, engine)
+        self._cookie_secret: bytes | None = None
+        self._models: dict[int, Model] | None = None
+        self._models_of: dict[int, list[Model]] = {}
+
+    async def by_key(self, key: str) -> Caller:
+        """The owner of API key ``key``; 401 wrong_api_key or api_key_expired otherwise."""
+        prefix = key_prefix(key)
+        row = self._reader.first(self._by_key, prefix=prefix) if prefix else None
+        if not key_matches(key, row[0] if row is not None else None) or row is None:
+            raise SandboxError(401, "wrong_api_key", "The API key is invalid.")
+        if row[1] is not None and row[1] <= self._sandbox.clock.now():
+            raise SandboxError(401, "api_key_expired", "The API key has expired.")
+        return await self._caller(row[2:])
+
+    async def by_cookie(self, cookie: str) -> Caller | None:
+        """The user of a signed, unexpired ``connect.sid`` cookie, or None."""
+        sid_hash = cookie_session_id(cookie, self._secret())
+        row = self._reader.first(self._by_login, sid_hash=sid_hash) if sid_hash else None
+        if row is None or row[0] <= self._sandbox.clock.now():
+            return None
+        return await self._caller(row[1:])
+
+    async def _caller(self, row: tuple[Any, ...]) -> Caller:
+        """The caller of ``row``, after the grants that fell due (given in a worker thread: a write)."""
+        user = self._user(row)
+        if credits.grants_due(user, self._sandbox.clock.now()):
+            await run_in_threadpool(self._apply_grants, user.user_id)
+            row = self._reader.first(self._by_id, user_id=user.user_id) or row
+            user = self._user(row)
+        return Caller(user, row)
+
+    def _apply_grants(self, user_id: int) -> None:
+        with self._sandbox.db.write() as writer:
+            # Locked: another worker's charge between this read and write would otherwise be undone.
+            user = self._sandbox.db.locked(writer, User, user_id)
+            if user is not None:  # removed meanwhile: the re-read finds nothing new either
+                credits.apply_grants(user, self._sandbox.clock.now())
+
+    def _user(self, row: tuple[Any, ...]) -> User:
+        split = len(_USER_FIELDS)
+        user = _detached(User, _USER_FIELDS, row[:split])
+        set_committed_value(user, "plan", self._sandbox.plan(user.plan_id))
+        enterprise = None
+        if row[split] is not None:
+            enterprise = _detached(Enterprise, _ENTERPRISE_FIELDS, row[split:])
+            set_committed_value(enterprise, "models", self._enterprise_models(enterprise.enterprise_id))
+        set_committed_value(user, "enterprise", enterprise)
+        return user
+
+    def _enterprise_models(self, enterprise_id: int) -> list[Model]:
+        """The models bound to an enterprise account (bound when it is made, never changed)."""
+        if enterprise_id not in self._models_of:
+            with self._sandbox.db.read() as session:
+                if self._models is None:
+                    self._models = {model.model_id: model for model in session.scalars(select(Model))}
+                bound = session.scalars(select(enterprise_models.c.model_id).where(
+                    enterprise_models.c.enterprise_id == enterprise_id).order_by(enterprise_models.c.model_id))
+                self._models_of[enterprise_id] = [self._models[model_id] for model_id in bound]
+        return self._models_of[enterprise_id]
+
+    def _secret(self) -> bytes | None:
+        """The cookie secret; none until the first login made it (then kept: it never changes)."""
+        if self._cookie_secret is None:
+            row = self._reader.first(self._cookie_secret_read)
+            self._cookie_secret = bytes.fromhex(row[0]) if row else None
+        return self._cookie_secret
+
+    def close(self) -> None:
+        self._reader.close()

@@ -1,0 +1,100 @@
+"""Small reads on the request path, run on the event loop over the driver's own connection.
+
+A request that only needs a row or two (who is calling) reads it without a worker thread and
+without SQLAlchemy's execution layer: for a one-row indexed SELECT both cost several times the query
+itself. Statements are still written with SQLAlchemy and compiled once for the engine's dialect,
+and values are converted by the column types' own result processors, so a row reads the same as
+through a session, on SQLite or PostgreSQL. Only reads go this way; every write takes
+``Database.write()`` in a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Select
+from sqlalchemy.engine import Engine
+from sqlalchemy.pool import PoolProxiedConnection
+
+
+class PreparedRead:
+    """A SELECT compiled once for ``engine``'s dialect; ``first(connection, **params)`` runs it."""
+
+    def __init__(self, statement: Select[Any], engine: Engine) -> None:
+        dialect = engine.dialect
+        self._compiled = statement.compile(dialect=dialect)
+        self._sql = self._compiled.string
+        self._order: list[str] | None = getattr(self._compiled, "positiontup", None)
+        self._convert: list[Callable[[Any], Any] | None] = [
+            column.type.dialect_impl(dialect).result_processor(dialect, None)
+            for column in statement.selected_columns]
+
+    def first(self, connection: PoolProxiedConnection, **params: Any) -> tuple[Any, ...] | None:
+        """The first row (converted to Python values), or None."""
+        bound = self._compiled.construct_params(params)
+        arguments = tuple(bound[name] for name in self._order) if self._order else bound
+        cursor = connection.cursor()
+        try:
+            cursor.execute(self._sql, arguments)
+            row = cursor.fetchone()
+        finally:
+            cursor.close()
+        if row is None:
+            return None
+        return tuple(value if convert is None or value is None else convert(value)
+                     for convert, value in zip(self._convert, row, strict=True))
+
+
+class LoopReader:
+    """One pooled connection per thread that reads (in practice: the event loop's), kept open.
+
+    Kept, it is never waited for: a request on the event loop must not queue behind worker threads
+    for a pooled connection. Each read ends its transaction at once (the next one sees what others
+    committed since, and PostgreSQL holds no snapshot open); a connection found broken is replaced once.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._local = threading.local()
+        self._held: list[PoolProxiedConnection] = []
+        self._lock = threading.Lock()
+
+    def first(self, read: PreparedRead, **params: Any) -> tuple[Any, ...] | None:
+        dbapi_error = self.engine.dialect.loaded_dbapi.Error
+        for attempt in (1, 2):
+            connection = self._connection()
+            try:
+                row = read.first(connection, **params)
+            except dbapi_error as exc:
+                if attempt == 2 or not self.engine.dialect.is_disconnect(exc, connection.driver_connection, None):
+                    connection.rollback()
+                    raise
+                self._drop(connection)
+                continue
+            connection.rollback()
+            return row
+        raise AssertionError("unreachable: the second attempt returns or raises")
+
+    def _connection(self) -> PoolProxiedConnection:
+        connection: PoolProxiedConnection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self.engine.raw_connection()
+            self._local.connection = connection
+            with self._lock:
+                self._held.append(connection)
+        return connection
+
+    def _drop(self, connection: PoolProxiedConnection) -> None:
+        connection.invalidate()
+        self._local.connection = None
+        with self._lock:
+            self._held.remove(connection)
+
+    def close(self) -> None:
+        """Give every thread's connection back to the pool (before the engine is disposed)."""
+        with self._lock:
+            held, self._held = self._held, []
+        for connection in held:
+            connection.close()
