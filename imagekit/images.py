@@ -13,17 +13,18 @@ import io
 import logging
 import os
 import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from .errors import GenerationFailedError
 from .models import FAILED, PENDING, CreateResponse, ImageMeta
-from .resources._media import thumbnail_png
+from .media import thumbnail_png
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
 
-__all__ = ["Image", "AsyncImage", "CreateResult", "AsyncCreateResult", "EditOptions"]
+__all__ = ["Image", "AsyncImage", "CreateResult", "AsyncCreateResult", "EditOptions", "new_request_id"]
 
 log = logging.getLogger("imagekit")
 Pair = tuple[float, float]
@@ -36,6 +37,11 @@ class EditOptions(TypedDict, total=False):
     """Id to cancel the edit by; generated when not given."""
     timeout: float
     """Seconds to wait for the result; when they run out the edit is cancelled on the server."""
+
+
+def new_request_id() -> str:
+    """A fresh edit request id (what ``EditOptions.request_id`` defaults to)."""
+    return uuid.uuid4().hex
 
 
 class _Handle:

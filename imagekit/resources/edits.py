@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import uuid
 from typing import Any, Unpack
 from urllib.parse import quote
 
@@ -19,10 +18,10 @@ import anyio
 from .._http import Call, Response, charge_of
 from ..config import Config
 from ..errors import APIConnectionError, ImagekitError
-from ..images import AsyncImage, EditOptions, Image
+from ..images import AsyncImage, EditOptions, Image, new_request_id
 from ..models import EditResult
 from ._common import Namespace, compact, parse, platform_headers
-from ._media import fitted_mask, mask_png, parse_resolution
+from ..media import fitted_mask, mask_png, parse_resolution
 
 log = logging.getLogger("imagekit")
 
@@ -64,11 +63,6 @@ def clean_up_call(image_id: int, mask: Any) -> Call:
 def cancel_call(request_id: str, timeout: float | None = None) -> Call:
     """POST /api/images/cancelEdit/{requestId}."""
     return Call("POST", f"/api/images/cancelEdit/{quote(str(request_id), safe='')}", timeout=timeout)
-
-
-def new_request_id() -> str:
-    """A fresh edit request id."""
-    return uuid.uuid4().hex
 
 
 def prepare(config: Config, call: Call, request_id: str | None, timeout: float | None) -> tuple[Call, str]:

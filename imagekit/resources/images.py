@@ -17,7 +17,7 @@ from ..errors import GenerationFailedError, WaitTimeoutError
 from ..images import AsyncCreateResult, AsyncImage, CreateResult, Image
 from ..models import FAILED, PENDING, CreateResponse, ImageMeta
 from ._common import Namespace, compact, parse, platform_headers
-from ._media import image_source, type_for_path
+from ..media import image_source, type_for_path
 
 
 class CreateOptions(TypedDict, total=False):

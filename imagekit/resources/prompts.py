@@ -8,7 +8,7 @@ from .._http import Call, Response, charge_of
 from ..config import Config
 from ..models import ImageCaption, TextPrompt
 from ._common import Namespace, compact, parse, platform_headers
-from ._media import image_source
+from ..media import image_source
 
 
 def text_call(config: Config, text: str, style: Any) -> Call:

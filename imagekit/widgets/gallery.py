@@ -9,7 +9,7 @@ import anywidget
 from ipywidgets import CallbackDispatcher
 from traitlets import Bool, Int, List, Unicode, observe
 
-from ..resources._media import thumbnail_png, to_png
+from ..media import thumbnail_png, to_png
 from ._assets import asset_text
 
 __all__ = ["Gallery"]

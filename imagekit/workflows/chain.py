@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import APIConnectionError, APIError, APITimeoutError, ImagekitError
-from ..resources.edits import new_request_id
+from ..images import new_request_id
 from .pricing import Prices, edit_cost_type
 
 if TYPE_CHECKING:
