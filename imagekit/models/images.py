@@ -5,9 +5,10 @@ from __future__ import annotations
 from pydantic import Field
 
 from ._base import Number, Resource, Timestamp
+from .status import COMPLETED, FAILED, PENDING
 
-PENDING, COMPLETED, FAILED = "PENDING", "COMPLETED", "FAILED"
-"""Values of ``generation_status``."""
+__all__ = ["COMPLETED", "FAILED", "PENDING", "CollectionInfo", "CreateResponse", "DownloadLogEntry", "GeneratedImage",
+           "GenerationInfo", "ImageMeta", "ImageRef", "Reaction", "UpscaledEntry"]
 
 
 class GenerationInfo(Resource):
