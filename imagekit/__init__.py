@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ._retry import RetryPolicy
 from .client import AsyncClient, Client
-from .config import VERSION as __version__, Config
+from .config import VERSION as __version__, Config  # noqa: F401  (__version__: the package version)
 from .embedded import connect
 from .errors import (
     APIConnectionError,
@@ -24,21 +24,19 @@ from .errors import (
     AuthenticationError,
     BadRequestError,
     CollectionNotFoundError,
-    DuplicateRequestIdError,
     ConfigError,
     ConflictError,
+    DuplicateRequestIdError,
     EditCancelledError,
     EditFailedError,
     EditLimitExceededError,
     EmptyMaskError,
-    MaskSizeMismatchError,
     EnterpriseOnlyError,
     GenerationFailedError,
-    JournalMismatchError,
+    ImagekitError,
     ImageNotFoundError,
     ImageNotReadyError,
     ImageTooLargeError,
-    ImagekitError,
     InternalServerError,
     InvalidAPITypeError,
     InvalidGenerationModeError,
@@ -48,7 +46,9 @@ from .errors import (
     InvalidPlatformError,
     InvalidRequestError,
     InvalidRequestIdError,
+    JournalMismatchError,
     MalformedJSONError,
+    MaskSizeMismatchError,
     MethodNotAllowedError,
     ModelNotAvailableError,
     NotEnoughCreditError,
@@ -91,7 +91,9 @@ if TYPE_CHECKING:
         Usage,
         User,
     )
-    from .workflows import Batch, Chain, chain, grid
+    from .workflows.batch import Batch
+    from .workflows.chain import Chain, chain
+    from .workflows.rows import grid
 
 __all__ = [
     # clients

@@ -187,7 +187,7 @@ def _transport_error(call: Call, exc: httpx.TransportError, failure: Failure,
 
 def _has_request(exc: httpx.TransportError) -> bool:
     try:
-        exc.request
+        _ = exc.request
     except RuntimeError:  # httpx raises when the exception was created without a request
         return False
     return True

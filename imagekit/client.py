@@ -23,8 +23,8 @@ from .resources.users import AsyncUsers, Users
 
 if TYPE_CHECKING:
     from .images import AsyncCreateResult, AsyncImage, CreateResult, Image
-    from .media import ImageSource
     from .ledger import Ledger
+    from .media import ImageSource
     from .models import ImageCaption, Style, TextPrompt, Usage, User
     from .workflows.batch import Batch
 

@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, Generic, TypedDict, TypeVar, Unpack
 
 from .errors import GenerationFailedError, ImagekitError
 from .media import MaskSource, thumbnail_png

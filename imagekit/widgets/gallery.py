@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import anywidget
 from ipywidgets import CallbackDispatcher

@@ -24,7 +24,7 @@ from .._retry import REFUSED_STATUSES, RetryPolicy
 from .journal import Entry, Journal, account_identity
 from .pricing import Prices
 from .rows import Row, make_rows
-from .runner import RunOptions, Runner, thumbnail_ids
+from .runner import Runner, RunOptions, thumbnail_ids
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-
-import anyio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from ..errors import APIConnectionError, APIError, APITimeoutError, ImagekitError
 from ..images import new_request_id
-from .pricing import Prices, edit_cost_type
+from .pricing import Prices
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -99,7 +99,7 @@ class Chain:
         """Credits one run of the chain costs, from the plan's CreditCostInfo."""
         client = client or self.client
         if client is None:
-            from ..client import connect
+            from ..embedded import connect
 
             client = connect()
         prices = Prices.from_account(client.me(), [])

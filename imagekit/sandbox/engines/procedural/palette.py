@@ -92,8 +92,8 @@ def _hls(c: Colour) -> tuple[float, float, float]:
     return colorsys.rgb_to_hls(*(v / 255.0 for v in c))
 
 
-def _rgb(h: float, l: float, s: float) -> Colour:
-    return tuple(round(v * 255.0, 2) for v in colorsys.hls_to_rgb(h, l, s))
+def _rgb(h: float, light: float, s: float) -> Colour:
+    return tuple(round(v * 255.0, 2) for v in colorsys.hls_to_rgb(h, light, s))
 
 
 def _mix(a: Colour, b: Colour, t: float) -> Colour:
@@ -107,8 +107,8 @@ def tint(palette: Palette, hue: str, strength: float = 0.55) -> Palette:
 
         def neutral(name: str, c: Colour) -> Colour:
             if target is None:
-                h, l, s = _hls(c)
-                return _rgb(h, l, s * 0.15)
+                h, light, s = _hls(c)
+                return _rgb(h, light, s * 0.15)
             return _mix(c, target, 0.45 if name in _SCENE_ROLES else 0.2)
 
         return palette.map(neutral)
@@ -117,10 +117,10 @@ def tint(palette: Palette, hue: str, strength: float = 0.55) -> Palette:
     def pull(name: str, c: Colour) -> Colour:
         if name not in _SCENE_ROLES:
             return c
-        _, l, s = _hls(c)
+        _, light, s = _hls(c)
         # The sky takes less of the tint than the land: a "green lake" keeps a believable sky.
         pull_by = strength * (0.6 if name.startswith("sky") else 1.0)
-        return _mix(c, _rgb(th, l, max(s, 0.45, ts * 0.7)), pull_by)
+        return _mix(c, _rgb(th, light, max(s, 0.45, ts * 0.7)), pull_by)
 
     return replace(palette.map(pull), accent=HUE_TINTS[hue])
 
@@ -136,8 +136,8 @@ def drop_hues(palette: Palette, banned: frozenset[str]) -> Palette:
         return palette
 
     def drop(_: str, c: Colour) -> Colour:
-        h, l, s = _hls(c)
-        return _rgb(h, l, s * 0.1) if s > 0.15 and _in_ranges(h * 180.0, ranges) else c
+        h, light, s = _hls(c)
+        return _rgb(h, light, s * 0.1) if s > 0.15 and _in_ranges(h * 180.0, ranges) else c
 
     return palette.map(drop)
 
