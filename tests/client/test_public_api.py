@@ -86,8 +86,18 @@ def test_client_shortcuts_cover_the_issue_surface():
         assert name in public_methods(handles.Image)
 
 
+def test_lazy_names_load_on_first_use():
+    code = ("import sys, imagekit; imagekit.User; imagekit.grid; imagekit.Ledger; "
+            "print(all(m in sys.modules for m in ('imagekit.models.users', 'imagekit.workflows', 'imagekit.ledger')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+    assert set(imagekit.__all__) <= set(dir(imagekit))
+
+
 def test_import_stays_light():
-    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm"]
+    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm",
+             # loaded on first use (see imagekit/__init__.py): async code, the ledger, workflows, the models
+             "asyncio", "anyio", "sqlite3", "imagekit.ledger", "imagekit.workflows", "imagekit.models.users"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
