@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
 import httpx
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from .workflows.batch import Batch
 
 __all__ = ["Client", "AsyncClient"]
+
+C = TypeVar("C", bound="_ClientBase")
 
 
 class _ClientBase:
@@ -63,6 +65,22 @@ class _ClientBase:
                                                                                  self.config.api_key):
                 derived.setdefault("account", self._ledger.account)
         return derived
+
+    def with_options(self, *, base_url: str | None = None, api_key: str | None = None,
+                     **options: Unpack[ClientOptions]) -> Self:
+        """A new client of this kind with these settings changed and the rest (transport and ledger
+        included) kept. Closing it leaves this client's transport open."""
+        return self._derive(type(self), options, base_url=base_url, api_key=api_key)
+
+    copy = with_options
+
+    def _derive(self, kind: type[C], options: ClientOptions, *, base_url: str | None = None,
+                api_key: str | None = None) -> C:
+        _check(options)
+        config = self._config.updated(options, base_url=base_url, api_key=api_key)
+        client = kind.__new__(kind)
+        client._setup(config, self._derived(config, options))
+        return client
 
     @property
     def config(self) -> Config:
@@ -103,26 +121,10 @@ class Client(_ClientBase):
         self.prompts = Prompts(self)
         """Text-to-prompt and image-to-prompt."""
 
-    def with_options(self, *, base_url: str | None = None, api_key: str | None = None,
-                     **options: Unpack[ClientOptions]) -> Client:
-        """A new Client with these settings changed and the rest (transport and ledger included) kept.
-        Closing it leaves this client's transport open."""
-        _check(options)
-        config = self._config.updated(options, base_url=base_url, api_key=api_key)
-        client = Client.__new__(Client)
-        client._setup(config, self._derived(config, options))
-        return client
-
-    copy = with_options
-
     def to_async(self, **options: Unpack[ClientOptions]) -> AsyncClient:
         """An AsyncClient twin: the same service, key, settings, ledger and transport (a blocking-only
         transport serves it from worker threads), with ``options`` changed."""
-        _check(options)
-        config = self._config.updated(options)
-        client = AsyncClient.__new__(AsyncClient)
-        client._setup(config, self._derived(config, options))
-        return client
+        return self._derive(AsyncClient, options)
 
     def close(self) -> None:
         """Close pooled connections."""
@@ -200,18 +202,6 @@ class AsyncClient(_ClientBase):
         """Edits and their cancellation."""
         self.prompts = AsyncPrompts(self)
         """Text-to-prompt and image-to-prompt."""
-
-    def with_options(self, *, base_url: str | None = None, api_key: str | None = None,
-                     **options: Unpack[ClientOptions]) -> AsyncClient:
-        """A new AsyncClient with these settings changed and the rest (transport and ledger included)
-        kept. Closing it leaves this client's transport open."""
-        _check(options)
-        config = self._config.updated(options, base_url=base_url, api_key=api_key)
-        client = AsyncClient.__new__(AsyncClient)
-        client._setup(config, self._derived(config, options))
-        return client
-
-    copy = with_options
 
     async def aclose(self) -> None:
         """Close pooled connections."""
