@@ -8,7 +8,7 @@ words desaturate matching roles here and matching pixels at the end (:func:`supp
 from __future__ import annotations
 
 import colorsys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 
 import cv2
@@ -39,7 +39,13 @@ class Palette:
 
 
 def _p(*rgb: RGB) -> Palette:
-    return Palette(*(tuple(float(v) for v in c) for c in rgb))
+    return Palette(*(_colour(c) for c in rgb))
+
+
+def _colour(values: Iterable[float]) -> Colour:
+    """Three floats as a Colour (the first three of ``values``)."""
+    r, g, b = (float(v) for v in list(values)[:3])
+    return r, g, b
 
 
 THEMES: dict[str, Palette] = {
@@ -93,11 +99,11 @@ def _hls(c: Colour) -> tuple[float, float, float]:
 
 
 def _rgb(h: float, light: float, s: float) -> Colour:
-    return tuple(round(v * 255.0, 2) for v in colorsys.hls_to_rgb(h, light, s))
+    return _colour(round(v * 255.0, 2) for v in colorsys.hls_to_rgb(h, light, s))
 
 
 def _mix(a: Colour, b: Colour, t: float) -> Colour:
-    return tuple(x + (y - x) * t for x, y in zip(a, b))
+    return _colour(x + (y - x) * t for x, y in zip(a, b))
 
 
 def tint(palette: Palette, hue: str, strength: float = 0.55) -> Palette:
@@ -144,7 +150,7 @@ def drop_hues(palette: Palette, banned: frozenset[str]) -> Palette:
 
 def from_colours(colours: Sequence[RGB]) -> Palette:
     """Assign a collection's colours to roles: dark ones low in the scene, light ones in the sky."""
-    cols = [tuple(float(v) for v in c) for c in colours]
+    cols = [_colour(c) for c in colours]
     if not cols:
         raise ValueError("a palette needs at least one colour")
     ramp = sorted(cols, key=lambda c: 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2])
@@ -180,7 +186,7 @@ def choose(reading: Reading, rng: np.random.Generator, colours: Sequence[RGB] | 
         # A named colour should show, so a prompt with one is not left to a night theme.
         themes = [t for t in DEFAULT_THEMES if not (reading.hues and t == "night")]
         sky = themes[int(rng.integers(len(themes)))]
-    palette = THEMES[land or sky]
+    palette = THEMES[land or sky or DEFAULT_THEMES[0]]
     if land and sky:
         palette = _under_sky(palette, sky)
     for i, hue in enumerate(reading.hues[:2]):
