@@ -16,7 +16,9 @@ $(STAMP): pyproject.toml | $(PYTHON)
 demo: $(STAMP)  ## the main job against an embedded sandbox; results in ./out
 	$(PYTHON) -m imagekit.cli demo --out out
 
-test: $(STAMP)  ## the whole test suite, notebooks included (always against embedded sandboxes)
+test: $(STAMP)  ## lint and type checks, then the whole test suite, notebooks included (always against embedded sandboxes)
+	$(VENV)/bin/ruff check imagekit tests benchmarks
+	$(VENV)/bin/mypy imagekit
 	env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY $(PYTHON) -m pytest
 
 smoke:  ## install the core alone and [sandbox] alone in fresh venvs and smoke-test each
@@ -30,4 +32,4 @@ notebooks: $(STAMP)  ## re-run the example notebooks and store their outputs
 		--ExecutePreprocessor.record_timing=False notebooks/0*.ipynb
 
 clean:
-	rm -rf $(VENV) out .pytest_cache
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -5,13 +5,17 @@
     res = ik.create("a lighthouse at dusk", style=1, count=4, ratio="16:9")
     img = res.images[0].enhance("2x")
 
-Importing this package loads only httpx, pydantic and the standard library; Pillow and NumPy load
-when pixels are touched, the sandbox when ``connect()`` needs it.
+Importing this package loads only httpx, pydantic and the standard library; the models load with
+the first response, the ledger with the first client, workflows and reports when used, Pillow and
+NumPy when pixels are touched, asyncio with async code, the sandbox when ``connect()`` needs it.
 """
 
+from typing import TYPE_CHECKING
+
 from ._retry import RetryPolicy
-from .client import AsyncClient, Client, connect
-from .config import VERSION as __version__, Config
+from .client import AsyncClient, Client
+from .config import VERSION as __version__, Config  # noqa: F401  (__version__: the package version)
+from .embedded import connect
 from .errors import (
     APIConnectionError,
     APIError,
@@ -20,21 +24,19 @@ from .errors import (
     AuthenticationError,
     BadRequestError,
     CollectionNotFoundError,
-    DuplicateRequestIdError,
     ConfigError,
     ConflictError,
+    DuplicateRequestIdError,
     EditCancelledError,
     EditFailedError,
     EditLimitExceededError,
     EmptyMaskError,
-    MaskSizeMismatchError,
     EnterpriseOnlyError,
     GenerationFailedError,
-    JournalMismatchError,
+    ImagekitError,
     ImageNotFoundError,
     ImageNotReadyError,
     ImageTooLargeError,
-    ImagekitError,
     InternalServerError,
     InvalidAPITypeError,
     InvalidGenerationModeError,
@@ -44,7 +46,9 @@ from .errors import (
     InvalidPlatformError,
     InvalidRequestError,
     InvalidRequestIdError,
+    JournalMismatchError,
     MalformedJSONError,
+    MaskSizeMismatchError,
     MethodNotAllowedError,
     ModelNotAvailableError,
     NotEnoughCreditError,
@@ -71,21 +75,25 @@ from .errors import (
     WrongAPIKeyError,
 )
 from .images import AsyncCreateResult, AsyncImage, CreateResult, Image
-from .models import (
-    CreateResponse,
-    EditResult,
-    GeneratedImage,
-    ImageCaption,
-    ImageMeta,
-    Plan,
-    Style,
-    TextPrompt,
-    Usage,
-    User,
-)
-from .ledger import Ledger
 from .wire import Wire
-from .workflows import Batch, Chain, chain, grid
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
+    from .models import (
+        CreateResponse,
+        EditResult,
+        GeneratedImage,
+        ImageCaption,
+        ImageMeta,
+        Plan,
+        Style,
+        TextPrompt,
+        Usage,
+        User,
+    )
+    from .workflows.batch import Batch
+    from .workflows.chain import Chain, chain
+    from .workflows.rows import grid
 
 __all__ = [
     # clients
@@ -117,3 +125,26 @@ __all__ = [
     "TooManyRequestsError", "SimultaneousLimitExceededError", "RateLimitedError",
     "ServerError", "InternalServerError", "EditFailedError", "ServiceUnavailableError",
 ]
+
+_LAZY = {
+    "Ledger": "ledger",
+    **dict.fromkeys(("CreateResponse", "EditResult", "GeneratedImage", "ImageCaption", "ImageMeta", "Plan", "Style",
+                     "TextPrompt", "Usage", "User"), "models"),
+    **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
+}
+
+
+def __getattr__(name: str) -> object:
+    # PEP 562: the heavier public names load on first use, so `import imagekit` stays light.
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -7,22 +7,25 @@ async) but every decision in it is made by the pure functions of ``_retry``.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import anyio
 import httpx
 
 from . import errors
 from ._retry import Failure, parse_retry_after
 from .config import VERSION, Config
 
-__all__ = ["Call", "Response", "SyncHTTP", "AsyncHTTP", "Hook", "charge_of"]
+if TYPE_CHECKING:
+    import asyncio
+
+# asyncio and anyio load when async code first runs: `import imagekit` stays light for blocking use.
+
+__all__ = ["Call", "Response", "SyncHTTP", "AsyncHTTP", "Hook", "Charge", "LentTransport", "Transport", "charge_of"]
 
 log = logging.getLogger("imagekit")
 
@@ -49,9 +52,13 @@ class Call:
 
 Hook = Callable[["Call", "Response | None", "BaseException | None", float], None]
 """Called once per ``send`` with its final outcome: (call, 2xx response or None, error or None, seconds)."""
+Transport = httpx.BaseTransport | httpx.AsyncBaseTransport
+"""What a client's ``transport`` option takes."""
+Charge = tuple[int | float | None, int | float | None]
+"""(credits charged, credits remaining) as a charged response's headers report them."""
 
 
-def charge_of(response: Response, config: Config) -> tuple[int | float | None, int | float | None]:
+def charge_of(response: Response, config: Config) -> Charge:
     """(credits charged, credits remaining) from a charged response's headers, None when absent."""
     wire = config.wire
     return (
@@ -89,9 +96,8 @@ def _timeout(seconds: float) -> httpx.Timeout:
 class _Base:
     """State and decisions shared by the sync and async loops."""
 
-    def __init__(self, config: Config, transport: Any = None) -> None:
+    def __init__(self, config: Config) -> None:
         self.config = config
-        self._transport = transport
         self._headers = {
             "User-Agent": f"imagekit-python/{VERSION}",
             "Accept": "application/json",
@@ -181,7 +187,7 @@ def _transport_error(call: Call, exc: httpx.TransportError, failure: Failure,
 
 def _has_request(exc: httpx.TransportError) -> bool:
     try:
-        exc.request
+        _ = exc.request
     except RuntimeError:  # httpx raises when the exception was created without a request
         return False
     return True
@@ -191,7 +197,7 @@ class SyncHTTP(_Base):
     """Blocking HTTP with retries, over one pooled ``httpx.Client``."""
 
     def __init__(self, config: Config, transport: httpx.BaseTransport | None = None) -> None:
-        super().__init__(config, transport)
+        super().__init__(config)
         self._client = httpx.Client(transport=transport, **self._options())
 
     def send(self, call: Call, *, stream: bool = False) -> Response:
@@ -253,9 +259,10 @@ class AsyncHTTP(_Base):
     """Awaitable HTTP with retries; rebuilds its pool when it finds itself on a new event loop."""
 
     def __init__(self, config: Config, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        super().__init__(config, transport)
+        super().__init__(config)
+        self._transport = transport
         self._client_: httpx.AsyncClient | None = None
-        self._loop: weakref.ref | None = None
+        self._loop: weakref.ref[asyncio.AbstractEventLoop] | None = None
         self._blocking: SyncHTTP | None = None
 
     @property
@@ -294,6 +301,8 @@ class AsyncHTTP(_Base):
                     delay = self._after_response(call, await _aread(response), attempt)
                 finally:
                     await response.aclose()
+            import anyio
+
             await anyio.sleep(delay)
             attempt += 1
 
@@ -326,7 +335,60 @@ class AsyncHTTP(_Base):
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
+    import asyncio
+
     try:
         return asyncio.get_running_loop()
     except RuntimeError:  # not asyncio (trio): one pool is fine
         return None
+
+
+class LentTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Another client's transport, lent to a copy or an async twin: requests go through the same
+    pool, proxies and TLS settings, and closing stays with its owner. An async request on a
+    blocking-only transport is sent from a worker thread."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.owned: Transport = transport.owned if isinstance(transport, LentTransport) else transport
+        """The transport requests really go through."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if not isinstance(self.owned, httpx.BaseTransport):
+            raise TypeError(f"{type(self.owned).__name__} serves async clients only")
+        return self.owned.handle_request(request)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if isinstance(self.owned, httpx.AsyncBaseTransport):
+            return await self.owned.handle_async_request(request)
+        from anyio.to_thread import run_sync
+
+        await request.aread()  # the body as bytes, which a blocking transport can send
+        response = await run_sync(self.owned.handle_request, request)
+        return httpx.Response(response.status_code, headers=response.headers, extensions=response.extensions,
+                              stream=_ThreadedStream(response.stream))
+
+    def close(self) -> None:
+        """Nothing: the owner closes it."""
+
+    async def aclose(self) -> None:
+        """Nothing: the owner closes it."""
+
+
+class _ThreadedStream(httpx.AsyncByteStream):
+    """A blocking response body read chunk by chunk from a worker thread."""
+
+    def __init__(self, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> None:
+        assert isinstance(stream, httpx.SyncByteStream)
+        self._stream = stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        from anyio.to_thread import run_sync
+
+        chunks = iter(self._stream)
+        while (chunk := await run_sync(next, chunks, None)) is not None:
+            yield chunk
+
+    async def aclose(self) -> None:
+        from anyio.to_thread import run_sync
+
+        await run_sync(self._stream.close)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import enum
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import UTC
 from email.utils import parsedate_to_datetime
-from typing import Callable
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 REFUSED_STATUSES = frozenset({429, 503})  # the server refused before doing any work
@@ -73,7 +73,7 @@ def _retryable(method: str, outcome: int | Failure) -> bool:
 
 def backoff(attempt: int, base: float, cap: float, rand: Callable[[], float] = random.random) -> float:
     """Exponential backoff with "equal jitter": a delay in [d/2, d] where d = min(cap, base * 2**attempt)."""
-    delay = min(cap, base * (2 ** attempt))
+    delay: float = min(cap, base * 2.0 ** attempt)
     return delay / 2 + delay / 2 * rand()
 
 
@@ -93,7 +93,7 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
         except (TypeError, ValueError, IndexError):
             return None
         if when.tzinfo is None:  # "-0000" parses naive; HTTP-dates are always GMT
-            when = when.replace(tzinfo=timezone.utc)
+            when = when.replace(tzinfo=UTC)
         return max(0.0, when.timestamp() - now)
     if not math.isfinite(seconds) or seconds < 0:
         return None

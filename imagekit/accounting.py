@@ -22,7 +22,7 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from .ledger import EDIT_PATH, BALANCE, Entry, Ledger, operation_of
+from .ledger import BALANCE, EDIT_PATH, Entry, Ledger, operation_of
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -173,10 +173,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_usage(args: argparse.Namespace) -> int:
     import imagekit
+
     from .reports import usage_report
 
-    options = {"ledger": Path(args.ledger)} if args.ledger else {}
-    with imagekit.connect(**options) as client:
+    with imagekit.connect(ledger=Path(args.ledger) if args.ledger else None) as client:
         report = usage_report(client, args.out, days=args.days)
     print(report)
     if report.files:

@@ -1,69 +1,86 @@
-"""Client and AsyncClient: connection lifecycle and one attribute per resource; and ``connect()``.
+"""Client and AsyncClient: connection lifecycle, one attribute per resource, and shortcuts.
 
 The endpoints live in ``imagekit.resources``; the clients add shortcuts for the common calls
-(``ik.me()`` is ``ik.users.me()``). Shortcuts are shared: on AsyncClient they return awaitables.
+(``ik.me()`` is ``ik.users.me()``). Each client types its own: ``Client.me()`` returns a User,
+``AsyncClient.me()`` a coroutine of one. ``with_options()`` (alias ``copy()``) derives a client
+with some settings changed, ``Client.to_async()`` an AsyncClient twin; both keep the transport.
 """
 
 from __future__ import annotations
 
-import atexit
-import functools
-import logging
 import os
-import threading
-from typing import Any, Unpack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
-from . import config as _config
-from ._http import AsyncHTTP, SyncHTTP
-from ._retry import RetryPolicy
-from .config import Config
-from .errors import ConfigError
-from .ledger import Ledger, account_of, sandbox_account
+import httpx
+
+from ._http import AsyncHTTP, LentTransport, SyncHTTP, Transport
+from .config import ClientOptions, Config
 from .resources.edits import AsyncEdits, Edits
 from .resources.images import AsyncImages, CreateOptions, Images
 from .resources.prompts import AsyncPrompts, Prompts
 from .resources.users import AsyncUsers, Users
-from .wire import DEFAULT_WIRE, Wire
 
-log = logging.getLogger("imagekit")
+if TYPE_CHECKING:
+    from .images import AsyncCreateResult, AsyncImage, CreateResult, Image
+    from .ledger import Ledger
+    from .media import ImageSource
+    from .models import ImageCaption, Style, TextPrompt, Usage, User
+    from .workflows.batch import Batch
 
-__all__ = ["Client", "AsyncClient", "connect"]
+__all__ = ["Client", "AsyncClient"]
+
+C = TypeVar("C", bound="_ClientBase")
 
 
 class _ClientBase:
-    """Settings and shortcuts shared by both clients."""
+    """Settings, ledger and derivation shared by both clients."""
 
-    def __init__(
-        self,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        *,
-        timeout: float = 60.0,
-        max_retries: int = 2,
-        platform: str | None = "api",
-        api_type: str | None = None,
-        wire: Wire | None = None,
-        retry_policy: RetryPolicy | None = None,
-        transport: Any = None,
-        ledger: Ledger | str | os.PathLike | bool | None = None,
-        account: str | None = None,
-    ) -> None:
-        self._config = Config.from_env(
-            base_url,
-            api_key,
-            timeout=timeout,
-            platform=platform,
-            api_type=api_type,
-            retry=retry_policy or RetryPolicy(max_retries=max_retries),
-            wire=wire or DEFAULT_WIRE,
-        )
-        self._open(transport)
-        self._ledger = _ledger_for(ledger, account or account_of(self._config.base_url, self._config.api_key))
+    _http: SyncHTTP | AsyncHTTP
+
+    def __init__(self, base_url: str | None = None, api_key: str | None = None,
+                 **options: Unpack[ClientOptions]) -> None:
+        _check(options)
+        self._setup(Config.from_env(base_url, api_key).updated(options), options)
+
+    def _setup(self, config: Config, options: ClientOptions) -> None:
+        self._config = config
+        self._transport = options.get("transport")
+        self._open(self._transport)
+        self._ledger = _ledger_for(options.get("ledger"), options.get("account"), config)
         if self._ledger is not None:
             self._http.hooks.append(self._ledger.hook(self._config))
 
-    def _open(self, transport: Any) -> None:
+    def _open(self, transport: Transport | None) -> None:
         raise NotImplementedError
+
+    def _derived(self, config: Config, options: ClientOptions) -> ClientOptions:
+        """Options for a client derived from this one: its transport (lent) and ledger, unless changed."""
+        derived: ClientOptions = {**options}
+        if "transport" not in derived and self._transport is not None:
+            derived["transport"] = LentTransport(self._transport)
+        if "ledger" not in derived:
+            derived["ledger"] = self._ledger or False
+            if self._ledger is not None and (config.base_url, config.api_key) == (self.config.base_url,
+                                                                                 self.config.api_key):
+                derived.setdefault("account", self._ledger.account)
+        return derived
+
+    def with_options(self, *, base_url: str | None = None, api_key: str | None = None,
+                     **options: Unpack[ClientOptions]) -> Self:
+        """A new client of this kind with these settings changed and the rest (transport and ledger
+        included) kept. Closing it leaves this client's transport open."""
+        return self._derive(type(self), options, base_url=base_url, api_key=api_key)
+
+    copy = with_options
+
+    def _derive(self, kind: type[C], options: ClientOptions, *, base_url: str | None = None,
+                api_key: str | None = None) -> C:
+        _check(options)
+        config = self._config.updated(options, base_url=base_url, api_key=api_key)
+        client = kind.__new__(kind)
+        client._setup(config, self._derived(config, options))
+        return client
 
     @property
     def config(self) -> Config:
@@ -78,67 +95,23 @@ class _ClientBase:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self._config.base_url!r})"
 
-    def batch(self, rows: Any, **defaults: Any) -> Any:
-        """A batch of create requests: ``rows`` is a list of prompts, of dicts, a DataFrame or a
-        ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out."""
-        from .workflows.batch import Batch
-
-        return Batch(self, rows, **defaults)
-
-    def me(self) -> Any:
-        """The caller's profile and plan (User)."""
-        return self.users.me()
-
-    def usage(self) -> Any:
-        """The caller's usage counters (Usage)."""
-        return self.users.usage()
-
-    def styles(self) -> Any:
-        """The caller's own styles (list of Style)."""
-        return self.users.styles()
-
-    def collection_count(self) -> Any:
-        """How many images are in the caller's collection."""
-        return self.users.collection_count()
-
-    def create(self, prompt: str, **options: Unpack[CreateOptions]) -> Any:
-        """Generate images from ``prompt`` plus one of ``image=``, ``style=`` or ``collection=``.
-
-        Also ``count`` (1, 2, 4), ``ratio``, ``seed``, ``is_async`` (then ``wait()`` on the result)
-        and the less common fields of CreateOptions. Returns the images, balances and cost.
-        """
-        return self.images.create(prompt, **options)
-
-    def image(self, image_id: int) -> Any:
-        """A handle on an existing image; no request is made."""
-        return self.images.image(image_id)
-
-    def cancel_edit(self, request_id: str) -> Any:
-        """Cancel an edit by its request id: "cancelled" or "not_running" (already finished)."""
-        return self.edits.cancel(request_id)
-
-    def text_to_prompt(self, text: str, *, style: Any = None) -> Any:
-        """An enhanced prompt from ``text``, optionally for a style (TextPrompt)."""
-        return self.prompts.text_to_prompt(text, style=style)
-
-    def image_to_prompt(self, image: Any, *, language: str | None = "en") -> Any:
-        """Caption prompts describing an image (ImageCaption)."""
-        return self.prompts.image_to_prompt(image, language=language)
-
 
 class Client(_ClientBase):
     """A blocking client for the service (or the sandbox). Safe to use inside a running event loop.
 
-    ``base_url`` and ``api_key`` default to ``IMAGEKIT_BASE_URL`` and ``IMAGEKIT_API_KEY``;
-    ``timeout`` is per request in seconds; ``max_retries`` (or a whole ``retry_policy``) bounds the
-    safe retries; ``platform`` and ``api_type`` fill their headers; ``wire`` renames what the spec
-    leaves unnamed; ``transport`` takes an httpx transport (tests use ``httpx.MockTransport``);
-    ``ledger`` is the credit ledger's file (default ``$IMAGEKIT_HOME/ledger.sqlite``), a Ledger,
-    or False for none; ``account`` names the account in it (default: from base URL and key).
+    ``base_url`` and ``api_key`` default to ``IMAGEKIT_BASE_URL`` and ``IMAGEKIT_API_KEY``; the
+    options (``ClientOptions``): ``timeout`` per request in seconds; ``max_retries`` (or a whole
+    ``retry_policy``) bounds the safe retries; ``platform`` and ``api_type`` fill their headers;
+    ``wire`` renames what the spec leaves unnamed; ``transport`` takes an httpx transport (tests
+    use ``httpx.MockTransport``); ``ledger`` is the credit ledger's file (default
+    ``$IMAGEKIT_HOME/ledger.sqlite``), a Ledger, or False for none; ``account`` names the account
+    in it (default: from base URL and key).
     """
 
-    def _open(self, transport: Any) -> None:
-        self._http = SyncHTTP(self._config, transport)
+    _http: SyncHTTP
+
+    def _open(self, transport: Transport | None) -> None:
+        self._http = SyncHTTP(self._config, _of_kind(transport, httpx.BaseTransport, 'Client'))
         self.users = Users(self)
         """Account endpoints."""
         self.images = Images(self)
@@ -148,6 +121,11 @@ class Client(_ClientBase):
         self.prompts = Prompts(self)
         """Text-to-prompt and image-to-prompt."""
 
+    def to_async(self, **options: Unpack[ClientOptions]) -> AsyncClient:
+        """An AsyncClient twin: the same service, key, settings, ledger and transport (a blocking-only
+        transport serves it from worker threads), with ``options`` changed."""
+        return self._derive(AsyncClient, options)
+
     def close(self) -> None:
         """Close pooled connections."""
         self._http.close()
@@ -155,16 +133,67 @@ class Client(_ClientBase):
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    # -- shortcuts ---------------------------------------------------------------------------
+
+    def me(self) -> User:
+        """The caller's profile and plan."""
+        return self.users.me()
+
+    def usage(self) -> Usage:
+        """The caller's usage counters."""
+        return self.users.usage()
+
+    def styles(self) -> list[Style]:
+        """The caller's own styles."""
+        return self.users.styles()
+
+    def collection_count(self) -> int:
+        """How many images are in the caller's collection."""
+        return self.users.collection_count()
+
+    def create(self, prompt: str, **options: Unpack[CreateOptions]) -> CreateResult:
+        """Generate images from ``prompt`` plus one of ``image=``, ``style=`` or ``collection=``.
+
+        Also ``count`` (1, 2, 4), ``ratio``, ``seed``, ``is_async`` (then ``wait()`` on the result)
+        and the less common fields of CreateOptions. Returns the images, balances and cost.
+        """
+        return self.images.create(prompt, **options)
+
+    def image(self, image_id: int) -> Image:
+        """A handle on an existing image; no request is made."""
+        return self.images.image(image_id)
+
+    def cancel_edit(self, request_id: str) -> str:
+        """Cancel an edit by its request id: "cancelled" or "not_running" (already finished)."""
+        return self.edits.cancel(request_id)
+
+    def text_to_prompt(self, text: str, *, style: Style | int | None = None) -> TextPrompt:
+        """An enhanced prompt from ``text``, optionally for a style."""
+        return self.prompts.text_to_prompt(text, style=style)
+
+    def image_to_prompt(self, image: ImageSource, *, language: str | None = "en") -> ImageCaption:
+        """Caption prompts describing an image."""
+        return self.prompts.image_to_prompt(image, language=language)
+
+    def batch(self, rows: Any, **defaults: Any) -> Batch:
+        """A batch of create requests: ``rows`` is a list of prompts, of dicts, a DataFrame or a
+        ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out."""
+        from .workflows.batch import Batch
+
+        return Batch(self, rows, **defaults)
 
 
 class AsyncClient(_ClientBase):
     """An asyncio client with the same methods and settings as Client, awaitable. Works under
     Jupyter's running loop and keeps working when a new event loop replaces the old one."""
 
-    def _open(self, transport: Any) -> None:
-        self._http = AsyncHTTP(self._config, transport)
+    _http: AsyncHTTP
+
+    def _open(self, transport: Transport | None) -> None:
+        self._http = AsyncHTTP(self._config, _of_kind(transport, httpx.AsyncBaseTransport, 'AsyncClient'))
         self.users = AsyncUsers(self)
         """Account endpoints."""
         self.images = AsyncImages(self)
@@ -181,80 +210,79 @@ class AsyncClient(_ClientBase):
     async def __aenter__(self) -> AsyncClient:
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
+    # -- shortcuts ---------------------------------------------------------------------------
 
-def _ledger_for(option: Any, account: str) -> Ledger | None:
+    async def me(self) -> User:
+        """The caller's profile and plan."""
+        return await self.users.me()
+
+    async def usage(self) -> Usage:
+        """The caller's usage counters."""
+        return await self.users.usage()
+
+    async def styles(self) -> list[Style]:
+        """The caller's own styles."""
+        return await self.users.styles()
+
+    async def collection_count(self) -> int:
+        """How many images are in the caller's collection."""
+        return await self.users.collection_count()
+
+    async def create(self, prompt: str, **options: Unpack[CreateOptions]) -> AsyncCreateResult:
+        """Generate images from ``prompt`` plus one of ``image=``, ``style=`` or ``collection=``
+        (the options as for ``Client.create``)."""
+        return await self.images.create(prompt, **options)
+
+    def image(self, image_id: int) -> AsyncImage:
+        """A handle on an existing image; no request is made."""
+        return self.images.image(image_id)
+
+    async def cancel_edit(self, request_id: str) -> str:
+        """Cancel an edit by its request id: "cancelled" or "not_running" (already finished)."""
+        return await self.edits.cancel(request_id)
+
+    async def text_to_prompt(self, text: str, *, style: Style | int | None = None) -> TextPrompt:
+        """An enhanced prompt from ``text``, optionally for a style."""
+        return await self.prompts.text_to_prompt(text, style=style)
+
+    async def image_to_prompt(self, image: ImageSource, *, language: str | None = "en") -> ImageCaption:
+        """Caption prompts describing an image."""
+        return await self.prompts.image_to_prompt(image, language=language)
+
+    def batch(self, rows: Any, **defaults: Any) -> Batch:
+        """A batch of create requests, as ``Client.batch``; run it with ``await batch.arun()``."""
+        from .workflows.batch import Batch
+
+        return Batch(self, rows, **defaults)
+
+
+def _check(options: ClientOptions) -> None:
+    unknown = set(options) - ClientOptions.__optional_keys__
+    if unknown:
+        raise TypeError(f"unexpected client options: {', '.join(sorted(unknown))}")
+
+
+T = TypeVar("T", httpx.BaseTransport, httpx.AsyncBaseTransport)
+
+
+def _of_kind(transport: Transport | None, kind: type[T], client: str) -> T | None:
+    if transport is None or isinstance(transport, kind):
+        return transport
+    raise TypeError(f"{client} needs an httpx.{kind.__name__}, not {type(transport).__name__}"
+                    + (" (Client.to_async() lends a blocking one to an AsyncClient)" if client == "AsyncClient" else ""))
+
+
+def _ledger_for(option: Ledger | str | os.PathLike[str] | bool | None, account: str | None,
+                config: Config) -> Ledger | None:
     """The ledger a client records into: its own file by default, a given one, or none."""
     if option is False:
         return None
+    from .ledger import Ledger, account_of  # sqlite3 and the ledger load when a client is made, not on import
+
+    account = account or account_of(config.base_url, config.api_key)
     if isinstance(option, Ledger):
         return option.for_account(account)
-    return Ledger(None if option in (None, True) else option, account=account)
-
-
-_embedded: dict[bool, Any] = {}
-"""The process's embedded sandboxes, by spec-exactness."""
-_embedded_lock = threading.Lock()
-_SANDBOX_EXTRAS = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2", "vtracer",
-                   "resvg_py", "numpy", "filelock"}
-
-
-def _embedded_sandbox(spec_exact: bool = False) -> Any:
-    """The process's embedded sandbox, started on first use and stopped at exit."""
-    with _embedded_lock:
-        if spec_exact not in _embedded:
-            from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
-
-            try:
-                sandbox = _start_embedded(functools.partial(EmbeddedSandbox, spec_exact=spec_exact))
-            except ModuleNotFoundError as exc:
-                if (exc.name or "").split(".")[0] not in _SANDBOX_EXTRAS:
-                    raise  # a bug, not a missing extra
-                raise ConfigError(
-                    "no IMAGEKIT_BASE_URL/IMAGEKIT_API_KEY, and the local sandbox needs "
-                    f"pip install 'imagekit[sandbox]' ({exc.name} is missing)"
-                ) from exc
-            atexit.register(sandbox.stop)
-            _embedded[spec_exact] = sandbox
-        return _embedded[spec_exact]
-
-
-def _start_embedded(factory: Any) -> Any:
-    """The shared sandbox in IMAGEKIT_HOME, or a private one when another process serves it."""
-    from .sandbox.service import DataDirInUse
-
-    try:
-        return factory(data_dir=_config.home_dir() / "sandbox").start()
-    except DataDirInUse as exc:
-        log.warning("%s; this process uses a temporary sandbox of its own", exc)
-        return factory().start()
-
-
-def connect(base_url: str | None = None, api_key: str | None = None, *, asynchronous: bool = False,
-            spec_exact: bool = False, **options: Any) -> Client | AsyncClient:
-    """A client for the configured service, or for a local sandbox when none is configured.
-
-    Uses ``base_url``/``api_key``, else ``IMAGEKIT_BASE_URL``/``IMAGEKIT_API_KEY``; with neither,
-    starts one embedded sandbox per process (data in ``IMAGEKIT_HOME``, default ``~/.imagekit``)
-    and connects as its demo user; ``spec_exact=True`` makes that sandbox answer exactly as the
-    interface shows, without its extensions. ``asynchronous=True`` returns an AsyncClient.
-    """
-    base_url = base_url or os.environ.get(_config.ENV_BASE_URL)
-    api_key = api_key or os.environ.get(_config.ENV_API_KEY)
-    if bool(base_url) != bool(api_key):
-        given, missing = ((_config.ENV_BASE_URL, _config.ENV_API_KEY) if base_url
-                          else (_config.ENV_API_KEY, _config.ENV_BASE_URL))
-        what = f"your API key for {base_url}" if base_url else "the service's address"
-        raise ConfigError(f"{given} is set but {missing} is not: set {missing} to {what} "
-                          f"(set both to reach a service), or unset {given} to use the local sandbox.")
-    if not base_url:
-        sandbox = _embedded_sandbox(spec_exact)
-        base_url, api_key = sandbox.url, sandbox.api_key
-        # Its port and the demo user's key change every session; the data folder's id does not.
-        options.setdefault("account", sandbox_account(sandbox.identity))
-    elif spec_exact:
-        raise ConfigError("spec_exact=True applies to the embedded sandbox; a configured service answers as it does")
-    return (AsyncClient if asynchronous else Client)(base_url, api_key, **options)
-
+    return Ledger(None if option is None or option is True else Path(option), account=account)

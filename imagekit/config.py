@@ -1,20 +1,28 @@
 """Connection settings: base URL, API key (never shown), timeouts, retries and wire names.
 
-Environment: ``IMAGEKIT_BASE_URL``, ``IMAGEKIT_API_KEY``; ``IMAGEKIT_HOME`` (default ``~/.imagekit``)
-holds the embedded sandbox's data.
+The one home of the client's defaults: ``Config``'s fields (and ``RetryPolicy``'s); a client given
+no option keeps them. Environment: ``IMAGEKIT_BASE_URL``, ``IMAGEKIT_API_KEY``; ``IMAGEKIT_HOME``
+(default ``~/.imagekit``) holds the embedded sandbox's data.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from ._retry import RetryPolicy
 from .errors import ENV_API_KEY, ENV_BASE_URL, ConfigError
 from .wire import DEFAULT_WIRE, Wire
 
-__all__ = ["Config", "PLATFORMS", "VERSION", "home_dir"]
+if TYPE_CHECKING:
+    import httpx
+
+    from .ledger import Ledger
+
+__all__ = ["ClientOptions", "Config", "PLATFORMS", "VERSION", "home_dir", "service_from_env"]
 
 VERSION = "0.1.0"
 PLATFORMS = ("web", "app", "figma", "api")
@@ -47,12 +55,26 @@ class Config:
         object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
 
     @classmethod
-    def from_env(cls, base_url: str | None = None, api_key: str | None = None, **options) -> Config:
-        """Settings from arguments, falling back to ``IMAGEKIT_BASE_URL`` / ``IMAGEKIT_API_KEY``."""
-        return cls(
-            base_url=base_url or os.environ.get(ENV_BASE_URL, ""),
-            api_key=api_key or os.environ.get(ENV_API_KEY, ""),
-            **options,
+    def from_env(cls, base_url: str | None = None, api_key: str | None = None) -> Config:
+        """Default settings for ``base_url`` and ``api_key``, falling back to ``IMAGEKIT_BASE_URL`` /
+        ``IMAGEKIT_API_KEY``."""
+        base_url, api_key = service_from_env(base_url, api_key)
+        return cls(base_url=base_url or "", api_key=api_key or "")
+
+    def updated(self, options: ClientOptions, *, base_url: str | None = None, api_key: str | None = None) -> Config:
+        """These settings with what ``options`` (and ``base_url``, ``api_key``) change; the rest kept."""
+        retry = options.get("retry_policy", self.retry)
+        if "max_retries" in options:
+            retry = dataclasses.replace(retry, max_retries=options["max_retries"])
+        return dataclasses.replace(
+            self,
+            base_url=base_url or self.base_url,
+            api_key=api_key or self.api_key,
+            timeout=options.get("timeout", self.timeout),
+            platform=options.get("platform", self.platform),
+            api_type=options.get("api_type", self.api_type),
+            retry=retry,
+            wire=options.get("wire", self.wire),
         )
 
     def __repr__(self) -> str:
@@ -60,6 +82,35 @@ class Config:
             f"Config(base_url={self.base_url!r}, api_key='****', timeout={self.timeout}, "
             f"platform={self.platform!r}, api_type={self.api_type!r}, max_retries={self.retry.max_retries})"
         )
+
+
+class ClientOptions(TypedDict, total=False):
+    """What a Client or AsyncClient takes besides ``base_url`` and ``api_key``. An option left out
+    keeps ``Config``'s default (or, in ``with_options``, the client's current value)."""
+
+    timeout: float
+    """Seconds allowed for each HTTP request (connect is capped at 10)."""
+    max_retries: int
+    """Extra attempts of a safe retry (applied to ``retry_policy`` when both are given)."""
+    retry_policy: RetryPolicy
+    """When and how long to wait before a safe retry."""
+    platform: str | None
+    """Value of the platform header on create, edit and prompt calls; None sends none."""
+    api_type: str | None
+    """Value of the API-type header on create; None sends none."""
+    wire: Wire
+    """Names the spec leaves unshown, where the service spells them differently."""
+    transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None
+    """An httpx transport (proxies, TLS, ``httpx.MockTransport`` in tests)."""
+    ledger: Ledger | str | os.PathLike[str] | bool | None
+    """The credit ledger: its file (default ``$IMAGEKIT_HOME/ledger.sqlite``), a Ledger, or False."""
+    account: str | None
+    """The account's name in the ledger (default: from base URL and key)."""
+
+
+def service_from_env(base_url: str | None, api_key: str | None) -> tuple[str | None, str | None]:
+    """``base_url`` and ``api_key``, each falling back to its environment variable."""
+    return base_url or os.environ.get(ENV_BASE_URL) or None, api_key or os.environ.get(ENV_API_KEY) or None
 
 
 def home_dir() -> Path:

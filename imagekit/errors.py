@@ -489,8 +489,8 @@ def from_response(response: Any) -> APIError:
     except ValueError:
         body = None
     if isinstance(body, dict):
-        data = body.get("data") if isinstance(body.get("data"), str) else None
-        message = body.get("message") if isinstance(body.get("message"), str) else ""
+        data = body["data"] if isinstance(body.get("data"), str) else None
+        message = body["message"] if isinstance(body.get("message"), str) else ""
     if not message:
         message = (data or "").replace("_", " ") or response.reason_phrase or "error"
     retry_after = parse_retry_after(response.headers.get("Retry-After"), time.time())

@@ -13,20 +13,27 @@ import io
 import logging
 import os
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Generic, TypedDict, TypeVar, Unpack
 
-from .errors import GenerationFailedError
-from .models import FAILED, PENDING, CreateResponse, ImageMeta
-from .resources._media import thumbnail_png
+from .errors import GenerationFailedError, ImagekitError
+from .media import MaskSource, thumbnail_png
+from .models.status import FAILED, PENDING
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
 
-__all__ = ["Image", "AsyncImage", "CreateResult", "AsyncCreateResult", "EditOptions"]
+    from ._http import Charge
+    from .client import AsyncClient, Client
+    from .models import CreateResponse, EditedImage, GeneratedImage, ImageMeta
+
+__all__ = ["Image", "AsyncImage", "CreateResult", "AsyncCreateResult", "EditOptions", "new_request_id"]
 
 log = logging.getLogger("imagekit")
 Pair = tuple[float, float]
+ClientT = TypeVar("ClientT", "Client", "AsyncClient")
 
 
 class EditOptions(TypedDict, total=False):
@@ -38,12 +45,17 @@ class EditOptions(TypedDict, total=False):
     """Seconds to wait for the result; when they run out the edit is cancelled on the server."""
 
 
-class _Handle:
+def new_request_id() -> str:
+    """A fresh edit request id (what ``EditOptions.request_id`` defaults to)."""
+    return uuid.uuid4().hex
+
+
+class _Handle(Generic[ClientT]):
     """State and display shared by the sync and async handles."""
 
-    def __init__(self, client: Any, image_id: int, *, info: Any = None,
-                 charge: tuple = (None, None), request_id: str | None = None) -> None:
-        self._client = client
+    def __init__(self, client: ClientT, image_id: int, *, info: GeneratedImage | EditedImage | ImageMeta | None = None,
+                 charge: Charge = (None, None), request_id: str | None = None) -> None:
+        self._client: ClientT = client
         self.id = int(image_id)
         """The image id."""
         self.info = info
@@ -52,6 +64,11 @@ class _Handle:
         self.request_id = request_id
         """The edit request id that produced this image, if an edit did."""
         self._thumb: bytes | None = None
+
+    @property
+    def client(self) -> ClientT:
+        """The client this handle makes its requests with."""
+        return self._client
 
     @property
     def status(self) -> str | None:
@@ -110,13 +127,13 @@ def _decode(data: str | None) -> bytes | None:
         return None
 
 
-class Image(_Handle):
+class Image(_Handle["Client"]):
     """An image on the service."""
 
     def meta(self) -> ImageMeta:
         """Fetch the image's metadata (and remember it as ``info``)."""
-        self.info = self._client.images.meta(self.id)
-        return self.info
+        self.info = meta = self._client.images.meta(self.id)
+        return meta
 
     def read(self, type: str = "png", *, scale: str | None = None, watermark: bool | None = None,
              collection: bool | None = None) -> bytes:
@@ -132,7 +149,7 @@ class Image(_Handle):
         picture.load()
         return picture
 
-    def save(self, path: str | os.PathLike, *, type: str | None = None, scale: str | None = None,
+    def save(self, path: str | os.PathLike[str], *, type: str | None = None, scale: str | None = None,
              watermark: bool | None = None, collection: bool | None = None) -> Path:
         """Stream the image to ``path``; the type follows the suffix unless given."""
         return self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
@@ -155,13 +172,13 @@ class Image(_Handle):
         """Reimagine the image; ``strength`` is strong or subtle."""
         return self._client.edits.retry(self.id, strength=strength, **options)
 
-    def fill(self, mask: Any, prompt: str, negative: str = "", *, resize: bool = False,
+    def fill(self, mask: MaskSource, prompt: str, negative: str = "", *, resize: bool = False,
              **options: Unpack[EditOptions]) -> Image:
         """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
         this image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
         return self._client.edits.fill(self, mask, prompt, negative, resize=resize, **options)
 
-    def clean_up(self, mask: Any, *, resize: bool = False, **options: Unpack[EditOptions]) -> Image:
+    def clean_up(self, mask: MaskSource, *, resize: bool = False, **options: Unpack[EditOptions]) -> Image:
         """Remove the masked object (the mask as for ``fill``)."""
         return self._client.edits.clean_up(self, mask, resize=resize, **options)
 
@@ -181,13 +198,13 @@ class Image(_Handle):
         return self.read("png")
 
 
-class AsyncImage(_Handle):
+class AsyncImage(_Handle["AsyncClient"]):
     """An image on the service (awaitable methods)."""
 
     async def meta(self) -> ImageMeta:
         """Fetch the image's metadata (and remember it as ``info``)."""
-        self.info = await self._client.images.meta(self.id)
-        return self.info
+        self.info = meta = await self._client.images.meta(self.id)
+        return meta
 
     async def read(self, type: str = "png", *, scale: str | None = None, watermark: bool | None = None,
                    collection: bool | None = None) -> bytes:
@@ -203,7 +220,7 @@ class AsyncImage(_Handle):
         picture.load()
         return picture
 
-    async def save(self, path: str | os.PathLike, *, type: str | None = None, scale: str | None = None,
+    async def save(self, path: str | os.PathLike[str], *, type: str | None = None, scale: str | None = None,
                    watermark: bool | None = None, collection: bool | None = None) -> Path:
         """Stream the image to ``path``; the type follows the suffix unless given."""
         return await self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
@@ -227,13 +244,13 @@ class AsyncImage(_Handle):
         """Reimagine the image; ``strength`` is strong or subtle."""
         return await self._client.edits.retry(self.id, strength=strength, **options)
 
-    async def fill(self, mask: Any, prompt: str, negative: str = "", *, resize: bool = False,
+    async def fill(self, mask: MaskSource, prompt: str, negative: str = "", *, resize: bool = False,
                    **options: Unpack[EditOptions]) -> AsyncImage:
         """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
         this image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
         return await self._client.edits.fill(self, mask, prompt, negative, resize=resize, **options)
 
-    async def clean_up(self, mask: Any, *, resize: bool = False, **options: Unpack[EditOptions]) -> AsyncImage:
+    async def clean_up(self, mask: MaskSource, *, resize: bool = False, **options: Unpack[EditOptions]) -> AsyncImage:
         """Remove the masked object (the mask as for ``fill``)."""
         return await self._client.edits.clean_up(self, mask, resize=resize, **options)
 
@@ -254,28 +271,29 @@ class AsyncImage(_Handle):
         return self._client.images.read_blocking(self.id, type="png")
 
 
-class _Result:
+HandleT = TypeVar("HandleT", "Image", "AsyncImage")
+
+
+class _Result(Generic[HandleT]):
     """The outcome of a create call: image handles, balances and what it cost."""
 
-    _handle: type[_Handle]
-
-    def __init__(self, client: Any, response: CreateResponse, charge: tuple) -> None:
+    def __init__(self, images: list[HandleT], response: CreateResponse, charge: Charge) -> None:
         self.response = response
         """The create response as the service sent it."""
-        self.images = [self._handle(client, g.image_id, info=g) for g in response.images]
+        self.images: list[HandleT] = images
         """The generated images."""
         self.default_credit = response.default_credit
         self.daily_credit = response.daily_credit
         self.monthly_credit = response.monthly_credit
         self.credits_charged, self.credits_remaining = charge
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[HandleT]:
         return iter(self.images)
 
     def __len__(self) -> int:
         return len(self.images)
 
-    def __getitem__(self, index: int) -> Any:
+    def __getitem__(self, index: int) -> HandleT:
         return self.images[index]
 
     def __repr__(self) -> str:
@@ -292,10 +310,20 @@ class _Result:
         return time.monotonic() + timeout
 
 
-class CreateResult(_Result):
+def _generated(response: CreateResponse) -> list[tuple[int, GeneratedImage]]:
+    """Each generated image with its id; an image the service sent without one is an error."""
+    missing = [image for image in response.images if image.image_id is None]
+    if missing:
+        raise ImagekitError(f"the create response holds {len(missing)} image(s) without an imageId")
+    return [(int(image.image_id or 0), image) for image in response.images]
+
+
+class CreateResult(_Result["Image"]):
     """The outcome of ``Client.create``: ``images`` (Image handles) and credits."""
 
-    _handle = Image
+    def __init__(self, client: Client, response: CreateResponse, charge: Charge) -> None:
+        super().__init__([Image(client, image_id, info=image) for image_id, image in _generated(response)],
+                         response, charge)
 
     def wait(self, timeout: float = 300.0, *, raise_on_failure: bool = True) -> CreateResult:
         """Wait until every image leaves PENDING; FAILED ones raise unless ``raise_on_failure`` is False."""
@@ -310,10 +338,12 @@ class CreateResult(_Result):
         return self
 
 
-class AsyncCreateResult(_Result):
+class AsyncCreateResult(_Result["AsyncImage"]):
     """The outcome of ``AsyncClient.create``: ``images`` (AsyncImage handles) and credits."""
 
-    _handle = AsyncImage
+    def __init__(self, client: AsyncClient, response: CreateResponse, charge: Charge) -> None:
+        super().__init__([AsyncImage(client, image_id, info=image) for image_id, image in _generated(response)],
+                         response, charge)
 
     async def wait(self, timeout: float = 300.0, *, raise_on_failure: bool = True) -> AsyncCreateResult:
         """Wait until every image leaves PENDING; FAILED ones raise unless ``raise_on_failure`` is False."""

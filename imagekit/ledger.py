@@ -19,7 +19,7 @@ import re
 import sqlite3
 import threading
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,7 +84,7 @@ class Entry:
     status: str
     """HTTP status of the answer, or ``no_response``."""
     account: str = ""
-    time: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+    time: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"))
     source_id: int | None = None
     """The image an edit started from."""
     image_ids: list[int] = field(default_factory=list)
@@ -209,7 +209,7 @@ class Ledger:
 
     def learn_price(self, key: str, credits: float, source: str) -> None:
         """Remember a price (the newest sighting wins)."""
-        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        now = datetime.now(UTC).isoformat(timespec="milliseconds")
         with self._store.lock:
             self._store.db().execute("INSERT OR REPLACE INTO prices VALUES (?, ?, ?, ?, ?)",
                                      (self.account, key, float(credits), source, now))

@@ -79,7 +79,8 @@ def run_against(box: Any, outcome: Outcome) -> None:
             run_chain(ik, outcome)
             outcome.report = usage_report(ik, outcome.out)
         finally:  # let go of the file, so that the next run in this process can remove it
-            ik.ledger.close()
+            if ik.ledger is not None:
+                ik.ledger.close()
         print(f"\n{outcome.report}")
 
 

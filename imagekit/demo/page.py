@@ -4,7 +4,7 @@ and the usage report's plots and tables. Pictures stay beside the page as files 
 from __future__ import annotations
 
 import html
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,7 @@ def write_page(outcome: Any) -> Path:
 
 
 def _summary(outcome: Any) -> str:
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"Run at {when} against a fresh embedded sandbox."]
     if outcome.batch is not None:
         lines.append(f"Batch: {len(outcome.batch)} rows, {outcome.batch.spent:g} credits spent "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -36,9 +37,9 @@ class Resource(BaseModel):
         defer_build=True,  # schemas build on first use: keeps `import imagekit` fast
     )
 
-    def __repr_args__(self):
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
         # Unset fields are the norm in a lenient model; listing them all buries what is there.
-        return [(name, value) for name, value in super().__repr_args__() if value is not None]
+        return ((name, value) for name, value in super().__repr_args__() if value is not None)
 
     def to_wire(self) -> dict[str, Any]:
         """The object as the service spells it (camelCase, unknown fields included)."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from ._base import Number, Resource, Timestamp
+from .status import COMPLETED, FAILED, PENDING
 
-PENDING, COMPLETED, FAILED = "PENDING", "COMPLETED", "FAILED"
-"""Values of ``generation_status``."""
+__all__ = ["COMPLETED", "FAILED", "PENDING", "CollectionInfo", "CreateResponse", "DownloadLogEntry", "GeneratedImage",
+           "GenerationInfo", "ImageMeta", "ImageRef", "Reaction", "UpscaledEntry"]
 
 
 class GenerationInfo(Resource):
@@ -43,13 +46,13 @@ class CollectionInfo(Resource):
     """In the collection."""
     is2x: bool | None = Field(None, alias="is2x")
     """A 2x version exists."""
-    collection_en_tags: list[dict] | None = Field(None, alias="CollectionEnTags")
+    collection_en_tags: list[dict[str, Any]] | None = Field(None, alias="CollectionEnTags")
     """English tags, each ``{"title": ...}``."""
-    collection_ko_tags: list[dict] | None = Field(None, alias="CollectionKoTags")
+    collection_ko_tags: list[dict[str, Any]] | None = Field(None, alias="CollectionKoTags")
     """Korean tags, each ``{"title": ...}``."""
-    style: dict | None = Field(None, alias="Style")
+    style: dict[str, Any] | None = Field(None, alias="Style")
     """The style: ``{"main": ..., "mainText": ...}``."""
-    theme: list[dict] | None = Field(None, alias="Theme")
+    theme: list[dict[str, Any]] | None = Field(None, alias="Theme")
     """Themes, each ``{"code": ..., "nameText": ...}``."""
     prompt_text: str | None = None
     """Prompt text."""
@@ -121,9 +124,9 @@ class GeneratedImage(Resource):
     """Image data as base64 (kept out of the repr)."""
     mime_type: str | None = None
     """Media type of the image."""
-    bought: list | None = Field(None, alias="Bought")
+    bought: list[Any] | None = Field(None, alias="Bought")
     """Purchase entries."""
-    bookmarks: list | None = Field(None, alias="Bookmarks")
+    bookmarks: list[Any] | None = Field(None, alias="Bookmarks")
     """Bookmark entries."""
     upscaled: list[UpscaledEntry] | None = Field(None, alias="Upscaled")
     """Upscaled versions."""
@@ -150,7 +153,7 @@ class ImageMeta(Resource):
     """Owner id."""
     bookmarked: bool | None = None
     """Bookmarked."""
-    owner: dict | None = Field(None, alias="Owner")
+    owner: dict[str, Any] | None = Field(None, alias="Owner")
     """Owner: ``{"name": ..., "profileImage": ...}``."""
     upscaled: list[UpscaledEntry] | None = Field(None, alias="Upscaled")
     """Upscaled versions."""

@@ -8,10 +8,10 @@ from .plots import burn_down, lineage_plot, spend_by_operation_plot, spend_by_st
 from .report import Report, usage_report
 from .sheets import contact_sheet
 from .tables import (
+    MIN_HISTORY,
     Forecast,
     balance_over_time,
     forecast,
-    MIN_HISTORY,
     limits,
     period_start,
     spend_by_day,

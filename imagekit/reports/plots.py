@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = ["burn_down", "spend_by_operation_plot", "spend_by_style_plot", "lineage_plot"]
 
 
-def _figure(width: float = 6.4, height: float = 3.6) -> tuple[Figure, object]:
+def _figure(width: float = 6.4, height: float = 3.6) -> tuple[Figure, Axes]:
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(width, height), layout="constrained")

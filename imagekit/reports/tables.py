@@ -4,7 +4,7 @@ against usage; and when the credits run out at the current rate."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pandas as pd
@@ -76,7 +76,7 @@ def balance_over_time(ledger: pd.DataFrame, current: float | None = None) -> pd.
 def period_start(user: Any, usage: Any, now: datetime | None = None) -> datetime:
     """When the plan's current period began: today (UTC) for a daily plan; for a monthly one, a
     month before the next plan charge (``nextPlanAt``), else the first of the month."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     period = usage.period or user.plan.period
     if period == "day":
         return now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -149,7 +149,7 @@ def forecast(ledger: pd.DataFrame, balance: float, *, days: float = 7.0, now: da
     """When ``balance`` runs out, spending as over the last ``days`` (or since the first entry,
     if that is more recent, so a fresh account is not judged by a week it did not live). Less than
     ``MIN_HISTORY`` of spending gives no date: it says there is too little history."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     frame = _charged(ledger)
     recent = frame[frame["time"] >= pd.Timestamp(now) - pd.Timedelta(days=days)]
     spent = float(recent["credits"].sum())

@@ -1,25 +1,40 @@
-"""What every resource namespace shares: its client, the request headers, response decoding."""
+"""What every resource namespace shares: its client, the request headers, response decoding.
+
+Sync namespaces hang off ``Client`` and async ones off ``AsyncClient``, each typed on its own (as
+openai-python's resource bases are), so a sync call is typed ``T`` and an async one ``Awaitable[T]``.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._http import Response
+from .._http import AsyncHTTP, Response, SyncHTTP
 from ..config import Config
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ..client import AsyncClient, Client
 
-M = TypeVar("M")
+M = TypeVar("M", bound="BaseModel")
 
 
 class Namespace:
-    """A group of endpoints bound to one client."""
+    """A group of endpoints bound to one blocking client."""
 
-    def __init__(self, client: Client | AsyncClient) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
-        self._http = client._http
-        self._config: Config = client._config
+        self._http: SyncHTTP = client._http
+        self._config: Config = client.config
+
+
+class AsyncNamespace:
+    """A group of endpoints bound to one async client."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+        self._http: AsyncHTTP = client._http
+        self._config: Config = client.config
 
 
 def platform_headers(config: Config, platform: str | None = None) -> dict[str, str]:
@@ -30,7 +45,7 @@ def platform_headers(config: Config, platform: str | None = None) -> dict[str, s
 
 def parse(model: type[M], response: Response) -> M:
     """Validate a JSON response body into ``model``."""
-    return model.model_validate_json(response.content)  # type: ignore[attr-defined]
+    return model.model_validate_json(response.content)
 
 
 def compact(body: dict[str, Any]) -> dict[str, Any]:

@@ -10,19 +10,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import uuid
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 from urllib.parse import quote
 
-import anyio
-
-from .._http import Call, Response, charge_of
+from .. import models  # the model classes load on the first response (see imagekit.models)
+from .._http import Call, Charge, Response, charge_of
 from ..config import Config
 from ..errors import APIConnectionError, ImagekitError
-from ..images import AsyncImage, EditOptions, Image
-from ..models import EditResult
-from ._common import Namespace, compact, parse, platform_headers
-from ._media import fitted_mask, mask_png, parse_resolution
+from ..images import AsyncImage, EditOptions, Image, new_request_id
+from ..media import HasId, MaskSource, fitted_mask, mask_png, parse_resolution
+from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
+
+if TYPE_CHECKING:
+    from ..models import EditedImage
 
 log = logging.getLogger("imagekit")
 
@@ -50,13 +50,13 @@ def retry_call(config: Config, image_id: int, strength: str | None) -> Call:
     return _edit(image_id, "retry", json=compact({config.wire.retry_strength: strength}))
 
 
-def fill_call(image_id: int, mask: Any, prompt: str, negative: str) -> Call:
+def fill_call(image_id: int, mask: MaskSource, prompt: str, negative: str) -> Call:
     """POST /api/images/{id}/fill (multipart)."""
     files = {"mask": ("mask.png", mask_png(mask), "image/png")}
     return _edit(image_id, "fill", files=files, data={"prompt": prompt, "negative": negative})
 
 
-def clean_up_call(image_id: int, mask: Any) -> Call:
+def clean_up_call(image_id: int, mask: MaskSource) -> Call:
     """POST /api/images/{id}/cleanUp (multipart)."""
     return _edit(image_id, "cleanUp", files={"mask": ("mask.png", mask_png(mask), "image/png")})
 
@@ -66,11 +66,6 @@ def cancel_call(request_id: str, timeout: float | None = None) -> Call:
     return Call("POST", f"/api/images/cancelEdit/{quote(str(request_id), safe='')}", timeout=timeout)
 
 
-def new_request_id() -> str:
-    """A fresh edit request id."""
-    return uuid.uuid4().hex
-
-
 def prepare(config: Config, call: Call, request_id: str | None, timeout: float | None) -> tuple[Call, str]:
     """The call with its request id, platform header and timeout; and the request id."""
     request_id = request_id or new_request_id()
@@ -78,25 +73,32 @@ def prepare(config: Config, call: Call, request_id: str | None, timeout: float |
     return dataclasses.replace(call, headers=headers, timeout=timeout), request_id
 
 
-def _result(handle: type, client: Any, response: Response, request_id: str) -> Any:
-    image = parse(EditResult, response).image
+def _edited(response: Response, config: Config, request_id: str) -> tuple[int, EditedImage, Charge]:
+    """The new image's id and model, and the charge, from an edit's answer."""
+    image = parse(models.EditResult, response).image
     if image is None or image.image_id is None:
         raise ImagekitError(f"edit {request_id}: the response names no image")
-    charge = charge_of(response, client._config)
-    return handle(client, image.image_id, info=image, charge=charge, request_id=request_id)
+    return image.image_id, image, charge_of(response, config)
 
 
-def _id_of(image: Any) -> int:
-    return int(getattr(image, "id", image))
+def _id_of(image: int | HasId) -> int:
+    return image.id if isinstance(image, HasId) else int(image)
 
 
-def _known_size(image: Any) -> tuple[int, int] | None:
+def _known_size(image: int | HasId) -> tuple[int, int] | None:
     """The size a handle already knows (no request), else None."""
     return parse_resolution(getattr(image, "resolution", None))
 
 
 def _cancel_status(response: Response) -> str:
     return str(json.loads(response.content))
+
+
+def _cancelled() -> type[BaseException]:
+    """The running async library's cancellation exception (anyio loads with async code only)."""
+    import anyio
+
+    return anyio.get_cancelled_exc_class()
 
 
 class Edits(Namespace):
@@ -115,14 +117,14 @@ class Edits(Namespace):
         """Reimagine the image; ``strength`` is strong or subtle."""
         return self._run(retry_call(self._config, image_id, strength), **options)
 
-    def fill(self, image_id: int | Image, mask: Any, prompt: str, negative: str = "", *, resize: bool = False,
+    def fill(self, image_id: int | Image, mask: MaskSource, prompt: str, negative: str = "", *, resize: bool = False,
              **options: Unpack[EditOptions]) -> Image:
         """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
         the image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
         mask = fitted_mask(mask, self._size(image_id), resize)
         return self._run(fill_call(_id_of(image_id), mask, prompt, negative), **options)
 
-    def clean_up(self, image_id: int | Image, mask: Any, *, resize: bool = False,
+    def clean_up(self, image_id: int | Image, mask: MaskSource, *, resize: bool = False,
                  **options: Unpack[EditOptions]) -> Image:
         """Remove the masked object (the mask as for ``fill``)."""
         mask = fitted_mask(mask, self._size(image_id), resize)
@@ -144,7 +146,7 @@ class Edits(Namespace):
         """Cancel an edit: "cancelled" if it was running or not yet arrived, "not_running" if done."""
         return _cancel_status(self._http.send(cancel_call(request_id)))
 
-    def _size(self, image: Any) -> tuple[int, int] | None:
+    def _size(self, image: int | HasId) -> tuple[int, int] | None:
         return _known_size(image) or parse_resolution(self._client.images.meta(_id_of(image)).resolution)
 
     def _run(self, call: Call, request_id: str | None = None, timeout: float | None = None) -> Image:
@@ -158,7 +160,8 @@ class Edits(Namespace):
         except KeyboardInterrupt:
             self._cancel_quietly(request_id)
             raise
-        return _result(Image, self._client, response, request_id)
+        image_id, info, charge = _edited(response, self._config, request_id)
+        return Image(self._client, image_id, info=info, charge=charge, request_id=request_id)
 
     def _cancel_quietly(self, request_id: str) -> str | None:
         try:
@@ -168,7 +171,7 @@ class Edits(Namespace):
             return None
 
 
-class AsyncEdits(Namespace):
+class AsyncEdits(AsyncNamespace):
     """Editing images; each edit returns a handle on the new image (awaitable)."""
 
     async def enhance(self, image_id: int, scale: str = "2x", **options: Unpack[EditOptions]) -> AsyncImage:
@@ -185,14 +188,14 @@ class AsyncEdits(Namespace):
         """Reimagine the image; ``strength`` is strong or subtle."""
         return await self._run(retry_call(self._config, image_id, strength), **options)
 
-    async def fill(self, image_id: int | AsyncImage, mask: Any, prompt: str, negative: str = "", *,
+    async def fill(self, image_id: int | AsyncImage, mask: MaskSource, prompt: str, negative: str = "", *,
                    resize: bool = False, **options: Unpack[EditOptions]) -> AsyncImage:
         """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
         the image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
         mask = fitted_mask(mask, await self._size(image_id), resize)
         return await self._run(fill_call(_id_of(image_id), mask, prompt, negative), **options)
 
-    async def clean_up(self, image_id: int | AsyncImage, mask: Any, *, resize: bool = False,
+    async def clean_up(self, image_id: int | AsyncImage, mask: MaskSource, *, resize: bool = False,
                        **options: Unpack[EditOptions]) -> AsyncImage:
         """Remove the masked object (the mask as for ``fill``)."""
         mask = fitted_mask(mask, await self._size(image_id), resize)
@@ -214,7 +217,7 @@ class AsyncEdits(Namespace):
         """Cancel an edit: "cancelled" if it was running or not yet arrived, "not_running" if done."""
         return _cancel_status(await self._http.send(cancel_call(request_id)))
 
-    async def _size(self, image: Any) -> tuple[int, int] | None:
+    async def _size(self, image: int | HasId) -> tuple[int, int] | None:
         return _known_size(image) or parse_resolution((await self._client.images.meta(_id_of(image))).resolution)
 
     async def _run(self, call: Call, request_id: str | None = None,
@@ -226,12 +229,15 @@ class AsyncEdits(Namespace):
             if exc.may_have_executed:
                 exc.request_id, exc.cancel_status = request_id, await self._cancel_quietly(request_id)
             raise
-        except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
+        except (KeyboardInterrupt, _cancelled()):
             # Shielded: the caller's own cancellation must not cancel the cancel.
+            import anyio
+
             with anyio.CancelScope(shield=True):
                 await self._cancel_quietly(request_id)
             raise
-        return _result(AsyncImage, self._client, response, request_id)
+        image_id, info, charge = _edited(response, self._config, request_id)
+        return AsyncImage(self._client, image_id, info=info, charge=charge, request_id=request_id)
 
     async def _cancel_quietly(self, request_id: str) -> str | None:
         try:

@@ -7,27 +7,29 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypedDict, Unpack
+from typing import IO, TYPE_CHECKING, Any, TypedDict, Unpack
 
-import anyio
-
-from .._http import Call, Response, charge_of
+from .. import models  # the model classes load on the first response (see imagekit.models)
+from .._http import Call, Charge, Response, charge_of
 from ..config import Config
 from ..errors import GenerationFailedError, WaitTimeoutError
 from ..images import AsyncCreateResult, AsyncImage, CreateResult, Image
-from ..models import FAILED, PENDING, CreateResponse, ImageMeta
-from ._common import Namespace, compact, parse, platform_headers
-from ._media import image_source, type_for_path
+from ..media import ImageSource, image_source, type_for_path
+from ..models.status import FAILED, PENDING
+from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
+
+if TYPE_CHECKING:
+    from ..models import CreateResponse, ImageMeta, Style
 
 
 class CreateOptions(TypedDict, total=False):
     """Options of ``create`` besides the prompt. Exactly one of image, style, collection is needed."""
 
-    style: Any
+    style: Style | int
     """Style id (or a Style)."""
-    image: Any
+    image: ImageSource
     """Reference image: a handle, an id, a path, bytes, a PIL image or a NumPy array."""
-    collection: Any
+    collection: int
     """Collection id."""
     count: int
     """Images to generate: 1, 2 or 4."""
@@ -38,7 +40,9 @@ class CreateOptions(TypedDict, total=False):
     is_async: bool
     """Return at once with PENDING images; use ``wait()`` on the result."""
     group_id: str
-    random_prompt: Any
+    """Group id."""
+    random_prompt: bool | str
+    """The random-prompt flag, sent as given."""
     initial_prompt: str
     """The user's prompt before text-to-prompt."""
     enhanced_prompt: str
@@ -73,12 +77,12 @@ def create_call(config: Config, prompt: str, options: CreateOptions) -> Call:
     if unknown:
         raise TypeError(f"create() got unexpected options: {', '.join(sorted(unknown))}")
     wire = config.wire
-    style = options.get("style")
-    options = {**options, "style": getattr(style, "style_id", style)}  # type: ignore[typeddict-item]
-    body = {"prompt": prompt, "ratio": options.get("ratio")}
-    if options.get("image") is not None:
-        body["image"] = image_source(options["image"])
-    body.update({getattr(wire, attr): options.get(name) for name, attr in _BODY_OPTIONS})
+    values: dict[str, Any] = {**options}
+    values["style"] = getattr(values.get("style"), "style_id", values.get("style"))
+    body: dict[str, Any] = {"prompt": prompt, "ratio": values.get("ratio")}
+    if values.get("image") is not None:
+        body["image"] = image_source(values["image"])
+    body.update({getattr(wire, attr): values.get(name) for name, attr in _BODY_OPTIONS})
     body = compact(body) | options.get("extra_body", {})
     headers = platform_headers(config, options.get("platform"))
     api_type = options.get("api_type") or config.api_type
@@ -87,8 +91,8 @@ def create_call(config: Config, prompt: str, options: CreateOptions) -> Call:
     return Call("POST", "/api/images/create", json=body, headers=headers, timeout=options.get("timeout"))
 
 
-def _created(response: Response, config: Config) -> tuple[CreateResponse, tuple]:
-    return parse(CreateResponse, response), charge_of(response, config)
+def _created(response: Response, config: Config) -> tuple[CreateResponse, Charge]:
+    return parse(models.CreateResponse, response), charge_of(response, config)
 
 
 def meta_call(image_id: int) -> Call:
@@ -154,13 +158,13 @@ class Images(Namespace):
 
     def meta(self, image_id: int) -> ImageMeta:
         """Metadata of an image."""
-        return parse(ImageMeta, self._http.send(meta_call(image_id)))
+        return parse(models.ImageMeta, self._http.send(meta_call(image_id)))
 
     def read(self, image_id: int, **query: Any) -> bytes:
         """The image's binary; ``type``, ``scale``, ``watermark``, ``collection`` select the form."""
         return self._http.send(binary_call(self._config, image_id, **query)).content
 
-    def save(self, image_id: int, path: str | os.PathLike, *, type: str | None = None, **query: Any) -> Path:
+    def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None, **query: Any) -> Path:
         """Stream the binary to ``path`` (type from the suffix unless given); return the path."""
         path = Path(path)
         call = binary_call(self._config, image_id, type or type_for_path(path), **query)
@@ -181,7 +185,7 @@ class Images(Namespace):
         raise AssertionError("unreachable")
 
 
-class AsyncImages(Namespace):
+class AsyncImages(AsyncNamespace):
     """Generating images and reading them back (awaitable)."""
 
     async def create(self, prompt: str, **options: Unpack[CreateOptions]) -> AsyncCreateResult:
@@ -196,7 +200,7 @@ class AsyncImages(Namespace):
 
     async def meta(self, image_id: int) -> ImageMeta:
         """Metadata of an image."""
-        return parse(ImageMeta, await self._http.send(meta_call(image_id)))
+        return parse(models.ImageMeta, await self._http.send(meta_call(image_id)))
 
     async def read(self, image_id: int, **query: Any) -> bytes:
         """The image's binary; ``type``, ``scale``, ``watermark``, ``collection`` select the form."""
@@ -206,7 +210,7 @@ class AsyncImages(Namespace):
         """``read`` without awaiting, for places that cannot await (notebook display)."""
         return self._http.blocking().send(binary_call(self._config, image_id, **query)).content
 
-    async def save(self, image_id: int, path: str | os.PathLike, *, type: str | None = None,
+    async def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
                    **query: Any) -> Path:
         """Stream the binary to ``path`` (type from the suffix unless given); return the path."""
         path = Path(path)
@@ -224,5 +228,7 @@ class AsyncImages(Namespace):
                 return meta
             if time.monotonic() + delay > deadline:
                 raise WaitTimeoutError(f"image {image_id} still PENDING after {timeout}s")
+            import anyio  # loads with async code, not with `import imagekit`
+
             await anyio.sleep(delay)
         raise AssertionError("unreachable")

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
+from .. import models  # the model classes load on the first response (see imagekit.models)
 from .._http import Call, Response
-from ..models import Style, Usage, User
-from ._common import Namespace, parse
+from ._common import AsyncNamespace, Namespace, parse
+
+if TYPE_CHECKING:
+    from ..models import Style, Usage, User
 
 ME = Call("GET", "/api/users/me")
 USAGE = Call("GET", "/api/users/me/usage")
@@ -15,7 +19,7 @@ COLLECTION_COUNT = Call("GET", "/api/users/me/collectionCount")
 
 
 def _styles(response: Response) -> list[Style]:
-    return [Style.model_validate(item) for item in response.json()]
+    return [models.Style.model_validate(item) for item in response.json()]
 
 
 def _count(response: Response) -> int:
@@ -27,11 +31,11 @@ class Users(Namespace):
 
     def me(self) -> User:
         """The caller's profile and plan."""
-        return parse(User, self._http.send(ME))
+        return parse(models.User, self._http.send(ME))
 
     def usage(self) -> Usage:
         """The caller's usage counters."""
-        return parse(Usage, self._http.send(USAGE))
+        return parse(models.Usage, self._http.send(USAGE))
 
     def styles(self) -> list[Style]:
         """The caller's own styles."""
@@ -42,16 +46,16 @@ class Users(Namespace):
         return _count(self._http.send(COLLECTION_COUNT))
 
 
-class AsyncUsers(Namespace):
+class AsyncUsers(AsyncNamespace):
     """The caller's account (awaitable)."""
 
     async def me(self) -> User:
         """The caller's profile and plan."""
-        return parse(User, await self._http.send(ME))
+        return parse(models.User, await self._http.send(ME))
 
     async def usage(self) -> Usage:
         """The caller's usage counters."""
-        return parse(Usage, await self._http.send(USAGE))
+        return parse(models.Usage, await self._http.send(USAGE))
 
     async def styles(self) -> list[Style]:
         """The caller's own styles."""

@@ -11,6 +11,12 @@ import socket
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from .service import Sandbox
 
 __all__ = ["EmbeddedSandbox", "is_loopback", "listening_socket"]
 
@@ -47,11 +53,16 @@ class EmbeddedSandbox:
     """A sandbox server on 127.0.0.1 in a background thread, with its own data directory."""
 
     def __init__(self, data_dir: str | Path | None = None, latency: float = 0.0, host: str = "127.0.0.1",
-                 port: int = 0, **settings):
-        self._tmp = None if data_dir is not None else tempfile.TemporaryDirectory(prefix="imagekit-sandbox-")
-        self.data_dir = Path(data_dir if data_dir is not None else self._tmp.name)
+                 port: int = 0, **settings: Any) -> None:
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if data_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="imagekit-sandbox-")
+            data_dir = self._tmp.name
+        self.data_dir = Path(data_dir)
         self._latency, self._host, self._port, self._extra = latency, host, port, settings
-        self._server = self._thread = self.sandbox = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.sandbox: Sandbox | None = None
         self.url = ""
         self.api_key = ""
         self.identity = ""
@@ -108,7 +119,8 @@ class EmbeddedSandbox:
     def stop(self) -> None:
         if self._server is not None:
             self._server.should_exit = True
-            self._thread.join(timeout=30)
+            if self._thread is not None:
+                self._thread.join(timeout=30)
             self._server = None
         if self._tmp is not None:
             self._tmp.cleanup()

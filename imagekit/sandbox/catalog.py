@@ -7,6 +7,8 @@ of the matching ``type``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy.orm import Session
 
 from .tables import CreditCost, Model, Plan
@@ -24,7 +26,7 @@ _BASE_COSTS = {
 _FREE_LOCKED = {"collection-2x", "enhance-8x"}
 """Types the free plan may use but that carry the crown marker (upgrade suggested)."""
 
-_PLANS = [
+_PLANS: list[dict[str, Any]] = [
     dict(plan_id=1, grade="free", title={"en": "Free", "ko": "무료"}, period="month", price=0,
          daily_credit=20, monthly_credit=0, default_credit=50, max_credit=500, minus_credit_allowed=0,
          simultaneous_limit=1, max_edit_number=20, max_prompt_number=20, max_style_number=3,

@@ -130,7 +130,9 @@ def charge(session: Session, user: User, operation: str, credits: int, now: date
 def refund(session: Session, row: Charge, credits: int | None = None) -> None:
     """Give back ``credits`` (all that is left by default) to the buckets they came from."""
     user = Database.locked(session, User, row.user_id)
-    row = Database.locked(session, Charge, row.charge_id)  # what another process refunded meanwhile counts
+    locked = Database.locked(session, Charge, row.charge_id)  # what another process refunded meanwhile counts
+    assert locked is not None, "charges are never deleted"
+    row = locked
     give = row.credits - row.refunded if credits is None else min(credits, row.credits - row.refunded)
     row.refunded += give
     row.status = "refunded" if row.refunded == row.credits else "partial"

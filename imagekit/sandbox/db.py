@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-
 from typing import TypeVar
 
 from sqlalchemy import create_engine, event

@@ -52,8 +52,9 @@ def recover(sandbox: Sandbox) -> Recovered:
         stale = session.scalars(select(Image).where(Image.status == "PENDING")).all()
         for image in stale:
             image.status, image.error = "FAILED", "The sandbox stopped before this image was finished."
-            if image.charge_id and image.unit_price:
-                credits.refund(session, session.get(Charge, image.charge_id), image.unit_price)
+            charge = session.get(Charge, image.charge_id) if image.charge_id and image.unit_price else None
+            if charge is not None:
+                credits.refund(session, charge, image.unit_price)
         unfinished = session.scalars(select(Charge).where(
             Charge.operation.in_(EDIT_TYPES), Charge.status != "refunded",
             ~exists().where(Image.charge_id == Charge.charge_id))).all()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -29,8 +29,6 @@ class SandboxSettings:
     """Largest request body, mask or ``data:`` URL accepted (Clipdrop's anchor: 30 MB)."""
     max_upload_pixels: int = 25_000_000
     """Largest decoded upload (Clipdrop's anchor: 16-25 MP)."""
-    max_output_side: int = 8192
-    """Largest side of any image the sandbox makes (an 8x enhance of 1024 px)."""
     render_slots: int = 1
     """Binary variants (scaled, watermarked, re-encoded) rendered at once; an 8x render holds a few
     hundred MB, so more slots trade memory for speed. Each variant is rendered once, then cached."""
@@ -43,7 +41,6 @@ class SandboxSettings:
     worker_header: bool = False
     """Name the serving process in an ``X-Sandbox-Worker`` header of every response (``serve
     --worker-header``): tests and benchmarks check with it that load reaches every worker."""
-    extra: dict = field(default_factory=dict)
 
     @property
     def url(self) -> str:

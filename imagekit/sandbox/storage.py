@@ -51,6 +51,8 @@ class ImageStore:
         """RGB (or RGBA when the file has alpha) uint8 pixels."""
         data = np.fromfile(self.root / name, dtype=np.uint8)
         pixels = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+        if pixels is None:
+            raise ValueError(f"{name}: not an image OpenCV can read")
         if pixels.ndim == 2:
             return cv2.cvtColor(pixels, cv2.COLOR_GRAY2RGB)
         code = cv2.COLOR_BGRA2RGBA if pixels.shape[2] == 4 else cv2.COLOR_BGR2RGB

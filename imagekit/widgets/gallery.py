@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import base64
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import anywidget
 from ipywidgets import CallbackDispatcher
 from traitlets import Bool, Int, List, Unicode, observe
 
-from ..resources._media import thumbnail_png, to_png
+from ..media import thumbnail_png, to_png
 from ._assets import asset_text
 
 __all__ = ["Gallery"]

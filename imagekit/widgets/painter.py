@@ -10,8 +10,9 @@ from __future__ import annotations
 import io
 import logging
 import re
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 import anywidget
 import numpy as np

@@ -8,8 +8,9 @@ The images land in a Gallery with selection.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 import ipywidgets as w
 from ipywidgets import CallbackDispatcher

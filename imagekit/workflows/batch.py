@@ -24,11 +24,13 @@ from .._retry import REFUSED_STATUSES, RetryPolicy
 from .journal import Entry, Journal, account_identity
 from .pricing import Prices
 from .rows import Row, make_rows
-from .runner import RunOptions, Runner, thumbnail_ids
+from .runner import Runner, RunOptions, thumbnail_ids
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
+
+    from ..client import AsyncClient, Client
 
 __all__ = ["Batch", "async_twin"]
 
@@ -44,15 +46,15 @@ class _RefusalsToCaller(RetryPolicy):
         return RetryPolicy.decide(self, method, outcome, attempt, **kwargs)
 
 
-def async_twin(client: Any) -> Any:
-    """An AsyncClient for the same service, key, settings and ledger as ``client``."""
+def async_twin(client: Client | AsyncClient) -> AsyncClient:
+    """An AsyncClient for the same service, key, settings, transport and ledger as ``client``."""
     from ..client import AsyncClient
 
-    config = client.config
-    policy = _RefusalsToCaller(**{f.name: getattr(config.retry, f.name) for f in fields(RetryPolicy)})
-    return AsyncClient(config.base_url, config.api_key, timeout=config.timeout, platform=config.platform,
-                       api_type=config.api_type, wire=config.wire, retry_policy=policy,
-                       ledger=client.ledger or False, account=client.ledger.account if client.ledger else None)
+    retry = client.config.retry
+    policy = _RefusalsToCaller(**{f.name: getattr(retry, f.name) for f in fields(RetryPolicy)})
+    if isinstance(client, AsyncClient):
+        return client.with_options(retry_policy=policy)
+    return client.to_async(retry_policy=policy)
 
 
 class Batch:

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-
-import anyio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from ..errors import APIConnectionError, APIError, APITimeoutError, ImagekitError
-from ..resources.edits import new_request_id
-from .pricing import Prices, edit_cost_type
+from ..images import new_request_id
+from .pricing import Prices
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -99,7 +99,7 @@ class Chain:
         """Credits one run of the chain costs, from the plan's CreditCostInfo."""
         client = client or self.client
         if client is None:
-            from ..client import connect
+            from ..embedded import connect
 
             client = connect()
         prices = Prices.from_account(client.me(), [])
@@ -111,24 +111,24 @@ class Chain:
         ``deadline``: seconds for the whole chain; when they run out the in-flight edit is
         cancelled on the server and the step recorded as ``timeout``.
         """
-        ledger = image._client.ledger
+        ledger = image.client.ledger
         if ledger is not None:
-            image._client.usage()  # balance readings around the run: the ledger reconciles against them
+            image.client.usage()  # balance readings around the run: the ledger reconciles against them
         result = ChainResult(self, image)._go(deadline)
         if ledger is not None:
-            image._client.usage()
+            image.client.usage()
             ledger.reconcile()
         return result
 
     async def arun(self, image: Any, *, deadline: float | None = None) -> ChainResult:
         """``run`` for async code: ``image`` is an AsyncImage; cancelling the task cancels the
         in-flight edit on the server."""
-        ledger = image._client.ledger
+        ledger = image.client.ledger
         if ledger is not None:
-            await image._client.usage()
+            await image.client.usage()
         result = await ChainResult(self, image)._ago(deadline)
         if ledger is not None:
-            await image._client.usage()
+            await image.client.usage()
             ledger.reconcile()
         return result
 
@@ -138,7 +138,7 @@ class Chain:
         if not images:
             return []
         if concurrency is None:
-            concurrency = Prices.from_account(images[0]._client.me(), []).simultaneous_limit
+            concurrency = Prices.from_account(images[0].client.me(), []).simultaneous_limit
         with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="imagekit-chain") as pool:
             return list(pool.map(lambda image: self.run(image, deadline=deadline), images))
 
@@ -148,7 +148,7 @@ class Chain:
         if not images:
             return []
         if concurrency is None:
-            concurrency = Prices.from_account(await images[0]._client.me(), []).simultaneous_limit
+            concurrency = Prices.from_account(await images[0].client.me(), []).simultaneous_limit
         results: list[Any] = [None] * len(images)
         slots = anyio.Semaphore(max(1, concurrency))
 
@@ -228,7 +228,7 @@ class ChainResult:
 
     def _done(self, record: dict, image: Any) -> None:
         started = record.pop("started")
-        credits, ledger = image.credits_charged, image._client.ledger
+        credits, ledger = image.credits_charged, image.client.ledger
         if credits is None and ledger is not None:  # no credit headers: the price the ledger gave it
             credits = ledger.credits_of(record["request_id"])
         record.update(image_id=image.id, credits=credits, status="done", error=None,

@@ -30,7 +30,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -38,8 +38,8 @@ from .._retry import backoff
 from ..errors import (
     APIConnectionError,
     APIError,
-    ImageNotFoundError,
     ImagekitError,
+    ImageNotFoundError,
     NotEnoughCreditError,
     ServiceUnavailableError,
     TooManyRequestsError,
@@ -50,6 +50,9 @@ from .journal import Entry, Journal
 from .pricing import Prices
 from .rows import Row
 from .window import Window
+
+if TYPE_CHECKING:
+    from ..models import ImageMeta
 
 __all__ = ["RunOptions", "Runner"]
 
@@ -297,7 +300,8 @@ class Runner:
             raise ImagekitError("no image id is known to search from")
         await anyio.sleep(self.options.settle_delay)
         taken = {i for other in self.journal.load().values() for i in other.image_ids}
-        found, misses, image_id = [], 0, entry.low_id
+        found: list[ImageMeta] = []
+        misses, image_id = 0, entry.low_id
         while len(found) < row.count and misses < self.options.probe_window:
             image_id += 1
             if image_id in taken:

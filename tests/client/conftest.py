@@ -18,7 +18,7 @@ from anyio.from_thread import start_blocking_portal
 
 import imagekit
 from imagekit.images import _Result
-from imagekit.resources._common import Namespace
+from imagekit.resources._common import AsyncNamespace
 
 FAST = imagekit.RetryPolicy(max_retries=2, backoff_base=0.001, backoff_cap=0.01)
 
@@ -49,7 +49,7 @@ class Blocking:
     def _wrap(self, value: Any) -> Any:
         if isinstance(value, list):
             return [self._wrap(item) for item in value]
-        if isinstance(value, (imagekit.AsyncClient, imagekit.AsyncImage, _Result, Namespace)):
+        if isinstance(value, (imagekit.AsyncClient, imagekit.AsyncImage, _Result, AsyncNamespace)):
             return Blocking(value, self._portal)
         return value
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import imagekit
-from imagekit import client as client_module
+from imagekit import embedded
 from imagekit.config import Config, home_dir
 
 from .conftest import SECRET
@@ -47,7 +47,7 @@ def test_home_dir(monkeypatch, tmp_path):
 
 
 def test_connect_uses_the_environment_when_set(monkeypatch):
-    monkeypatch.setattr(client_module, "_embedded_sandbox", lambda: pytest.fail("must not start a sandbox"))
+    monkeypatch.setattr(embedded, "_embedded_sandbox", lambda: pytest.fail("must not start a sandbox"))
     monkeypatch.setenv("IMAGEKIT_BASE_URL", "http://service.test")
     monkeypatch.setenv("IMAGEKIT_API_KEY", SECRET)
     ik = imagekit.connect(timeout=5)
@@ -66,7 +66,7 @@ def test_connect_falls_back_to_the_embedded_sandbox(monkeypatch):
     class FakeSandbox:
         url, api_key, identity = "http://127.0.0.1:9", SECRET, "folder-id"
 
-    monkeypatch.setattr(client_module, "_embedded_sandbox", lambda spec_exact: FakeSandbox)
+    monkeypatch.setattr(embedded, "_embedded_sandbox", lambda spec_exact: FakeSandbox)
     ik = imagekit.connect()
     assert ik.config.base_url == "http://127.0.0.1:9" and ik.config.api_key == SECRET
     # The ledger knows the sandbox by its data folder, not by its port or the session's key.
@@ -81,7 +81,7 @@ def test_a_missing_sandbox_extra_is_explained(monkeypatch, tmp_path, missing, ra
         raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
 
     monkeypatch.setenv("IMAGEKIT_HOME", str(tmp_path))
-    monkeypatch.setattr(client_module, "_embedded", {})
+    monkeypatch.setattr(embedded, "_embedded", {})
     monkeypatch.setattr(EmbeddedSandbox, "start", start)
     with pytest.raises(raised) as info:
         imagekit.connect()

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image as PILImage
 
 import imagekit
-from imagekit.resources._media import PNG_SIGNATURE, mask_png
+from imagekit.media import PNG_SIGNATURE, mask_png
 
 from .conftest import SECRET, Counting, Script, error, reply
 

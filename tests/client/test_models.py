@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -40,7 +40,7 @@ USER = {
 def test_a_full_user_parses_into_snake_case():
     user = models.User.model_validate(USER)
     assert (user.user_id, user.default_credit, user.role) == (7, 120, "normal")
-    assert user.created_at == datetime(2024, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    assert user.created_at == datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
     assert user.plan.price_obj.price_dis == "$10" and user.plan.price_obj.partner_key == "pk_1"
     cost = user.plan.credit_cost_info[0]
     assert cost.credit == 2 and cost.type == "collection-2x"

@@ -40,9 +40,9 @@ TWINS = [
     (edits.Edits, edits.AsyncEdits),
     (prompts.Prompts, prompts.AsyncPrompts),
 ]
-LIFECYCLE = {"close", "aclose"}
+LIFECYCLE = {"close", "aclose", "to_async"}  # to_async: a blocking client's way to its async twin
 BLOCKING_EXTRAS = {"read_blocking"}  # the async side's escape hatch for notebook display
-NOT_AWAITED = {"image"}  # builds a handle, makes no request
+NOT_AWAITED = {"image", "batch", "with_options", "copy"}  # build an object, make no request
 
 
 def public_methods(cls: type) -> dict[str, object]:
@@ -73,8 +73,7 @@ def test_sync_and_async_twins_expose_the_same_methods():
             method, twin = sync_methods[name], async_methods[name]
             assert inspect.signature(method).parameters.keys() == inspect.signature(twin).parameters.keys(), name
             assert not inspect.iscoroutinefunction(method), name
-            # AsyncClient's shortcuts are shared with Client and return the namespace's awaitable.
-            if async_cls is not imagekit.AsyncClient and name not in NOT_AWAITED:
+            if name not in NOT_AWAITED:
                 assert inspect.iscoroutinefunction(twin), f"{async_cls.__name__}.{name}"
 
 
@@ -87,8 +86,18 @@ def test_client_shortcuts_cover_the_issue_surface():
         assert name in public_methods(handles.Image)
 
 
+def test_lazy_names_load_on_first_use():
+    code = ("import sys, imagekit; imagekit.User; imagekit.grid; imagekit.Ledger; "
+            "print(all(m in sys.modules for m in ('imagekit.models.users', 'imagekit.workflows', 'imagekit.ledger')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+    assert set(imagekit.__all__) <= set(dir(imagekit))
+
+
 def test_import_stays_light():
-    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm"]
+    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm",
+             # loaded on first use (see imagekit/__init__.py): async code, the ledger, workflows, the models
+             "asyncio", "anyio", "sqlite3", "imagekit.ledger", "imagekit.workflows", "imagekit.models.users"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout

@@ -19,7 +19,7 @@ import pytest
 
 import imagekit
 from imagekit._http import Call
-from imagekit.resources._media import mask_png
+from imagekit.media import mask_png
 
 from .conftest import control
 

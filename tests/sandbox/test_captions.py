@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from imagekit.sandbox.engines import captions
-from imagekit.sandbox.engines.captions import Caption, caption, describe, parse_accept_language
-from imagekit.sandbox.engines.captions import measure
+from imagekit.sandbox.engines.captions import Caption, caption, describe, measure, parse_accept_language
 from imagekit.sandbox.engines.captions.phrases import render
 
 WHITE, RED, BLUE = (255, 255, 255), (220, 30, 40), (30, 80, 220)

@@ -120,7 +120,7 @@ def test_decode_mask_refuses_a_mask_of_another_size():
     """Never stretched: not when transposed, not even when proportional."""
     big = cv2.resize(square_mask(), (256, 192), interpolation=cv2.INTER_NEAREST)
     for wrong in (big, square_mask()[::4, ::4].copy(), square_mask().T.copy()):
-        refused(lambda: decode_mask(saved(wrong, "PNG"), (64, 48)), 400, "mask_size_mismatch")
+        refused(lambda wrong=wrong: decode_mask(saved(wrong, "PNG"), (64, 48)), 400, "mask_size_mismatch")
 
 
 def test_decode_mask_uses_alpha_when_the_colour_says_nothing():

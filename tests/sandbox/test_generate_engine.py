@@ -310,7 +310,7 @@ def test_cancellation_is_checked_throughout_and_propagates(look: str) -> None:
     for stop_at in (1, total // 2, total):
         seen = 0
 
-        def cancel_later() -> None:
+        def cancel_later(stop_at: int = stop_at) -> None:
             nonlocal seen
             seen += 1
             if seen >= stop_at:

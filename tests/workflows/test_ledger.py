@@ -184,7 +184,7 @@ def test_the_embedded_sandbox_keeps_its_history_across_sessions(tmp_path, monkey
 
     import pandas as pd
 
-    from imagekit import client as client_module
+    from imagekit import embedded
     from imagekit.cli import main
 
     home = tmp_path / "home"
@@ -194,11 +194,11 @@ def test_the_embedded_sandbox_keeps_its_history_across_sessions(tmp_path, monkey
     seen = [subprocess.run([sys.executable, "-c", session.format(n=n)], check=True, capture_output=True, text=True,
                            env={**os.environ, "IMAGEKIT_HOME": str(home)}).stdout for n in (1, 2)]
     assert seen[0] != seen[1]  # another port and another key each session
-    monkeypatch.setattr(client_module, "_embedded", {})  # this process's own, in this test's home
+    monkeypatch.setattr(embedded, "_embedded", {})  # this process's own, in this test's home
     try:
         assert main(["usage", "--out", str(tmp_path / "u")]) == 0
     finally:
-        for box in client_module._embedded.values():
+        for box in embedded._embedded.values():
             box.stop()
     table = pd.read_csv(tmp_path / "u" / "usage-by-operation.csv", index_col="operation")
     assert table.loc["create", "calls"] == 2 and table.loc["create", "credits"] == 6  # 3 images at 2 credits

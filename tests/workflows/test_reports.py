@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 import pytest
 
 from imagekit.cli import main
 from imagekit.reports import (
-    balance_over_time,
     MIN_HISTORY,
+    balance_over_time,
     forecast,
     spend_by_day,
     spend_by_operation,
@@ -19,7 +19,7 @@ from imagekit.reports import (
     usage_report,
 )
 
-NOW = datetime(2025, 3, 10, 12, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 10, 12, tzinfo=UTC)
 
 
 @pytest.fixture

@@ -108,8 +108,8 @@ def enhance_prompt(text: str, look: str | None = None, look_label: str | None = 
     phrases = [*pick(COMPOSITIONS), *pick(LIGHTING[_mood(words)]), *pick(DETAILS, 2)]
     if look in LOOK_VOCABULARY:
         phrases += pick(LOOK_VOCABULARY[look], 3)
-    elif look_label or look:
-        phrases.append(f"{(look_label or look).strip()} style")
+    elif label := look_label or look:
+        phrases.append(f"{label.strip()} style")
     prompt = subject
     for phrase in phrases:
         # A phrase whose words the text already says adds nothing ("sunset, warm sunset light").

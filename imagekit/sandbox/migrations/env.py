@@ -25,5 +25,8 @@ given = config.attributes.get("connection")
 if given is not None:
     _run(given)
 else:
-    with create_engine(config.get_main_option("sqlalchemy.url")).connect() as opened:
+    url = config.get_main_option("sqlalchemy.url")
+    if not url:
+        raise RuntimeError("alembic: give the sandbox database as sqlalchemy.url or a connection")
+    with create_engine(url).connect() as opened:
         _run(opened)

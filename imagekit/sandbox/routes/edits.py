@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from fastapi import APIRouter, File, Form, Path, UploadFile
@@ -15,12 +15,12 @@ from ..editing import Edit, EditResult, edit_result_view, run_edit
 from ..engines import edits as engines
 from ..engines.base import GenerationRequest
 from ..errors import SandboxError, invalid
-from ..references import ready_image
 from ..extensions import charge_headers
+from ..references import ready_image
 from ..schemas import REQUEST_ID_PATTERN, Body, EditOut, ScaleSize
 
 router = APIRouter(prefix="/api/images", tags=["edits"])
-_EDIT = {"response_model": None, "responses": {200: {"model": EditOut}}}
+_EDIT: dict[str, Any] = {"response_model": None, "responses": {200: {"model": EditOut}}}
 Pair = Annotated[list[Annotated[float, Field(ge=-65536, le=65536)]], Field(min_length=2, max_length=2)]
 
 

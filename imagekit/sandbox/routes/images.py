@@ -14,8 +14,8 @@ from .. import credits, generation
 from ..binaries import MEDIA_TYPES, parse_scale
 from ..deps import ApiTypeHeader, CurrentUser, ImageId, PlatformHeader, SandboxDep
 from ..engines.edits.codecs import encode_image
-from ..extensions import charge_headers
 from ..errors import not_found
+from ..extensions import charge_headers
 from ..schemas import CreateBody, CreateOut, ImageMetaOut
 from ..tables import Charge, Collection, DownloadLog, Image, Style, User
 from ..views import generated_image_view, image_meta_view

@@ -19,9 +19,8 @@ from .codecs import (
     decode_mask,
     encode_image,
 )
-from .inpaint import cleanup_radius, clean_up, fill
-from .outpaint import outpaint
-from .outpaint import validate as validate_outpaint
+from .inpaint import clean_up, cleanup_radius, fill
+from .outpaint import outpaint, validate as validate_outpaint
 from .reimagine import STRENGTHS, reimagine
 from .segment import remove_background
 from .upscale import ENHANCE_FACTORS, enhance, upsize

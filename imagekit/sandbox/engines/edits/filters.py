@@ -46,7 +46,7 @@ def pull_push(values: np.ndarray, known: np.ndarray, check: CheckFn) -> np.ndarr
     """
     weight = known.astype(np.float32)
     expand = (lambda w: w) if values.ndim == 2 else (lambda w: w[..., None])
-    levels = [(values * expand(weight), weight)]
+    levels: list[tuple[np.ndarray, np.ndarray]] = [(values * expand(weight), weight)]
     while min(levels[-1][1].shape) > 2:
         check()
         vw, w = levels[-1]

@@ -25,6 +25,8 @@ def _invalid(message: str) -> SandboxError:
 
 def _pair(value: object, what: str) -> Pair:
     """Two integral numbers (JSON may send 512.0), else 400 ``invalid_outpaint``."""
+    a: object
+    b: object
     try:
         a, b = value  # type: ignore[misc]
     except (TypeError, ValueError):

@@ -105,6 +105,8 @@ def render_svg(svg: str, size: tuple[int, int]) -> np.ndarray:
     """Rasterise an SVG at ``size`` (w, h) to uint8 RGB on white."""
     png = bytes(resvg_py.svg_to_bytes(svg_string=svg, background="#ffffff"))
     rgba = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    if rgba is None:
+        raise ValueError("resvg produced an image OpenCV cannot decode")
     rgb = cv2.cvtColor(rgba, cv2.COLOR_BGRA2RGB if rgba.shape[2] == 4 else cv2.COLOR_BGR2RGB)
     if (rgb.shape[1], rgb.shape[0]) != size:
         rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)

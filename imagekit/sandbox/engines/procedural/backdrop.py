@@ -74,7 +74,7 @@ def clouds(canvas: np.ndarray, st: Stage) -> None:
     rng = st.rng("clouds")
     f = min(1.0, 256 / st.unit)  # draw small: clouds are blurry anyway
     sh, sw = max(8, round(st.h * f)), max(8, round(st.w * f))
-    mask = np.zeros((sh, sw), np.float32)
+    mask: np.ndarray = np.zeros((sh, sw), np.float32)
     for _ in range(st.count(2.5, cap=40)):
         cx, cy = rng.uniform(0, sw), rng.uniform(0.08, 0.75) * st.horizon * f
         size = min(sh, sw) * rng.uniform(0.05, 0.1)

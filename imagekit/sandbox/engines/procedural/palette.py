@@ -8,7 +8,7 @@ words desaturate matching roles here and matching pixels at the end (:func:`supp
 from __future__ import annotations
 
 import colorsys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 
 import cv2
@@ -39,7 +39,13 @@ class Palette:
 
 
 def _p(*rgb: RGB) -> Palette:
-    return Palette(*(tuple(float(v) for v in c) for c in rgb))
+    return Palette(*(_colour(c) for c in rgb))
+
+
+def _colour(values: Iterable[float]) -> Colour:
+    """Three floats as a Colour (the first three of ``values``)."""
+    r, g, b = (float(v) for v in list(values)[:3])
+    return r, g, b
 
 
 THEMES: dict[str, Palette] = {
@@ -92,12 +98,12 @@ def _hls(c: Colour) -> tuple[float, float, float]:
     return colorsys.rgb_to_hls(*(v / 255.0 for v in c))
 
 
-def _rgb(h: float, l: float, s: float) -> Colour:
-    return tuple(round(v * 255.0, 2) for v in colorsys.hls_to_rgb(h, l, s))
+def _rgb(h: float, light: float, s: float) -> Colour:
+    return _colour(round(v * 255.0, 2) for v in colorsys.hls_to_rgb(h, light, s))
 
 
 def _mix(a: Colour, b: Colour, t: float) -> Colour:
-    return tuple(x + (y - x) * t for x, y in zip(a, b))
+    return _colour(x + (y - x) * t for x, y in zip(a, b))
 
 
 def tint(palette: Palette, hue: str, strength: float = 0.55) -> Palette:
@@ -107,8 +113,8 @@ def tint(palette: Palette, hue: str, strength: float = 0.55) -> Palette:
 
         def neutral(name: str, c: Colour) -> Colour:
             if target is None:
-                h, l, s = _hls(c)
-                return _rgb(h, l, s * 0.15)
+                h, light, s = _hls(c)
+                return _rgb(h, light, s * 0.15)
             return _mix(c, target, 0.45 if name in _SCENE_ROLES else 0.2)
 
         return palette.map(neutral)
@@ -117,10 +123,10 @@ def tint(palette: Palette, hue: str, strength: float = 0.55) -> Palette:
     def pull(name: str, c: Colour) -> Colour:
         if name not in _SCENE_ROLES:
             return c
-        _, l, s = _hls(c)
+        _, light, s = _hls(c)
         # The sky takes less of the tint than the land: a "green lake" keeps a believable sky.
         pull_by = strength * (0.6 if name.startswith("sky") else 1.0)
-        return _mix(c, _rgb(th, l, max(s, 0.45, ts * 0.7)), pull_by)
+        return _mix(c, _rgb(th, light, max(s, 0.45, ts * 0.7)), pull_by)
 
     return replace(palette.map(pull), accent=HUE_TINTS[hue])
 
@@ -136,15 +142,15 @@ def drop_hues(palette: Palette, banned: frozenset[str]) -> Palette:
         return palette
 
     def drop(_: str, c: Colour) -> Colour:
-        h, l, s = _hls(c)
-        return _rgb(h, l, s * 0.1) if s > 0.15 and _in_ranges(h * 180.0, ranges) else c
+        h, light, s = _hls(c)
+        return _rgb(h, light, s * 0.1) if s > 0.15 and _in_ranges(h * 180.0, ranges) else c
 
     return palette.map(drop)
 
 
 def from_colours(colours: Sequence[RGB]) -> Palette:
     """Assign a collection's colours to roles: dark ones low in the scene, light ones in the sky."""
-    cols = [tuple(float(v) for v in c) for c in colours]
+    cols = [_colour(c) for c in colours]
     if not cols:
         raise ValueError("a palette needs at least one colour")
     ramp = sorted(cols, key=lambda c: 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2])
@@ -180,7 +186,7 @@ def choose(reading: Reading, rng: np.random.Generator, colours: Sequence[RGB] | 
         # A named colour should show, so a prompt with one is not left to a night theme.
         themes = [t for t in DEFAULT_THEMES if not (reading.hues and t == "night")]
         sky = themes[int(rng.integers(len(themes)))]
-    palette = THEMES[land or sky]
+    palette = THEMES[land or sky or DEFAULT_THEMES[0]]
     if land and sky:
         palette = _under_sky(palette, sky)
     for i, hue in enumerate(reading.hues[:2]):

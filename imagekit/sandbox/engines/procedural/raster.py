@@ -27,8 +27,8 @@ def planes(channels: list[np.ndarray], shape: tuple[int, int] | None = None) -> 
 
 def scalar(colour: Colour | np.ndarray) -> tuple[float, float, float, float]:
     """A colour as the four-float scalar OpenCV arithmetic applies per channel."""
-    values = [float(v) for v in np.ravel(colour)][:4]
-    return tuple(values + [0.0] * (4 - len(values)))
+    values = [float(v) for v in np.ravel(colour)][:4] + [0.0] * 4
+    return values[0], values[1], values[2], values[3]
 
 
 def mix(a: np.ndarray, b: np.ndarray | Colour, alpha: np.ndarray | float) -> np.ndarray:
@@ -140,6 +140,7 @@ def poly_points(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return np.stack([xs, ys], axis=-1).round().astype(np.int32).reshape(-1, 1, 2)
 
 
-def cv_colour(c: Colour) -> tuple[int, int, int]:
-    """A palette colour as the int tuple OpenCV drawing calls want."""
-    return tuple(int(round(v)) for v in c)
+def cv_colour(c: Colour | np.ndarray) -> tuple[int, int, int]:
+    """A palette colour (or a mix of colours as an array) as the int tuple OpenCV drawing calls want."""
+    r, g, b = (int(round(float(v))) for v in np.ravel(c)[:3])
+    return r, g, b

@@ -12,7 +12,7 @@ from .stage import Stage
 _GREEN: Colour = (62, 140, 70)
 
 
-def _shade(c: Colour, toward: Colour, t: float) -> tuple[int, int, int]:
+def _shade(c: Colour | np.ndarray, toward: Colour, t: float) -> tuple[int, int, int]:
     return cv_colour(mix(np.asarray(c), toward, t))
 
 

@@ -88,7 +88,7 @@ def oil_paint(image: np.ndarray, ctx: LookContext) -> np.ndarray:
     hu = unit(half)
     flat = _kuwahara(half, max(2, hu // 90))
     ctx.check()
-    region = np.clip((fbm(ctx.rng, *half.shape[:2], 4.0, 2) - 0.5) * 6 + 0.5, 0, 1)
+    region = np.clip((fbm(ctx.rng, half.shape[0], half.shape[1], 4.0, 2) - 0.5) * 6 + 0.5, 0, 1)
     length = max(3, hu // 45) | 1
     smeared = saturate(to_u8(_strokes(flat, ctx.rng, length, region)), 1.25)
     bristles = _strokes(grain(ctx.rng, *half.shape[:2]), ctx.rng, length, region)

@@ -9,7 +9,26 @@ import base64
 import io
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from PIL.Image import Image as PILImage
+
+
+@runtime_checkable
+class HasId(Protocol):
+    """An image handle (Image, AsyncImage): anything with the image's ``id``."""
+
+    id: int
+
+
+Pixels: TypeAlias = "PILImage | npt.NDArray[Any]"
+"""Local pixels: a PIL image or a NumPy array (bool or uint8)."""
+MaskSource: TypeAlias = "Pixels | str | os.PathLike[str] | bytes | bytearray"
+"""A mask: pixels, a file path, or PNG/JPEG/WebP bytes."""
+ImageSource: TypeAlias = "HasId | int | MaskSource"
+"""A reference image: a handle or id, local pixels, a path, bytes, or a URL / ``data:`` URL string."""
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _MIME = {
@@ -23,29 +42,31 @@ def binary_path(image_id: int) -> str:
     return f"/api/images/{int(image_id)}/binary"
 
 
-def type_for_path(path: str | os.PathLike) -> str:
+def type_for_path(path: str | os.PathLike[str]) -> str:
     """Image type (``png``, ``jpeg``, ``webp``, ``svg``) from a file name; png when unknown."""
     return _TYPES.get(Path(path).suffix.lower(), "png")
 
 
-def image_source(value: Any) -> str:
+def image_source(value: ImageSource) -> str:
     """A reference-image string: a binary path, a URL, or a ``data:`` URL built from local pixels.
 
     Accepts an image handle or id, a local file path, PNG/JPEG/WebP bytes, a PIL image, a NumPy
     array, or any other string (``/api/images/<id>/binary``, ``data:...``), passed through as is.
     """
-    image_id = getattr(value, "id", None)
-    if isinstance(image_id, int):
-        return binary_path(image_id)
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, HasId):
+        return binary_path(value.id)
+    if isinstance(value, bool):
+        raise TypeError("a reference image cannot be a bool")
+    if isinstance(value, int):
         return binary_path(value)
     if isinstance(value, str) and not os.path.isfile(value):
         return value  # a path or URL for the service to judge
     if isinstance(value, (str, os.PathLike)):
-        value = Path(value).read_bytes()
-    if not isinstance(value, (bytes, bytearray)):
-        value = to_png(value)
-    data = bytes(value)
+        data = Path(value).read_bytes()
+    elif isinstance(value, (bytes, bytearray)):
+        data = bytes(value)
+    else:
+        data = to_png(value)
     return f"data:{_sniff(data)};base64,{base64.b64encode(data).decode('ascii')}"
 
 
@@ -56,7 +77,7 @@ def _sniff(data: bytes) -> str:
     return "application/octet-stream"
 
 
-def mask_png(mask: Any) -> bytes:
+def mask_png(mask: MaskSource) -> bytes:
     """A mask as PNG bytes, from a PIL image, a NumPy array (bool or uint8), a path or bytes.
 
     A bool array becomes 0/255; anything not already a PNG is re-encoded as one.
@@ -68,7 +89,7 @@ def mask_png(mask: Any) -> bytes:
             return bytes(mask)
         from PIL import Image as PILImage
 
-        mask = PILImage.open(io.BytesIO(mask))
+        return to_png(PILImage.open(io.BytesIO(mask)))
     return to_png(mask)
 
 
@@ -78,7 +99,7 @@ def parse_resolution(resolution: str | None) -> tuple[int, int] | None:
     return (int(width), int(height)) if width.isdigit() and height.isdigit() else None
 
 
-def fitted_mask(mask: Any, size: tuple[int, int] | None, resize: bool = False) -> bytes:
+def fitted_mask(mask: MaskSource, size: tuple[int, int] | None, resize: bool = False) -> bytes:
     """The mask as PNG bytes, checked against the image's ``size`` (w, h) before anything is sent.
 
     A mask of another size raises ValueError naming both, unless ``resize`` asks to scale it
@@ -94,15 +115,15 @@ def fitted_mask(mask: Any, size: tuple[int, int] | None, resize: bool = False) -
         picture = PILImage.open(io.BytesIO(data))
     except (UnidentifiedImageError, OSError):
         return data
-    if picture.size == tuple(size):
+    if picture.size == size:
         return data
     if not resize:
         raise ValueError(f"the mask is {picture.width}x{picture.height} but the image is {size[0]}x{size[1]}; "
                          "paint the mask at the image's size, or pass resize=True to scale it")
-    return to_png(picture.resize(tuple(size), PILImage.Resampling.NEAREST))
+    return to_png(picture.resize(size, PILImage.Resampling.NEAREST))
 
 
-def to_png(picture: Any) -> bytes:
+def to_png(picture: Pixels) -> bytes:
     """PNG bytes of a PIL image or a NumPy array."""
     from PIL import Image as PILImage
 
@@ -125,7 +146,7 @@ def thumbnail_png(data: bytes, size: int = 256) -> bytes | None:
     from PIL import Image as PILImage, UnidentifiedImageError
 
     try:
-        picture = PILImage.open(io.BytesIO(data))
+        picture: PILImage.Image = PILImage.open(io.BytesIO(data))
         picture.thumbnail((size, size))
         if picture.mode not in ("RGB", "RGBA", "L", "LA"):
             picture = picture.convert("RGBA")

@@ -1,0 +1,95 @@
+"""``connect()``: a client for the configured service, or for the process's embedded sandbox.
+
+The sandbox (FastAPI, SQLAlchemy...) is imported only here, and only when no service is configured.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, Unpack, overload
+
+from . import config as _config
+from .client import AsyncClient, Client
+from .config import ClientOptions
+from .errors import ENV_API_KEY, ENV_BASE_URL, ConfigError
+
+if TYPE_CHECKING:
+    from .sandbox import EmbeddedSandbox
+
+__all__ = ["connect"]
+
+log = logging.getLogger("imagekit")
+
+_embedded: dict[bool, EmbeddedSandbox] = {}
+"""The process's embedded sandboxes, by spec-exactness."""
+_embedded_lock = threading.Lock()
+_SANDBOX_EXTRAS = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2", "vtracer",
+                   "resvg_py", "numpy", "filelock"}
+
+
+def _embedded_sandbox(spec_exact: bool = False) -> EmbeddedSandbox:
+    """The process's embedded sandbox, started on first use and stopped at exit."""
+    with _embedded_lock:
+        if spec_exact not in _embedded:
+            from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
+
+            try:
+                sandbox = _start_embedded(functools.partial(EmbeddedSandbox, spec_exact=spec_exact))
+            except ModuleNotFoundError as exc:
+                if (exc.name or "").split(".")[0] not in _SANDBOX_EXTRAS:
+                    raise  # a bug, not a missing extra
+                raise ConfigError(
+                    "no IMAGEKIT_BASE_URL/IMAGEKIT_API_KEY, and the local sandbox needs "
+                    f"pip install 'imagekit[sandbox]' ({exc.name} is missing)"
+                ) from exc
+            atexit.register(sandbox.stop)
+            _embedded[spec_exact] = sandbox
+        return _embedded[spec_exact]
+
+
+def _start_embedded(factory: Callable[..., EmbeddedSandbox]) -> EmbeddedSandbox:
+    """The shared sandbox in IMAGEKIT_HOME, or a private one when another process serves it."""
+    from .sandbox.service import DataDirInUse
+
+    try:
+        return factory(data_dir=_config.home_dir() / "sandbox").start()
+    except DataDirInUse as exc:
+        log.warning("%s; this process uses a temporary sandbox of its own", exc)
+        return factory().start()
+
+
+@overload
+def connect(base_url: str | None = None, api_key: str | None = None, *, asynchronous: Literal[False] = False,
+            spec_exact: bool = False, **options: Unpack[ClientOptions]) -> Client: ...
+@overload
+def connect(base_url: str | None = None, api_key: str | None = None, *, asynchronous: Literal[True],
+            spec_exact: bool = False, **options: Unpack[ClientOptions]) -> AsyncClient: ...
+def connect(base_url: str | None = None, api_key: str | None = None, *, asynchronous: bool = False,
+            spec_exact: bool = False, **options: Unpack[ClientOptions]) -> Client | AsyncClient:
+    """A client for the configured service, or for a local sandbox when none is configured.
+
+    Uses ``base_url``/``api_key``, else ``IMAGEKIT_BASE_URL``/``IMAGEKIT_API_KEY``; with neither,
+    starts one embedded sandbox per process (data in ``IMAGEKIT_HOME``, default ``~/.imagekit``)
+    and connects as its demo user; ``spec_exact=True`` makes that sandbox answer exactly as the
+    interface shows, without its extensions. ``asynchronous=True`` returns an AsyncClient.
+    """
+    base_url, api_key = _config.service_from_env(base_url, api_key)
+    if bool(base_url) != bool(api_key):
+        given, missing = (ENV_BASE_URL, ENV_API_KEY) if base_url else (ENV_API_KEY, ENV_BASE_URL)
+        what = f"your API key for {base_url}" if base_url else "the service's address"
+        raise ConfigError(f"{given} is set but {missing} is not: set {missing} to {what} "
+                          f"(set both to reach a service), or unset {given} to use the local sandbox.")
+    if not base_url:
+        from .ledger import sandbox_account
+
+        sandbox = _embedded_sandbox(spec_exact)
+        base_url, api_key = sandbox.url, sandbox.api_key
+        # Its port and the demo user's key change every session; the data folder's id does not.
+        options.setdefault("account", sandbox_account(sandbox.identity))
+    elif spec_exact:
+        raise ConfigError("spec_exact=True applies to the embedded sandbox; a configured service answers as it does")
+    return (AsyncClient if asynchronous else Client)(base_url, api_key, **options)
