@@ -19,6 +19,8 @@ from .errors import (
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
+    BudgetExceededError,
+    BudgetWarning,
     CollectionNotFoundError,
     DuplicateRequestIdError,
     ConfigError,
@@ -83,7 +85,9 @@ from .models import (
     Usage,
     User,
 )
+from .budgets import Budget
 from .ledger import Ledger
+from .tags import tags
 from .wire import Wire
 from .workflows import Batch, Chain, chain, grid
 
@@ -91,7 +95,7 @@ __all__ = [
     # clients
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
     # workflows
-    "grid", "chain", "Batch", "Chain", "Ledger",
+    "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget",
     # handles
     "Image", "AsyncImage", "CreateResult", "AsyncCreateResult",
     # models
@@ -99,7 +103,7 @@ __all__ = [
     "TextPrompt", "ImageCaption",
     # errors
     "ImagekitError", "ConfigError", "APIError", "APIConnectionError", "APITimeoutError",
-    "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError",
+    "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError", "BudgetExceededError", "BudgetWarning",
     "BadRequestError", "InvalidRequestError", "MalformedJSONError", "InvalidGenerationModeError",
     "InvalidPlatformError", "InvalidAPITypeError", "UnsupportedImageSourceError", "InvalidImageError",
     "InvalidMaskError", "EmptyMaskError", "MaskSizeMismatchError", "InvalidOutpaintError", "SVGNotAvailableError", "InvalidRequestIdError",

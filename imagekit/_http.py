@@ -48,7 +48,9 @@ class Call:
 
 
 Hook = Callable[["Call", "Response | None", "BaseException | None", float], None]
-"""Called once per ``send`` with its final outcome: (call, 2xx response or None, error or None, seconds)."""
+"""Called once per ``send`` with its final outcome: (call, 2xx response or None, error or None, seconds).
+A hook with a ``before(call)`` method is also asked before the call is sent; what that raises (a
+budget's refusal) reaches the caller, and nothing is sent."""
 
 
 def charge_of(response: Response, config: Config) -> tuple[int | float | None, int | float | None]:
@@ -99,6 +101,12 @@ class _Base:
         }
         self.hooks: list[Hook] = []
         """Observers of every request's outcome (the credit ledger is one)."""
+
+    def _before(self, call: Call) -> None:
+        for hook in self.hooks:
+            before = getattr(hook, "before", None)
+            if before is not None:
+                before(call)
 
     def _observe(self, call: Call, response: Response | None, error: BaseException | None,
                  started: float) -> None:
@@ -196,6 +204,7 @@ class SyncHTTP(_Base):
 
     def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
+        self._before(call)
         started = time.monotonic()
         try:
             response = self._send(call, stream)
@@ -270,6 +279,7 @@ class AsyncHTTP(_Base):
 
     async def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
+        self._before(call)
         started = time.monotonic()
         try:
             response = await self._send(call, stream)

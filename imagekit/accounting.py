@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from .ledger import EDIT_PATH, BALANCE, Entry, Ledger, operation_of
+from .tags import current_tags
+from .workflows.pricing import GENERATION_TYPES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,12 +67,24 @@ class Recorder:
         self._in_doubt: dict[str, tuple[Entry, float | None]] = {}
         """Request id -> an edit whose answer never came, and its price: its cancel's answer tells
         whether it was charged."""
+        self._holds: dict[int, int] = {}
+        """id() of a call in flight -> the budget hold taken for it (see ``budgets``)."""
+
+    def before(self, call: Call) -> None:
+        """Hold a tagged operation's estimated cost against its tags' budgets (which may refuse it)."""
+        operation = operation_of(call.path)
+        tags = current_tags()
+        if call.method == "GET" or operation is None or operation in _FREE or not tags:
+            return
+        hold = self.ledger.hold(tags, self._estimate(operation, call.json if isinstance(call.json, dict) else {}))
+        if hold is not None:
+            self._holds[id(call)] = hold
 
     def __call__(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
         operation = operation_of(call.path)
         if call.method != "GET" and operation is not None:
             entry, charged_images = self.entry(call, response, error, seconds, operation)
-            self.ledger.record(entry)
+            self.ledger.record(entry, hold=self._holds.pop(id(call), None))
             body = call.json if isinstance(call.json, dict) else {}
             if entry.operation == "create" and entry.status.startswith("2"):
                 self._created(entry, _create_key(self.config, body), charged_images)
@@ -173,6 +187,18 @@ class Recorder:
             entry.credits = self._price(operation, body, charged_images)
             entry.source = None if entry.credits is None else "priced"
         return entry, charged_images
+
+    def _estimate(self, operation: str, body: dict) -> float:
+        """An operation's cost before it is sent: its price, else the dearest price known for its kind
+        (0 while the ledger knows none: reading ``me()`` teaches it the plan's)."""
+        count = int(body.get(self.config.wire.count) or 1) if operation == "create" else 1
+        price = self._price(operation, body, count)
+        if price is not None:
+            return price
+        kinds = ("style:", "collection:", *(f"cost:{kind}" for kind in GENERATION_TYPES))
+        known = [credits for key, credits in self.ledger.prices().items()
+                 if key.startswith(kinds if operation == "create" else ("cost:",))]
+        return max(known, default=0.0) * count
 
     def _price(self, operation: str, body: dict, images: int) -> float | None:
         if operation in _FREE:

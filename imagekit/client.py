@@ -11,6 +11,8 @@ import functools
 import logging
 import os
 import threading
+from collections.abc import Mapping
+from contextlib import AbstractContextManager as ContextManager
 from typing import Any, Unpack
 
 from . import config as _config
@@ -18,11 +20,13 @@ from ._http import AsyncHTTP, SyncHTTP
 from ._retry import RetryPolicy
 from .config import Config
 from .errors import ConfigError
+from .budgets import Budget
 from .ledger import Ledger, account_of, sandbox_account
 from .resources.edits import AsyncEdits, Edits
 from .resources.images import AsyncImages, CreateOptions, Images
 from .resources.prompts import AsyncPrompts, Prompts
 from .resources.users import AsyncUsers, Users
+from .tags import tags as _tags
 from .wire import DEFAULT_WIRE, Wire
 
 log = logging.getLogger("imagekit")
@@ -78,12 +82,25 @@ class _ClientBase:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self._config.base_url!r})"
 
-    def batch(self, rows: Any, **defaults: Any) -> Any:
+    def batch(self, rows: Any, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Any:
         """A batch of create requests: ``rows`` is a list of prompts, of dicts, a DataFrame or a
-        ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out."""
+        ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out;
+        ``tags`` label its ledger entries (over the tags in effect where it runs)."""
         from .workflows.batch import Batch
 
-        return Batch(self, rows, **defaults)
+        return Batch(self, rows, tags=tags, **defaults)
+
+    def tags(self, mapping: Mapping[str, object] | None = None, /, **values: object) -> ContextManager[dict[str, str]]:
+        """``with ik.tags(experiment="grid-a"):`` tags every operation inside (``imagekit.tags``)."""
+        return _tags(mapping, **values)
+
+    def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
+               hard: bool = True, **tag_values: object) -> Budget:
+        """Cap what one tag value may spend, in this client's ledger (shared by everyone writing to
+        it): ``ik.budget(experiment="grid-a", limit=50)``; see ``Ledger.set_budget``."""
+        if self._ledger is None:
+            raise ConfigError("budgets live in the ledger, and this client has none (ledger=False)")
+        return self._ledger.set_budget(tag, limit=limit, warn_at=warn_at, hard=hard, **tag_values)
 
     def me(self) -> Any:
         """The caller's profile and plan (User)."""
@@ -133,8 +150,10 @@ class Client(_ClientBase):
     ``timeout`` is per request in seconds; ``max_retries`` (or a whole ``retry_policy``) bounds the
     safe retries; ``platform`` and ``api_type`` fill their headers; ``wire`` renames what the spec
     leaves unnamed; ``transport`` takes an httpx transport (tests use ``httpx.MockTransport``);
-    ``ledger`` is the credit ledger's file (default ``$IMAGEKIT_HOME/ledger.sqlite``), a Ledger,
-    or False for none; ``account`` names the account in it (default: from base URL and key).
+    ``ledger`` is the credit ledger: a SQLite file, a PostgreSQL URL a team shares
+    (``postgresql://...``, needs ``imagekit[postgres]``), a Ledger, or False for none (default:
+    ``IMAGEKIT_LEDGER_URL``, else ``$IMAGEKIT_HOME/ledger.sqlite``); ``account`` names the account
+    in it (default: from base URL and key).
     """
 
     def _open(self, transport: Any) -> None:

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PUBLIC = [
     "APIConnectionError", "APIError", "APIKeyExpiredError", "APITimeoutError", "AsyncClient", "AsyncCreateResult",
-    "AsyncImage", "AuthenticationError", "BadRequestError", "Batch", "Chain", "Client", "CollectionNotFoundError", "Config",
+    "AsyncImage", "AuthenticationError", "BadRequestError", "Batch", "Budget", "BudgetExceededError", "BudgetWarning", "Chain", "Client", "CollectionNotFoundError", "Config",
     "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "DuplicateRequestIdError",
     "EditCancelledError", "EditFailedError", "EditLimitExceededError", "EditResult", "EmptyMaskError",
     "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image", "ImageCaption", "ImageMeta",
@@ -28,7 +28,7 @@ PUBLIC = [
     "ServiceUnavailableError", "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
     "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnsupportedImageSourceError",
     "UnsupportedMediaTypeError", "Usage", "User", "WaitTimeoutError", "Wire", "WrongAPIKeyError", "chain", "connect",
-    "grid",
+    "grid", "tags",
 ]
 
 TWINS = [
@@ -88,7 +88,8 @@ def test_client_shortcuts_cover_the_issue_surface():
 
 
 def test_import_stays_light():
-    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm"]
+    heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm",
+             "psycopg"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
