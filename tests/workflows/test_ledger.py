@@ -12,6 +12,12 @@ from imagekit.ledger import Entry, Ledger, account_of, operation_of
 from .conftest import balance, control
 
 
+@pytest.fixture
+def ledger_location(either_ledger) -> str:
+    """Every test here runs on a SQLite ledger and on a PostgreSQL one."""
+    return either_ledger
+
+
 @pytest.mark.parametrize(("path", "operation"), [
     ("/api/images/create", "create"), ("/api/images/12/enhance", "enhance"), ("/api/images/3/removeBg", "removeBg"),
     ("/api/images/cancelEdit/abc", "cancelEdit"), ("/api/images/textToPrompt", "textToPrompt"),
@@ -51,10 +57,10 @@ def test_a_refused_operation_is_recorded_with_its_error(connect):
 
 def test_accounts_share_a_file_but_not_their_entries(connect):
     first, second = connect(), connect()
-    assert first.ledger.path == second.ledger.path
+    assert first.ledger.location == second.ledger.location
     first.create("one", style=first.styles()[0])
     assert len(first.ledger.entries()) == 1 and second.ledger.entries() == []
-    assert len(Ledger(first.ledger.path).entries()) == 1  # "" account: every entry in the file
+    assert len(first.ledger.for_account("").entries()) == 1  # "" account: every entry in the ledger
 
 
 def test_the_ledger_can_be_turned_off(box):
