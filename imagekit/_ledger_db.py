@@ -13,10 +13,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ._sqlite import open_wal
@@ -24,6 +24,7 @@ from .errors import ConfigError
 
 __all__ = ["Store", "open_store", "is_url", "shown_location"]
 
+T = TypeVar("T")
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 POSTGRES_EXTRA = "pip install 'imagekit[postgres]'"
 
@@ -105,18 +106,29 @@ class Store:
         by default, or a column)."""
         raise NotImplementedError
 
+    # Statements outside a transaction are reads and upserts: safe to send again on a fresh
+    # connection when the server dropped the old one. Inside one, the transaction fails as a whole.
+
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self.lock:
-            return list(self._cursor(sql, params).fetchall())
+            return self._once_more(lambda: list(self._cursor(sql, params).fetchall()))
 
     def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         with self.lock:
-            row = self._cursor(sql, params).fetchone()
+            row = self._once_more(lambda: self._cursor(sql, params).fetchone())
             return tuple(row) if row is not None else None
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         with self.lock:
-            self._cursor(sql, params)
+            self._once_more(lambda: self._cursor(sql, params))
+
+    def _once_more(self, run: Callable[[], T]) -> T:
+        try:
+            return run()
+        except Exception:
+            if self._depth or self._db is None or not self._lost():
+                raise
+            return run()  # on a new connection (see ``_connection``)
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -129,14 +141,14 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            db = self._connection()
-            self._begin(db)
-            self._depth = 1
+            self._once_more(lambda: self._begin(self._connection()))  # nothing ran yet: safe to repeat
+            db, self._depth = self._db, 1
             try:
                 yield self
             except BaseException:
                 self._depth = 0
-                self._rollback(db)
+                if not self._lost():  # a dropped connection has rolled back already
+                    self._rollback(db)
                 raise
             self._depth = 0
             self._commit(db)
@@ -154,8 +166,9 @@ class Store:
         return sql
 
     def _connection(self) -> Any:
-        # A forked child must not share its parent's connection: it opens its own.
-        if self._db is None or self._pid != os.getpid():
+        # A forked child must not share its parent's connection: it opens its own; so does a store
+        # whose connection the server dropped (a restart), once no transaction depends on it.
+        if self._db is None or self._pid != os.getpid() or (not self._depth and self._lost()):
             self._db, self._pid = self._connect(), os.getpid()
             try:
                 with self.transaction():
@@ -165,6 +178,10 @@ class Store:
                 self._db = None
                 raise
         return self._db
+
+    def _lost(self) -> bool:
+        """Whether the connection is gone for good (it must be opened again)."""
+        return False
 
     def _create(self) -> None:
         for statement in _SCHEMA:
@@ -236,6 +253,9 @@ class PostgresStore(Store):
             return psycopg.connect(f"postgresql://{rest}", autocommit=True)
         except psycopg.OperationalError as exc:
             raise ConfigError(f"cannot open the ledger at {shown_location(self.location)}: {exc}") from exc
+
+    def _lost(self) -> bool:
+        return bool(self._db.closed or self._db.broken)
 
     def _create(self) -> None:
         # Two processes creating the tables at once would collide in the catalogue: one at a time.

@@ -257,3 +257,18 @@ def test_two_processes_never_pass_one_hard_budget_together(box, ledger_location,
     assert 21 - 2 < spent <= 21 and budget.spent == pytest.approx(spent) and budget.held == 0
     for client in clients:
         client.close()
+
+
+def test_a_postgresql_ledger_outlives_a_dropped_connection(postgres):
+    """A database restart (here: the server ending the ledger's session) costs no entry."""
+    import psycopg
+
+    url = postgres.new_database()
+    ledger = Ledger(url, account="a")
+    ledger.record(Entry(operation="create", status="200", credits=2.0))
+    with psycopg.connect(url, autocommit=True) as admin:
+        ended = admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                              "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()
+    assert ended == (1,)
+    ledger.record(Entry(operation="create", status="200", credits=3.0))
+    assert ledger.total() == 5 and len(ledger.entries()) == 2
