@@ -120,10 +120,8 @@ class Ledger:
     processes and machines share; ``to_pandas()`` reads them back, with their tags."""
 
     def __init__(self, location: str | os.PathLike[str] | None = None, *, account: str = "") -> None:
-        location = os.fspath(location) if location is not None else os.environ.get(ENV_LEDGER_URL) or default_path()
-        location = str(location)
-        if location.startswith("sqlite:///"):
-            location = location[len("sqlite:///"):]
+        chosen = location if location is not None else os.environ.get(ENV_LEDGER_URL) or default_path()
+        location = str(os.fspath(chosen)).removeprefix("sqlite:///")  # a SQLAlchemy-style file URL too
         self._store = open_store(location)
         self.path: Path | None = None if is_url(location) else Path(location)
         """The SQLite file (None for a ledger on PostgreSQL)."""

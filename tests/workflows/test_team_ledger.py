@@ -272,3 +272,11 @@ def test_a_postgresql_ledger_outlives_a_dropped_connection(postgres):
     assert ended == (1,)
     ledger.record(Entry(operation="create", status="200", credits=3.0))
     assert ledger.total() == 5 and len(ledger.entries()) == 2
+
+
+def test_the_ledger_url_comes_from_the_environment(box, tmp_path, monkeypatch):
+    monkeypatch.setenv("IMAGEKIT_LEDGER_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    with imagekit.Client(box.url, box.api_key) as ik:
+        assert ik.ledger.path == tmp_path / "team.sqlite"
+    with imagekit.Client(box.url, box.api_key, ledger=tmp_path / "mine.sqlite") as ik:  # an explicit one wins
+        assert ik.ledger.path == tmp_path / "mine.sqlite"
