@@ -45,6 +45,12 @@ class Call:
     data: dict[str, Any] | None = None
     headers: dict[str, str] | None = None
     timeout: float | None = None
+    operation: str | None = None
+    """What the ledger calls this request (create, an edit's name, cancelEdit...); None for a read."""
+    source_id: int | None = None
+    """The image an edit starts from."""
+    request_id: str | None = None
+    """The edit request id this call sends, or the one it cancels."""
 
 
 Hook = Callable[["Call", "Response | None", "BaseException | None", float], None]

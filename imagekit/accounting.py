@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
-from .ledger import EDIT_PATH, BALANCE, Entry, Ledger, operation_of
+from .ledger import BALANCE, Entry, Ledger
 from .tags import current_tags
 from .workflows.pricing import GENERATION_TYPES
 
@@ -72,17 +71,16 @@ class Recorder:
 
     def before(self, call: Call) -> None:
         """Hold a tagged operation's estimated cost against its tags' budgets (which may refuse it)."""
-        operation = operation_of(call.path)
         tags = current_tags()
-        if call.method == "GET" or operation is None or operation in _FREE or not tags:
+        if call.operation is None or call.operation in _FREE or not tags:
             return
-        hold = self.ledger.hold(tags, self._estimate(operation, call.json if isinstance(call.json, dict) else {}))
+        hold = self.ledger.hold(tags, self._estimate(call.operation, call.json if isinstance(call.json, dict) else {}))
         if hold is not None:
             self._holds[id(call)] = hold
 
     def __call__(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
-        operation = operation_of(call.path)
-        if call.method != "GET" and operation is not None:
+        operation = call.operation
+        if operation is not None:
             entry, charged_images = self.entry(call, response, error, seconds, operation)
             self.ledger.record(entry, hold=self._holds.pop(id(call), None))
             body = call.json if isinstance(call.json, dict) else {}
@@ -91,7 +89,7 @@ class Recorder:
             elif entry.request_id and getattr(error, "may_have_executed", False):
                 self._in_doubt[entry.request_id] = (entry, self._price(operation, body, 1))
             elif operation == "cancelEdit" and response is not None:
-                self._cancelled(unquote(call.path.rsplit("/", 1)[1]), _json(response))
+                self._cancelled(call.request_id, _json(response))
         elif call.method == "GET" and response is not None:
             self.read(call.path, response)
 
@@ -128,9 +126,9 @@ class Recorder:
         elif entry.source == "reported" and key is not None and images:
             self.ledger.learn_price(key, entry.credits / images, "reported")
 
-    def _cancelled(self, request_id: str, answer: Any) -> None:
+    def _cancelled(self, request_id: str | None, answer: Any) -> None:
         """A cancel's answer settles the edit it cancelled, if that edit's own answer was lost."""
-        entry, price = self._in_doubt.pop(request_id, (None, None))
+        entry, price = self._in_doubt.pop(request_id, (None, None)) if request_id else (None, None)
         if entry is None:
             return
         if answer == _CANCELLED:
@@ -156,10 +154,8 @@ class Recorder:
         from ._http import charge_of  # here: reading a ledger (reports, the CLI) needs no HTTP stack
 
         wire, body = self.config.wire, call.json if isinstance(call.json, dict) else {}
-        edit = EDIT_PATH.match(call.path)
-        entry = Entry(operation=operation, status="no_response", latency=round(seconds, 4),
-                      source_id=int(edit.group(1)) if edit else None,
-                      request_id=_header(call, wire.request_id_header), group_id=body.get(wire.group_id),
+        entry = Entry(operation=operation, status="no_response", latency=round(seconds, 4), source_id=call.source_id,
+                      request_id=call.request_id, group_id=body.get(wire.group_id),
                       style_id=body.get(wire.style_id))
         if error is not None:  # refused or unanswered: nothing known to be charged (a lost answer is
             # settled by the workflow that sent it, or shows in the reconciliation)
@@ -302,6 +298,3 @@ def _number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
 
-
-def _header(call: Call, name: str) -> str | None:
-    return next((value for key, value in (call.headers or {}).items() if key.lower() == name.lower()), None)

@@ -21,6 +21,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from ._ledger_db import Store
 from .errors import BudgetExceededError, BudgetWarning, ConfigError
@@ -77,9 +78,9 @@ def define(store: Store, key: str, value: str, limit: float, warn_at: float | No
         raise ConfigError(f"a budget's limit is a number of credits, at least 0 (not {limit!r})")
     if warn_at is not None and not 0 < warn_at <= 1:
         raise ConfigError(f"warn_at is a share of the limit, above 0 and at most 1 (not {warn_at!r})")
-    store.execute("INSERT INTO budgets (tag_key, tag_value, credit_limit, warn_at, hard, time) VALUES (?, ?, ?, ?, ?, ?)"
-                  " ON CONFLICT (tag_key, tag_value) DO UPDATE SET credit_limit = excluded.credit_limit,"
-                  " warn_at = excluded.warn_at, hard = excluded.hard, time = excluded.time",
+    store.execute("INSERT INTO budgets (tag_key, tag_value, credit_limit, warn_at, hard, time)"
+                  " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tag_key, tag_value)"
+                  " DO UPDATE SET credit_limit = excluded.credit_limit, warn_at = excluded.warn_at, hard = excluded.hard, time = excluded.time",
                   (key, value, float(limit), warn_at, int(hard), now()))
 
 
@@ -131,7 +132,7 @@ def _matching(tags: dict[str, str], key: str | None = None) -> tuple[str, list[s
     return (" WHERE tag_key = ?", [key]) if key is not None else ("", [])
 
 
-def _with_usage(store: Store, row: tuple) -> Budget:
+def _with_usage(store: Store, row: tuple[Any, ...]) -> Budget:
     key, value, limit, warn_at, hard = row
     tag = store.tag_of("tags")
     # One statement, so one view: an entry and the hold it replaced are never both, or neither, seen.

@@ -19,14 +19,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import budgets, config as _config
+from . import budgets
+from . import config as _config
 from ._ledger_db import is_url, open_store, shown_location
 from .budgets import Budget
 from .errors import ConfigError
@@ -50,7 +50,6 @@ SOURCES = ("reported", "priced", "reconciled")
 prices (CreditCostInfo, styles' and images' creditCost), or the balances the service reported."""
 BALANCE = "balance"
 """The operation name of a balance reading (a read that showed the balance; not an operation)."""
-EDIT_PATH = re.compile(r"^/api/images/(\d+)/(\w+)$")
 
 
 def default_path() -> Path:
@@ -84,6 +83,7 @@ class Entry:
     image_ids: list[int] = field(default_factory=list)
     """Images the operation made."""
     request_id: str | None = None
+    """The edit request id the operation sent (a cancelEdit's: the one it cancelled)."""
     group_id: str | None = None
     style_id: int | None = None
     credits: float | None = None
@@ -101,18 +101,6 @@ class Entry:
     """Labels such as ``{"experiment": "grid-a"}``: by default, those in effect where the entry is made."""
     seq: int | None = field(default=None, compare=False)
     """Position in the file (set when read back)."""
-
-
-def operation_of(path: str) -> str | None:
-    """The ledger's name for a request path; None for paths that are not operations."""
-    if path == "/api/images/create":
-        return "create"
-    if path.startswith("/api/images/cancelEdit/"):
-        return "cancelEdit"
-    if path in ("/api/images/textToPrompt", "/api/images/imageToPrompt"):
-        return path.rsplit("/", 1)[1]
-    match = EDIT_PATH.match(path)
-    return match.group(2) if match else None
 
 
 class Ledger:
@@ -146,7 +134,8 @@ class Ledger:
         """Append one entry (for this ledger's account unless the entry names one); ``hold`` is the
         budget hold it replaces (see ``budgets``)."""
         entry.account = entry.account or self.account
-        row = {**asdict(entry), "image_ids": json.dumps(entry.image_ids), "tags": json.dumps(entry.tags, sort_keys=True)}
+        row = {**asdict(entry), "image_ids": json.dumps(entry.image_ids),
+               "tags": json.dumps(entry.tags, sort_keys=True)}
         with self._store.transaction():
             inserted = self._store.fetchone(
                 f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) RETURNING seq",
@@ -203,7 +192,7 @@ class Ledger:
         if where:
             query += " WHERE " + " AND ".join(clause for clause, _ in where)
         rows = self._store.fetchall(query + " ORDER BY seq", [value for _, value in where])
-        return [Entry(**{**dict(zip((*_COLUMNS, "seq"), row)), "image_ids": json.loads(row[4]),
+        return [Entry(**{**dict(zip((*_COLUMNS, "seq"), row, strict=True)), "image_ids": json.loads(row[4]),
                          "tags": json.loads(row[_COLUMNS.index("tags")] or "{}")}) for row in rows]
 
     def created_in_group(self, group_id: str) -> tuple[list[int], float | None]:
@@ -214,9 +203,10 @@ class Ledger:
         return (json.loads(row[0]), row[1]) if row else ([], None)
 
     def credits_of(self, request_id: str) -> float | None:
-        """Credits of this account's operation sent with ``request_id`` (an edit's), when known."""
+        """Credits of this account's operation sent with ``request_id`` (an edit's), when known
+        (not of a cancelEdit, whose entry names the request it cancelled)."""
         row = self._store.fetchone("SELECT credits FROM entries WHERE account = ? AND request_id = ? "
-                                   "ORDER BY seq DESC LIMIT 1", (self.account, request_id))
+                                   "AND operation != 'cancelEdit' ORDER BY seq DESC LIMIT 1", (self.account, request_id))
         return row[0] if row else None
 
     def max_image_id(self) -> int | None:

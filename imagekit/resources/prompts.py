@@ -14,13 +14,15 @@ from ._media import image_source
 def text_call(config: Config, text: str, style: Any) -> Call:
     """POST /api/images/textToPrompt."""
     body = compact({"text": text, "styleId": getattr(style, "style_id", style)})
-    return Call("POST", "/api/images/textToPrompt", json=body, headers=platform_headers(config))
+    return Call("POST", "/api/images/textToPrompt", json=body, headers=platform_headers(config),
+                operation="textToPrompt")
 
 
 def image_call(config: Config, image: Any, language: str | None) -> Call:
     """POST /api/images/imageToPrompt."""
     headers = platform_headers(config) | ({"Accept-Language": language} if language else {})
-    return Call("POST", "/api/images/imageToPrompt", json={"image": image_source(image)}, headers=headers)
+    return Call("POST", "/api/images/imageToPrompt", json={"image": image_source(image)}, headers=headers,
+                operation="imageToPrompt")
 
 
 def _charged(model: type, response: Response, config: Config) -> Any:

@@ -7,7 +7,11 @@ import os
 import pytest
 
 import imagekit
-from imagekit.ledger import Entry, Ledger, account_of, operation_of
+from imagekit.config import Config
+from imagekit.ledger import Entry, Ledger, account_of
+from imagekit.resources.edits import cancel_call, enhance_call, prepare, retry_call
+from imagekit.resources.images import create_call, meta_call
+from imagekit.resources.prompts import text_call
 
 from .conftest import balance, control
 
@@ -18,13 +22,20 @@ def ledger_location(either_ledger) -> str:
     return either_ledger
 
 
-@pytest.mark.parametrize(("path", "operation"), [
-    ("/api/images/create", "create"), ("/api/images/12/enhance", "enhance"), ("/api/images/3/removeBg", "removeBg"),
-    ("/api/images/cancelEdit/abc", "cancelEdit"), ("/api/images/textToPrompt", "textToPrompt"),
-    ("/api/users/me", None), ("/api/images/12", None),
+CONFIG = Config("http://sandbox.test", "key")
+
+
+@pytest.mark.parametrize(("call", "operation", "source_id", "request_id"), [
+    (create_call(CONFIG, "a fox", {"style": 1}), "create", None, None),
+    (prepare(CONFIG, enhance_call(CONFIG, 12, "2x"), "r-1", None)[0], "enhance", 12, "r-1"),
+    (retry_call(CONFIG, 3, None), "retry", 3, None),
+    (cancel_call("r 2"), "cancelEdit", None, "r 2"),
+    (text_call(CONFIG, "a fox", None), "textToPrompt", None, None),
+    (meta_call(12), None, None, None),
 ])
-def test_operation_names(path, operation):
-    assert operation_of(path) == operation
+def test_each_request_says_what_the_ledger_records(call, operation, source_id, request_id):
+    """Named where the request is built, never guessed from its path."""
+    assert (call.operation, call.source_id, call.request_id) == (operation, source_id, request_id)
 
 
 def test_the_account_id_hides_the_key():

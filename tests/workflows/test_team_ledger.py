@@ -252,7 +252,7 @@ def test_two_processes_never_pass_one_hard_budget_together(box, ledger_location,
     workers = [_worker(box, key, ledger_location, {"experiment": "race"}, 12, tmp_path) for key in keys]
     stopped = _together(workers, tmp_path)
     assert all("budget experiment=race" in line for line in stopped), stopped
-    spent = sum(start - balance(client) for start, client in zip(before, clients))
+    spent = sum(start - balance(client) for start, client in zip(before, clients, strict=True))
     [budget] = Ledger(ledger_location).budgets("experiment")
     assert 21 - 2 < spent <= 21 and budget.spent == pytest.approx(spent) and budget.held == 0
     for client in clients:
