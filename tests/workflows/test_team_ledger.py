@@ -93,6 +93,16 @@ def test_batch_and_chain_tags_reach_refunds_and_add_up_to_the_balance(connect, b
         {"ana": table.loc["grid-a", "credits"], "(untagged)": table.loc["grid-b", "credits"]})
 
 
+def test_chain_map_carries_the_callers_tags_into_its_threads(connect):
+    ik = connect()
+    images = ik.create("two foxes", style=ik.styles()[0], count=2).images
+    with ik.tags(person="ana"):
+        results = imagekit.chain(tags={"experiment": "map"}).remove_bg().map(images, concurrency=2)
+    assert all(result.ok for result in results)
+    edits = [entry for entry in ik.ledger.entries() if entry.operation == "removeBg"]
+    assert [entry.tags for entry in edits] == [{"experiment": "map", "person": "ana"}] * 2
+
+
 def test_a_hard_budget_refuses_before_anything_is_sent(connect):
     ik = connect()
     style = ik.styles()[0]  # 2 credits an image
