@@ -23,6 +23,8 @@ from .errors import (
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
+    BudgetExceededError,
+    BudgetWarning,
     CollectionNotFoundError,
     ConfigError,
     ConflictError,
@@ -75,9 +77,11 @@ from .errors import (
     WrongAPIKeyError,
 )
 from .images import AsyncCreateResult, AsyncImage, CreateResult, Image
+from .tags import tags
 from .wire import Wire
 
 if TYPE_CHECKING:
+    from .budgets import Budget
     from .ledger import Ledger
     from .models import (
         CreateResponse,
@@ -99,7 +103,7 @@ __all__ = [
     # clients
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
     # workflows
-    "grid", "chain", "Batch", "Chain", "Ledger",
+    "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget",
     # handles
     "Image", "AsyncImage", "CreateResult", "AsyncCreateResult",
     # models
@@ -107,7 +111,7 @@ __all__ = [
     "TextPrompt", "ImageCaption",
     # errors
     "ImagekitError", "ConfigError", "APIError", "APIConnectionError", "APITimeoutError",
-    "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError",
+    "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError", "BudgetExceededError", "BudgetWarning",
     "BadRequestError", "InvalidRequestError", "MalformedJSONError", "InvalidGenerationModeError",
     "InvalidPlatformError", "InvalidAPITypeError", "UnsupportedImageSourceError", "InvalidImageError",
     "InvalidMaskError", "EmptyMaskError", "MaskSizeMismatchError", "InvalidOutpaintError", "SVGNotAvailableError", "InvalidRequestIdError",
@@ -128,6 +132,7 @@ __all__ = [
 
 _LAZY = {
     "Ledger": "ledger",
+    "Budget": "budgets",
     **dict.fromkeys(("CreateResponse", "EditResult", "GeneratedImage", "ImageCaption", "ImageMeta", "Plan", "Style",
                      "TextPrompt", "Usage", "User"), "models"),
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),

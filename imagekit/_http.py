@@ -48,10 +48,18 @@ class Call:
     data: dict[str, Any] | None = None
     headers: dict[str, str] | None = None
     timeout: float | None = None
+    operation: str | None = None
+    """What the ledger calls this request (create, an edit's name, cancelEdit...); None for a read."""
+    source_id: int | None = None
+    """The image an edit starts from."""
+    request_id: str | None = None
+    """The edit request id this call sends, or the one it cancels."""
 
 
 Hook = Callable[["Call", "Response | None", "BaseException | None", float], None]
-"""Called once per ``send`` with its final outcome: (call, 2xx response or None, error or None, seconds)."""
+"""Called once per ``send`` with its final outcome: (call, 2xx response or None, error or None, seconds).
+A hook with a ``before(call)`` method is also asked before the call is sent; what that raises (a
+budget's refusal) reaches the caller, and nothing is sent."""
 Transport = httpx.BaseTransport | httpx.AsyncBaseTransport
 """What a client's ``transport`` option takes."""
 Charge = tuple[int | float | None, int | float | None]
@@ -105,6 +113,12 @@ class _Base:
         }
         self.hooks: list[Hook] = []
         """Observers of every request's outcome (the credit ledger is one)."""
+
+    def _before(self, call: Call) -> None:
+        for hook in self.hooks:
+            before = getattr(hook, "before", None)
+            if before is not None:
+                before(call)
 
     def _observe(self, call: Call, response: Response | None, error: BaseException | None,
                  started: float) -> None:
@@ -202,6 +216,7 @@ class SyncHTTP(_Base):
 
     def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
+        self._before(call)
         started = time.monotonic()
         try:
             response = self._send(call, stream)
@@ -277,6 +292,7 @@ class AsyncHTTP(_Base):
 
     async def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
+        self._before(call)
         started = time.monotonic()
         try:
             response = await self._send(call, stream)

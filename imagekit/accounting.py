@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
-from .ledger import BALANCE, EDIT_PATH, Entry, Ledger, operation_of
+from .ledger import BALANCE, Entry, Ledger
+from .tags import current_tags
+from .workflows.pricing import GENERATION_TYPES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,19 +66,30 @@ class Recorder:
         self._in_doubt: dict[str, tuple[Entry, float | None]] = {}
         """Request id -> an edit whose answer never came, and its price: its cancel's answer tells
         whether it was charged."""
+        self._holds: dict[int, int] = {}
+        """id() of a call in flight -> the budget hold taken for it (see ``budgets``)."""
+
+    def before(self, call: Call) -> None:
+        """Hold a tagged operation's estimated cost against its tags' budgets (which may refuse it)."""
+        tags = current_tags()
+        if call.operation is None or call.operation in _FREE or not tags:
+            return
+        hold = self.ledger.hold(tags, self._estimate(call.operation, call.json if isinstance(call.json, dict) else {}))
+        if hold is not None:
+            self._holds[id(call)] = hold
 
     def __call__(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
-        operation = operation_of(call.path)
-        if call.method != "GET" and operation is not None:
+        operation = call.operation
+        if operation is not None:
             entry, charged_images = self.entry(call, response, error, seconds, operation)
-            self.ledger.record(entry)
+            self.ledger.record(entry, hold=self._holds.pop(id(call), None))
             body = call.json if isinstance(call.json, dict) else {}
             if entry.operation == "create" and entry.status.startswith("2"):
                 self._created(entry, _create_key(self.config, body), charged_images)
             elif entry.request_id and getattr(error, "may_have_executed", False):
                 self._in_doubt[entry.request_id] = (entry, self._price(operation, body, 1))
             elif operation == "cancelEdit" and response is not None:
-                self._cancelled(unquote(call.path.rsplit("/", 1)[1]), _json(response))
+                self._cancelled(call.request_id, _json(response))
         elif call.method == "GET" and response is not None:
             self.read(call.path, response)
 
@@ -114,9 +126,9 @@ class Recorder:
         elif entry.source == "reported" and key is not None and images:
             self.ledger.learn_price(key, entry.credits / images, "reported")
 
-    def _cancelled(self, request_id: str, answer: Any) -> None:
+    def _cancelled(self, request_id: str | None, answer: Any) -> None:
         """A cancel's answer settles the edit it cancelled, if that edit's own answer was lost."""
-        entry, price = self._in_doubt.pop(request_id, (None, None))
+        entry, price = self._in_doubt.pop(request_id, (None, None)) if request_id else (None, None)
         if entry is None:
             return
         if answer == _CANCELLED:
@@ -142,10 +154,8 @@ class Recorder:
         from ._http import charge_of  # here: reading a ledger (reports, the CLI) needs no HTTP stack
 
         wire, body = self.config.wire, call.json if isinstance(call.json, dict) else {}
-        edit = EDIT_PATH.match(call.path)
-        entry = Entry(operation=operation, status="no_response", latency=round(seconds, 4),
-                      source_id=int(edit.group(1)) if edit else None,
-                      request_id=_header(call, wire.request_id_header), group_id=body.get(wire.group_id),
+        entry = Entry(operation=operation, status="no_response", latency=round(seconds, 4), source_id=call.source_id,
+                      request_id=call.request_id, group_id=body.get(wire.group_id),
                       style_id=body.get(wire.style_id))
         if error is not None:  # refused or unanswered: nothing known to be charged (a lost answer is
             # settled by the workflow that sent it, or shows in the reconciliation)
@@ -173,6 +183,18 @@ class Recorder:
             entry.credits = self._price(operation, body, charged_images)
             entry.source = None if entry.credits is None else "priced"
         return entry, charged_images
+
+    def _estimate(self, operation: str, body: dict) -> float:
+        """An operation's cost before it is sent: its price, else the dearest price known for its kind
+        (0 while the ledger knows none: reading ``me()`` teaches it the plan's)."""
+        count = int(body.get(self.config.wire.count) or 1) if operation == "create" else 1
+        price = self._price(operation, body, count)
+        if price is not None:
+            return price
+        kinds = ("style:", "collection:", *(f"cost:{kind}" for kind in GENERATION_TYPES))
+        known = [credits for key, credits in self.ledger.prices().items()
+                 if key.startswith(kinds if operation == "create" else ("cost:",))]
+        return max(known, default=0.0) * count
 
     def _price(self, operation: str, body: dict, images: int) -> float | None:
         if operation in _FREE:
@@ -276,6 +298,3 @@ def _number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
 
-
-def _header(call: Call, name: str) -> str | None:
-    return next((value for key, value in (call.headers or {}).items() if key.lower() == name.lower()), None)

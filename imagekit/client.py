@@ -9,19 +9,23 @@ with some settings changed, ``Client.to_async()`` an AsyncClient twin; both keep
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
 import httpx
 
 from ._http import AsyncHTTP, LentTransport, SyncHTTP, Transport
 from .config import ClientOptions, Config
+from .errors import ConfigError
 from .resources.edits import AsyncEdits, Edits
 from .resources.images import AsyncImages, CreateOptions, Images
 from .resources.prompts import AsyncPrompts, Prompts
 from .resources.users import AsyncUsers, Users
+from .tags import tags as _tags
 
 if TYPE_CHECKING:
+    from .budgets import Budget
     from .images import AsyncCreateResult, AsyncImage, CreateResult, Image
     from .ledger import Ledger
     from .media import ImageSource
@@ -95,6 +99,19 @@ class _ClientBase:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self._config.base_url!r})"
 
+    def tags(self, mapping: Mapping[str, object] | None = None, /,
+             **values: object) -> AbstractContextManager[dict[str, str]]:
+        """``with ik.tags(experiment="grid-a"):`` tags every operation inside (``imagekit.tags``)."""
+        return _tags(mapping, **values)
+
+    def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
+               hard: bool = True, **tag_values: object) -> Budget:
+        """Cap what one tag value may spend, in this client's ledger (shared by everyone writing to
+        it): ``ik.budget(experiment="grid-a", limit=50)``; see ``Ledger.set_budget``."""
+        if self._ledger is None:
+            raise ConfigError("budgets live in the ledger, and this client has none (ledger=False)")
+        return self._ledger.set_budget(tag, limit=limit, warn_at=warn_at, hard=hard, **tag_values)
+
 
 class Client(_ClientBase):
     """A blocking client for the service (or the sandbox). Safe to use inside a running event loop.
@@ -103,9 +120,10 @@ class Client(_ClientBase):
     options (``ClientOptions``): ``timeout`` per request in seconds; ``max_retries`` (or a whole
     ``retry_policy``) bounds the safe retries; ``platform`` and ``api_type`` fill their headers;
     ``wire`` renames what the spec leaves unnamed; ``transport`` takes an httpx transport (tests
-    use ``httpx.MockTransport``); ``ledger`` is the credit ledger's file (default
-    ``$IMAGEKIT_HOME/ledger.sqlite``), a Ledger, or False for none; ``account`` names the account
-    in it (default: from base URL and key).
+    use ``httpx.MockTransport``); ``ledger`` is the credit ledger: a SQLite file, a PostgreSQL URL
+    a team shares (``postgresql://...``, needs ``imagekit[postgres]``), a Ledger, or False for none
+    (default: ``IMAGEKIT_LEDGER_URL``, else ``$IMAGEKIT_HOME/ledger.sqlite``); ``account`` names the
+    account in it (default: from base URL and key).
     """
 
     _http: SyncHTTP
@@ -178,12 +196,13 @@ class Client(_ClientBase):
         """Caption prompts describing an image."""
         return self.prompts.image_to_prompt(image, language=language)
 
-    def batch(self, rows: Any, **defaults: Any) -> Batch:
+    def batch(self, rows: Any, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Batch:
         """A batch of create requests: ``rows`` is a list of prompts, of dicts, a DataFrame or a
-        ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out."""
+        ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out;
+        ``tags`` label its ledger entries (over the tags in effect where it runs)."""
         from .workflows.batch import Batch
 
-        return Batch(self, rows, **defaults)
+        return Batch(self, rows, tags=tags, **defaults)
 
 
 class AsyncClient(_ClientBase):
@@ -252,11 +271,11 @@ class AsyncClient(_ClientBase):
         """Caption prompts describing an image."""
         return await self.prompts.image_to_prompt(image, language=language)
 
-    def batch(self, rows: Any, **defaults: Any) -> Batch:
+    def batch(self, rows: Any, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Batch:
         """A batch of create requests, as ``Client.batch``; run it with ``await batch.arun()``."""
         from .workflows.batch import Batch
 
-        return Batch(self, rows, **defaults)
+        return Batch(self, rows, tags=tags, **defaults)
 
 
 def _check(options: ClientOptions) -> None:
@@ -285,4 +304,4 @@ def _ledger_for(option: Ledger | str | os.PathLike[str] | bool | None, account: 
     account = account or account_of(config.base_url, config.api_key)
     if isinstance(option, Ledger):
         return option.for_account(account)
-    return Ledger(None if option is None or option is True else Path(option), account=account)
+    return Ledger(None if option is None or option is True else option, account=account)

@@ -27,6 +27,7 @@ ImagekitError
 │   └── APITimeoutError                no response in time
 ├── GenerationFailedError              an image ended in the FAILED state
 ├── JournalMismatchError               a batch journal belongs to another account
+├── BudgetExceededError                a hard budget of a tag value would be passed (nothing sent)
 └── WaitTimeoutError                   an image was still PENDING when the wait ran out
 
 The error name in the body's ``data`` picks the class; an unknown name falls back to the class of its
@@ -448,6 +449,20 @@ class JournalMismatchError(ImagekitError, ValueError):
 
 class WaitTimeoutError(ImagekitError, TimeoutError):
     """Waiting for an image to leave PENDING ran out of time."""
+
+
+class BudgetExceededError(ImagekitError):
+    """A hard budget of a tag value would be passed: the operation was refused before it was sent,
+    so nothing was charged. ``budget`` is the budget as it stood, ``cost`` the operation's estimate."""
+
+    def __init__(self, message: str, *, budget: Any, cost: float) -> None:
+        super().__init__(message)
+        self.budget = budget
+        self.cost = cost
+
+
+class BudgetWarning(UserWarning):
+    """Spending under a tag value reached its budget's warning share (or passed a soft budget)."""
 
 
 def _subclasses(cls: type[APIError]) -> list[type[APIError]]:

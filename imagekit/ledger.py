@@ -1,30 +1,35 @@
-"""The credit ledger: a SQLite record of every operation the toolkit performed, and what it cost.
+"""The credit ledger: a record of every operation the toolkit performed, what it cost, and its tags.
 
 Each client feeds its ledger from the HTTP layer (see ``accounting``): every request other than a
 read (create, edits, cancellations, prompts) becomes one entry with its time, operation, image ids,
-request id, credits charged and where that figure came from, balances after, status and latency;
-the balances a read shows become ``balance`` entries. Workflows add what only they can see: refunds
-of images that failed after an asynchronous create, and charges of requests whose answer was lost.
+request id, credits charged and where that figure came from, balances after, status, latency and
+the tags in effect (``imagekit.tags``); the balances a read shows become ``balance`` entries.
+Workflows add what only they can see: refunds of images that failed after an asynchronous create,
+and charges of requests whose answer was lost (tagged as the operation was).
 
-Entries are keyed by account (a hash of base URL and API key, never the key), so one file can
-serve several users and services. The file opens on the first entry: a client that does nothing
-writes nothing.
+A ledger is a SQLite file (default ``$IMAGEKIT_HOME/ledger.sqlite``) or a PostgreSQL database a
+team shares (``IMAGEKIT_LEDGER_URL`` or ``ledger="postgresql://..."``; see ``_ledger_db``). Entries
+are keyed by account (a hash of base URL and API key, never the key), so one ledger can serve
+several users and services. Budgets per tag value live in it too (see ``budgets``). A SQLite file
+opens on the first entry: a client that does nothing writes nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-import sqlite3
-import threading
+import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import config as _config
-from ._sqlite import open_wal
+from . import budgets, config as _config
+from ._ledger_db import is_url, open_store, shown_location
+from .budgets import Budget
+from .errors import ConfigError
+from .tags import checked_tags, current_tags
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,31 +37,18 @@ if TYPE_CHECKING:
     from ._http import Hook
     from .config import Config
 
-__all__ = ["Ledger", "Entry", "account_of", "sandbox_account", "default_path"]
+__all__ = ["Ledger", "Entry", "Budget", "account_of", "sandbox_account", "default_path", "ENV_LEDGER_URL"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    time TEXT NOT NULL, account TEXT NOT NULL, operation TEXT NOT NULL,
-    source_id INTEGER, image_ids TEXT NOT NULL, request_id TEXT, group_id TEXT, style_id INTEGER,
-    credits REAL, balance REAL, daily_credit REAL, monthly_credit REAL, default_credit REAL,
-    status TEXT NOT NULL, error TEXT, latency REAL, source TEXT
-);
-CREATE INDEX IF NOT EXISTS entries_account ON entries (account, time);
-CREATE TABLE IF NOT EXISTS prices (
-    account TEXT NOT NULL, key TEXT NOT NULL, credits REAL NOT NULL, source TEXT NOT NULL, time TEXT NOT NULL,
-    PRIMARY KEY (account, key)
-);
-"""
+ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
+"""The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
 _COLUMNS = ("time", "account", "operation", "source_id", "image_ids", "request_id", "group_id", "style_id",
             "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "error",
-            "latency", "source")
+            "latency", "source", "tags")
 SOURCES = ("reported", "priced", "reconciled")
 """Where an entry's credits came from: the service's credit headers (an extension), the account's
 prices (CreditCostInfo, styles' and images' creditCost), or the balances the service reported."""
 BALANCE = "balance"
 """The operation name of a balance reading (a read that showed the balance; not an operation)."""
-EDIT_PATH = re.compile(r"^/api/images/(\d+)/(\w+)$")
 
 
 def default_path() -> Path:
@@ -90,6 +82,7 @@ class Entry:
     image_ids: list[int] = field(default_factory=list)
     """Images the operation made."""
     request_id: str | None = None
+    """The edit request id the operation sent (a cancelEdit's: the one it cancelled)."""
     group_id: str | None = None
     style_id: int | None = None
     credits: float | None = None
@@ -103,122 +96,93 @@ class Entry:
     latency: float | None = None
     source: str | None = None
     """Where ``credits`` came from: one of ``SOURCES``; None while unknown, or nothing was charged."""
+    tags: dict[str, str] = field(default_factory=current_tags)
+    """Labels such as ``{"experiment": "grid-a"}``: by default, those in effect where the entry is made."""
     seq: int | None = field(default=None, compare=False)
     """Position in the file (set when read back)."""
 
 
-def operation_of(path: str) -> str | None:
-    """The ledger's name for a request path; None for paths that are not operations."""
-    if path == "/api/images/create":
-        return "create"
-    if path.startswith("/api/images/cancelEdit/"):
-        return "cancelEdit"
-    if path in ("/api/images/textToPrompt", "/api/images/imageToPrompt"):
-        return path.rsplit("/", 1)[1]
-    match = EDIT_PATH.match(path)
-    return match.group(2) if match else None
-
-
-class _Store:
-    """One SQLite file, opened on first use and shared by every Ledger on that path."""
-
-    _open: dict[Path, _Store] = {}
-    _open_lock = threading.Lock()
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
-
-    @classmethod
-    def at(cls, path: Path) -> _Store:
-        with cls._open_lock:
-            return cls._open.setdefault(path.resolve(), cls(path))
-
-    def db(self) -> sqlite3.Connection:
-        """The connection (caller holds ``lock``)."""
-        if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Autocommit, WAL: each entry is durable on its own and a kill -9 loses at most the last.
-            db = open_wal(str(self.path))
-            db.executescript(_SCHEMA)
-            if "source" not in {row[1] for row in db.execute("PRAGMA table_info(entries)")}:
-                db.execute("ALTER TABLE entries ADD COLUMN source TEXT")  # a ledger from before sources
-            self._db = db
-        return self._db
-
-    def close(self) -> None:
-        with self.lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-
-
 class Ledger:
-    """Operations and credits of one account in a SQLite file; ``to_pandas()`` reads them back."""
+    """Operations and credits of one account, in a SQLite file or a PostgreSQL database several
+    processes and machines share; ``to_pandas()`` reads them back, with their tags."""
 
-    def __init__(self, path: str | Path | None = None, *, account: str = "") -> None:
-        self.path = Path(path) if path is not None else default_path()
-        """The SQLite file."""
+    def __init__(self, location: str | os.PathLike[str] | None = None, *, account: str = "") -> None:
+        chosen = location if location is not None else os.environ.get(ENV_LEDGER_URL) or default_path()
+        location = str(os.fspath(chosen)).removeprefix("sqlite:///")  # a SQLAlchemy-style file URL too
+        self._store = open_store(location)
+        self.path: Path | None = None if is_url(location) else Path(location)
+        """The SQLite file (None for a ledger on PostgreSQL)."""
         self.account = account
-        """The account this ledger records and shows ("" shows every account in the file)."""
-        self._store = _Store.at(self.path)
+        """The account this ledger records and shows ("" shows every account in the ledger)."""
+
+    @property
+    def location(self) -> str:
+        """The SQLite file or the PostgreSQL URL, password hidden."""
+        return shown_location(self._store.location)
 
     def __repr__(self) -> str:
-        return f"Ledger(path={str(self.path)!r}, account={self.account!r})"
+        return f"Ledger({self.location!r}, account={self.account!r})"
 
     def for_account(self, account: str) -> Ledger:
-        """The same file, recording and showing ``account``."""
-        return Ledger(self.path, account=account)
+        """The same ledger, recording and showing ``account``."""
+        twin = Ledger.__new__(Ledger)
+        twin._store, twin.path, twin.account = self._store, self.path, account
+        return twin
 
-    def record(self, entry: Entry) -> Entry:
-        """Append one entry (for this ledger's account unless the entry names one)."""
+    def record(self, entry: Entry, *, hold: int | None = None) -> Entry:
+        """Append one entry (for this ledger's account unless the entry names one); ``hold`` is the
+        budget hold it replaces (see ``budgets``)."""
         entry.account = entry.account or self.account
-        row = asdict(entry)
-        row["image_ids"] = json.dumps(entry.image_ids)
-        with self._store.lock:
-            cursor = self._store.db().execute(
-                f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+        row = {**asdict(entry), "image_ids": json.dumps(entry.image_ids),
+               "tags": json.dumps(entry.tags, sort_keys=True)}
+        with self._store.transaction():
+            inserted = self._store.fetchone(
+                f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) RETURNING seq",
                 [row[name] for name in _COLUMNS])
-        entry.seq = cursor.lastrowid
+            assert inserted is not None
+            entry.seq = int(inserted[0])
+            if hold is None:
+                pass
+            elif entry.credits is None and entry.status.startswith("2"):  # answered, not yet priced:
+                self._store.execute("UPDATE holds SET seq = ? WHERE hold_id = ?", (entry.seq, hold))  # held till then
+            else:
+                self._store.execute("DELETE FROM holds WHERE hold_id = ?", (hold,))
         return entry
 
     def settle(self, seq: int, credits: float, source: str) -> None:
-        """Give entry ``seq`` its credits, once they are known."""
-        with self._store.lock:
-            self._store.db().execute("UPDATE entries SET credits = ?, source = ? WHERE seq = ?", (credits, source, seq))
+        """Give entry ``seq`` its credits, once they are known (its budget hold, if any, goes)."""
+        with self._store.transaction():
+            self._store.execute("UPDATE entries SET credits = ?, source = ? WHERE seq = ?", (credits, source, seq))
+            self._store.execute("DELETE FROM holds WHERE seq = ?", (seq,))
 
     def reading(self, balance: float) -> None:
         """Record a balance the service showed, unless the last entry is the same reading."""
-        if self.path.exists():
-            with self._store.lock:
-                last = self._store.db().execute("SELECT operation, balance FROM entries WHERE account = ? "
-                                                "ORDER BY seq DESC LIMIT 1", (self.account,)).fetchone()
+        if self._store.exists():
+            last = self._store.fetchone("SELECT operation, balance FROM entries WHERE account = ? "
+                                        "ORDER BY seq DESC LIMIT 1", (self.account,))
             if last == (BALANCE, balance):
                 return
-        self.record(Entry(operation=BALANCE, status="200", balance=balance))
+        self.record(Entry(operation=BALANCE, status="200", balance=balance, tags={}))  # not spending: untagged
 
     def prices(self) -> dict[str, float]:
         """Known prices of this account: ``cost:<CreditCostInfo type>``, ``style:<id>``,
         ``collection:<id>`` -> credits per operation or image."""
-        if not self.path.exists():
+        if not self._store.exists():
             return {}
-        with self._store.lock:
-            rows = self._store.db().execute("SELECT key, credits FROM prices WHERE account = ?", (self.account,))
-            return dict(rows.fetchall())
+        return dict(self._store.fetchall("SELECT key, credits FROM prices WHERE account = ?", (self.account,)))
 
     def learn_price(self, key: str, credits: float, source: str) -> None:
         """Remember a price (the newest sighting wins)."""
-        now = datetime.now(UTC).isoformat(timespec="milliseconds")
-        with self._store.lock:
-            self._store.db().execute("INSERT OR REPLACE INTO prices VALUES (?, ?, ?, ?, ?)",
-                                     (self.account, key, float(credits), source, now))
+        self._store.execute("INSERT INTO prices (account, key, credits, source, time) VALUES (?, ?, ?, ?, ?)"
+                            " ON CONFLICT (account, key) DO UPDATE SET credits = excluded.credits,"
+                            " source = excluded.source, time = excluded.time",
+                            (self.account, key, float(credits), source, budgets.now()))
 
     def entries(self, account: str | None = None, *, readings: bool = False) -> list[Entry]:
         """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
         ``readings``, the balance readings among them."""
         account = self.account if account is None else account
-        if not self.path.exists():
+        if not self._store.exists():
             return []
         where = [("account = ?", account)] if account else []
         if not readings:
@@ -226,23 +190,22 @@ class Ledger:
         query = f"SELECT {', '.join(_COLUMNS)}, seq FROM entries"
         if where:
             query += " WHERE " + " AND ".join(clause for clause, _ in where)
-        with self._store.lock:
-            rows = self._store.db().execute(query + " ORDER BY seq", [value for _, value in where]).fetchall()
-        return [Entry(**{**dict(zip((*_COLUMNS, "seq"), row)), "image_ids": json.loads(row[4])}) for row in rows]
+        rows = self._store.fetchall(query + " ORDER BY seq", [value for _, value in where])
+        return [Entry(**{**dict(zip((*_COLUMNS, "seq"), row, strict=True)), "image_ids": json.loads(row[4]),
+                         "tags": json.loads(row[_COLUMNS.index("tags")] or "{}")}) for row in rows]
 
     def created_in_group(self, group_id: str) -> tuple[list[int], float | None]:
         """Images and credits of the answered create that carried ``group_id`` (empty if none)."""
-        with self._store.lock:
-            row = self._store.db().execute(
-                "SELECT image_ids, credits FROM entries WHERE account = ? AND group_id = ? AND operation = 'create'"
-                " AND image_ids != '[]' ORDER BY seq DESC LIMIT 1", (self.account, group_id)).fetchone()
+        row = self._store.fetchone(
+            "SELECT image_ids, credits FROM entries WHERE account = ? AND group_id = ? AND operation = 'create'"
+            " AND image_ids != '[]' ORDER BY seq DESC LIMIT 1", (self.account, group_id))
         return (json.loads(row[0]), row[1]) if row else ([], None)
 
     def credits_of(self, request_id: str) -> float | None:
-        """Credits of this account's operation sent with ``request_id`` (an edit's), when known."""
-        with self._store.lock:
-            row = self._store.db().execute("SELECT credits FROM entries WHERE account = ? AND request_id = ? "
-                                           "ORDER BY seq DESC LIMIT 1", (self.account, request_id)).fetchone()
+        """Credits of this account's operation sent with ``request_id`` (an edit's), when known
+        (not of a cancelEdit, whose entry names the request it cancelled)."""
+        row = self._store.fetchone("SELECT credits FROM entries WHERE account = ? AND request_id = ? "
+                                   "AND operation != 'cancelEdit' ORDER BY seq DESC LIMIT 1", (self.account, request_id))
         return row[0] if row else None
 
     def max_image_id(self) -> int | None:
@@ -255,12 +218,39 @@ class Ledger:
         return sum(entry.credits or 0 for entry in self.entries(account))
 
     def to_pandas(self, account: str | None = None) -> pd.DataFrame:
-        """The entries as a DataFrame with ``time`` parsed (default: this ledger's account)."""
+        """The entries as a DataFrame (default: this ledger's account; "" for all) with ``time``
+        parsed, ``tags`` (a dict per entry) and a ``tag_<name>`` column per tag name that occurs."""
         import pandas as pd
 
         frame = pd.DataFrame([asdict(entry) for entry in self.entries(account)], columns=list(_COLUMNS))
         frame["time"] = pd.to_datetime(frame["time"], utc=True, format="ISO8601")
+        for name in sorted({name for tags in frame["tags"] for name in tags}):
+            frame[f"tag_{name}"] = frame["tags"].map(lambda tags, name=name: tags.get(name))
         return frame.astype({"source_id": "Int64", "style_id": "Int64"})  # ids stay integers beside gaps
+
+    # --- budgets per tag value (see ``budgets``) ----------------------------------------------
+
+    def set_budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
+                   hard: bool = True, **tag_values: object) -> Budget:
+        """Cap the credits one tag value may spend, across every account and machine writing to
+        this ledger: ``set_budget(experiment="grid-a", limit=50)``. ``hard`` refuses new work past
+        the limit (BudgetExceededError); ``warn_at`` (a share) warns first. Replaces an earlier one."""
+        key, value = _one_tag(tag, tag_values)
+        budgets.define(self._store, key, value, limit, warn_at, hard)
+        return budgets.status(self._store, key, value)[0]
+
+    def remove_budget(self, tag: Mapping[str, object] | None = None, /, **tag_values: object) -> None:
+        """Drop the budget of one tag value (what it spent stays recorded)."""
+        budgets.remove(self._store, *_one_tag(tag, tag_values))
+
+    def budgets(self, key: str | None = None) -> list[Budget]:
+        """Every budget (or those of tag ``key``), with what is spent and held now."""
+        return budgets.status(self._store, key)
+
+    def hold(self, tags: dict[str, str], cost: float) -> int | None:
+        """Hold ``cost`` credits against the budgets of ``tags`` before sending an operation (None
+        when none applies); BudgetExceededError when a hard one would be passed."""
+        return budgets.hold(self._store, self.account, tags, cost)
 
     def hook(self, config: Config) -> Hook:
         """An HTTP hook recording every operation a client with ``config`` performs, and the
@@ -283,5 +273,15 @@ class Ledger:
         return reconciliation(self.entries(readings=True))
 
     def close(self) -> None:
-        """Close the file (it reopens on the next entry)."""
+        """Close the connection (it reopens on the next entry)."""
         self._store.close()
+
+
+def _one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object]) -> tuple[str, str]:
+    """The one ``name=value`` a budget is for."""
+    given = checked_tags({**(tag or {}), **tag_values})
+    if len(given) != 1 or None in given.values():
+        raise ConfigError(f"a budget is for one tag value, e.g. experiment='grid-a' (got {given or 'none'})")
+    [(key, value)] = given.items()
+    assert value is not None
+    return key, value

@@ -17,12 +17,13 @@ from .tables import (
     spend_by_day,
     spend_by_operation,
     spend_by_style,
+    spend_by_tag,
     style_label,
 )
 
 __all__ = [
     "usage_report", "Report",
-    "spend_by_operation", "spend_by_day", "spend_by_style", "balance_over_time", "limits", "forecast", "Forecast",
+    "spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits", "forecast", "Forecast",
     "MIN_HISTORY", "period_start", "style_label",
     "burn_down", "spend_by_operation_plot", "spend_by_style_plot", "lineage_plot", "contact_sheet",
 ]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["spend_by_operation", "spend_by_day", "spend_by_style", "balance_over_time", "limits",
+__all__ = ["spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits",
            "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start"]
 
 MIN_HISTORY = timedelta(days=1)
@@ -60,6 +60,25 @@ def spend_by_style(ledger: pd.DataFrame, names: dict[int, str] | None = None) ->
     frame["style_id"] = frame["style_id"].fillna(frame["group_id"].map(styles))
     frame["style"] = frame["style_id"].map(lambda s: style_label(s, names))
     table = frame.groupby("style").agg(credits=("credits", "sum"), calls=("style", "size"))
+    return table.sort_values("credits", ascending=False)
+
+
+UNTAGGED = "(untagged)"
+"""How ``spend_by_tag`` names the entries that do not carry the tag."""
+
+
+def spend_by_tag(ledger: pd.DataFrame, key: str) -> pd.DataFrame:
+    """Credits, operations, images made and entries whose credits are still unknown, per value of
+    tag ``key`` (refunds and settlements count under the tag of what they undo), dearest first;
+    entries without the tag are one line, ``(untagged)``, so the lines add up to the whole spend."""
+    frame = _charged(ledger)
+    answered = frame["status"].astype(str).str.startswith("2")
+    frame = frame.assign(images=frame["image_ids"].map(len),
+                         unknown=pd.to_numeric(ledger.loc[frame.index, "credits"], errors="coerce").isna() & answered,
+                         value=frame["tags"].map(lambda tags: (tags or {}).get(key, UNTAGGED)))
+    table = frame.groupby("value").agg(credits=("credits", "sum"), calls=("value", "size"),
+                                       images=("images", "sum"), unknown=("unknown", "sum"))
+    table.index.name = key
     return table.sort_values("credits", ascending=False)
 
 

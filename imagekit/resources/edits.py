@@ -31,7 +31,8 @@ Pair = tuple[float, float]
 
 
 def _edit(image_id: int, operation: str, **kwargs: Any) -> Call:
-    return Call("POST", f"/api/images/{int(image_id)}/{operation}", **kwargs)
+    return Call("POST", f"/api/images/{int(image_id)}/{operation}", operation=operation, source_id=int(image_id),
+                **kwargs)
 
 
 def enhance_call(config: Config, image_id: int, scale: str) -> Call:
@@ -63,14 +64,15 @@ def clean_up_call(image_id: int, mask: MaskSource) -> Call:
 
 def cancel_call(request_id: str, timeout: float | None = None) -> Call:
     """POST /api/images/cancelEdit/{requestId}."""
-    return Call("POST", f"/api/images/cancelEdit/{quote(str(request_id), safe='')}", timeout=timeout)
+    return Call("POST", f"/api/images/cancelEdit/{quote(str(request_id), safe='')}", timeout=timeout,
+                operation="cancelEdit", request_id=str(request_id))
 
 
 def prepare(config: Config, call: Call, request_id: str | None, timeout: float | None) -> tuple[Call, str]:
     """The call with its request id, platform header and timeout; and the request id."""
     request_id = request_id or new_request_id()
     headers = {**platform_headers(config), config.wire.request_id_header: request_id}
-    return dataclasses.replace(call, headers=headers, timeout=timeout), request_id
+    return dataclasses.replace(call, headers=headers, timeout=timeout, request_id=request_id), request_id
 
 
 def _edited(response: Response, config: Config, request_id: str) -> tuple[int, EditedImage, Charge]:

@@ -88,7 +88,8 @@ def create_call(config: Config, prompt: str, options: CreateOptions) -> Call:
     api_type = options.get("api_type") or config.api_type
     if api_type:
         headers[wire.api_type_header] = api_type
-    return Call("POST", "/api/images/create", json=body, headers=headers, timeout=options.get("timeout"))
+    return Call("POST", "/api/images/create", json=body, headers=headers, timeout=options.get("timeout"),
+                operation="create")
 
 
 def _created(response: Response, config: Config) -> tuple[CreateResponse, Charge]:

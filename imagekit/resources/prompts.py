@@ -19,13 +19,15 @@ C = TypeVar("C", bound="Charged")
 def text_call(config: Config, text: str, style: Style | int | None) -> Call:
     """POST /api/images/textToPrompt."""
     body = compact({"text": text, "styleId": getattr(style, "style_id", style)})
-    return Call("POST", "/api/images/textToPrompt", json=body, headers=platform_headers(config))
+    return Call("POST", "/api/images/textToPrompt", json=body, headers=platform_headers(config),
+                operation="textToPrompt")
 
 
 def image_call(config: Config, image: ImageSource, language: str | None) -> Call:
     """POST /api/images/imageToPrompt."""
     headers = platform_headers(config) | ({"Accept-Language": language} if language else {})
-    return Call("POST", "/api/images/imageToPrompt", json={"image": image_source(image)}, headers=headers)
+    return Call("POST", "/api/images/imageToPrompt", json={"image": image_source(image)}, headers=headers,
+                operation="imageToPrompt")
 
 
 def _charged(model: type[C], response: Response, config: Config) -> C:

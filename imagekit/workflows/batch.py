@@ -14,6 +14,7 @@ sent and how a lost answer is settled.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
+from ..tags import current_tags, merged, tags as tagged
 from .journal import Entry, Journal, account_identity
 from .pricing import Prices
 from .rows import Row, make_rows
@@ -60,10 +62,12 @@ def async_twin(client: Client | AsyncClient) -> AsyncClient:
 class Batch:
     """Create requests run together; built by ``Client.batch``."""
 
-    def __init__(self, client: Any, rows: Any, **defaults: Any) -> None:
+    def __init__(self, client: Any, rows: Any, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> None:
         self.client = client
         self.rows: list[Row] = make_rows(rows, defaults)
         """The requests, each with a stable key."""
+        self.tags: dict[str, str] = merged({}, tags or {})
+        """Tags of every operation the batch performs, over those in effect where it runs."""
         self.entries: dict[str, Entry] = {}
         """The journal's view of each row after the last run, by key."""
         self.spent: float = 0.0
@@ -112,7 +116,8 @@ class Batch:
             **tuning: Any) -> Batch:
         """Run every row not finished yet; failures are recorded, not raised. Returns the batch.
 
-        ``budget``: credits this run may spend (new work stops before passing it). ``concurrency``:
+        ``budget``: credits this run may spend (new work stops before passing it); budgets of its
+        tags (``Ledger.set_budget``) apply too, and stop the run the same way. ``concurrency``:
         generations at once (default and ceiling: the plan's simultaneousLimit). ``out_dir``: save
         images there. ``journal``: a SQLite file; running the same batch with it again finishes
         the rest (default: ``out_dir/journal.sqlite``, else in memory). ``tuning``: RunOptions.
@@ -125,16 +130,19 @@ class Batch:
         """``run`` for async code."""
         client = async_twin(self.client)
         try:
-            return await self._run(client, budget, concurrency, progress, out_dir, journal, tuning)
+            with tagged(self.tags):
+                return await self._run(client, budget, concurrency, progress, out_dir, journal, tuning)
         finally:
             await client.aclose()
 
     def _portal_call(self, function: Any, *args: Any) -> Any:
         # A background loop in its own thread: works from scripts and under Jupyter's running loop.
+        outer = current_tags()  # that thread has a context of its own: the caller's tags go along
         async def call() -> Any:
             client = async_twin(self.client)
             try:
-                return await function(client, *args)
+                with tagged(outer), tagged(self.tags):
+                    return await function(client, *args)
             finally:
                 await client.aclose()
 

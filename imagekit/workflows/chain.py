@@ -14,6 +14,7 @@ earlier results usable and recorded.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ import anyio
 
 from ..errors import APIConnectionError, APIError, APITimeoutError, ImagekitError
 from ..images import new_request_id
+from ..tags import current_tags, merged, tags as tagged
 from .pricing import Prices
 
 if TYPE_CHECKING:
@@ -39,19 +41,23 @@ class Step:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def chain(client: Any = None) -> Chain:
+def chain(client: Any = None, *, tags: Mapping[str, object] | None = None) -> Chain:
     """An empty edit chain; add steps with ``.enhance()``, ``.remove_bg()``... ``client`` is used by
-    ``estimate`` (default: the client of the image it runs on, else ``imagekit.connect()``)."""
-    return Chain((), client)
+    ``estimate`` (default: the client of the image it runs on, else ``imagekit.connect()``);
+    ``tags`` label its edits in the ledger (over the tags in effect where it runs)."""
+    return Chain((), client, tags)
 
 
 class Chain:
     """An immutable, lazy sequence of edits."""
 
-    def __init__(self, steps: tuple[Step, ...] = (), client: Any = None) -> None:
+    def __init__(self, steps: tuple[Step, ...] = (), client: Any = None,
+                 tags: Mapping[str, object] | None = None) -> None:
         self.steps = steps
         """The edits, in order."""
         self.client = client
+        self.tags: dict[str, str] = merged({}, tags or {})
+        """Tags of every edit the chain makes."""
 
     def __repr__(self) -> str:
         return "chain()" + "".join(f".{s.op}({', '.join(f'{k}={v!r}' for k, v in s.params.items())})"
@@ -61,7 +67,7 @@ class Chain:
         return len(self.steps)
 
     def _then(self, op: str, **params: Any) -> Chain:
-        return Chain((*self.steps, Step(op, params)), self.client)
+        return Chain((*self.steps, Step(op, params)), self.client, self.tags)
 
     def enhance(self, scale: str = "2x") -> Chain:
         """Add: enhance detail, upscaling by ``scale``."""
@@ -112,24 +118,26 @@ class Chain:
         cancelled on the server and the step recorded as ``timeout``.
         """
         ledger = image.client.ledger
-        if ledger is not None:
-            image.client.usage()  # balance readings around the run: the ledger reconciles against them
-        result = ChainResult(self, image)._go(deadline)
-        if ledger is not None:
-            image.client.usage()
-            ledger.reconcile()
+        with tagged(self.tags):
+            if ledger is not None:  # balance readings around the run: the ledger reconciles against
+                image.client.me()  # them; me() also shows the prices a budget's hold needs
+            result = ChainResult(self, image)._go(deadline)
+            if ledger is not None:
+                image.client.usage()
+                ledger.reconcile()
         return result
 
     async def arun(self, image: Any, *, deadline: float | None = None) -> ChainResult:
         """``run`` for async code: ``image`` is an AsyncImage; cancelling the task cancels the
         in-flight edit on the server."""
         ledger = image.client.ledger
-        if ledger is not None:
-            await image.client.usage()
-        result = await ChainResult(self, image)._ago(deadline)
-        if ledger is not None:
-            await image.client.usage()
-            ledger.reconcile()
+        with tagged(self.tags):
+            if ledger is not None:
+                await image.client.me()
+            result = await ChainResult(self, image)._ago(deadline)
+            if ledger is not None:
+                await image.client.usage()
+                ledger.reconcile()
         return result
 
     def map(self, images: list[Any], *, concurrency: int | None = None,
@@ -139,8 +147,14 @@ class Chain:
             return []
         if concurrency is None:
             concurrency = Prices.from_account(images[0].client.me(), []).simultaneous_limit
+        outer = current_tags()  # the pool's threads have contexts of their own: the caller's tags go along
+
+        def run(image: Any) -> ChainResult:
+            with tagged(outer):
+                return self.run(image, deadline=deadline)
+
         with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="imagekit-chain") as pool:
-            return list(pool.map(lambda image: self.run(image, deadline=deadline), images))
+            return list(pool.map(run, images))
 
     async def amap(self, images: list[Any], *, concurrency: int | None = None,
                    deadline: float | None = None) -> list[ChainResult]:
@@ -250,7 +264,8 @@ class ChainResult:
         rest = ChainResult(self.chain, self.source, list(self._lineage), self.failed_step or 0)
         rest.images = list(self.images)
         rest.source = self.image
-        rest._go(deadline)
+        with tagged(self.chain.tags):
+            rest._go(deadline)
         rest.source = self.source
         return rest
 

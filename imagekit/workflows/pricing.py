@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Prices", "edit_cost_type"]
+__all__ = ["Prices", "edit_cost_type", "GENERATION_TYPES"]
 
-_GENERATION_TYPES = ("generate", "reference", "collection", "collection-2x")
+GENERATION_TYPES = ("generate", "reference", "collection", "collection-2x")
+"""CreditCostInfo types that price a generated image."""
 
 
 def edit_cost_type(operation: str, params: Mapping[str, Any]) -> str:
@@ -69,7 +70,7 @@ class Prices:
         if options.get("collection") is not None:
             # Premium collections cost collection-2x, and the API does not say which ones are premium.
             return max(self.costs.get("collection", 0), self.costs.get("collection-2x", 0))
-        return max([self.costs.get(t, 0) for t in _GENERATION_TYPES] + list(self.styles.values()))
+        return max([self.costs.get(t, 0) for t in GENERATION_TYPES] + list(self.styles.values()))
 
     def create(self, options: Mapping[str, Any]) -> float:
         """Credits a create with these options costs."""

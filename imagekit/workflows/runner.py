@@ -38,6 +38,7 @@ from .._retry import backoff
 from ..errors import (
     APIConnectionError,
     APIError,
+    BudgetExceededError,
     ImagekitError,
     ImageNotFoundError,
     NotEnoughCreditError,
@@ -230,6 +231,11 @@ class Runner:
             self.journal.save(entry)
             if isinstance(exc, NotEnoughCreditError):
                 self.stopped = "not enough credit"
+            return
+        except BudgetExceededError as exc:  # a tag's budget refused it before it was sent: nothing ran
+            self.stopped = str(exc)
+            entry.status, entry.error = "skipped", self.stopped
+            self.journal.save(entry)
             return
         images = [{"id": image.id, "status": image.status, "error": getattr(image.info, "generation_error", None),
                    "file": None} for image in result.images]

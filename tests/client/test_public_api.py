@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PUBLIC = [
     "APIConnectionError", "APIError", "APIKeyExpiredError", "APITimeoutError", "AsyncClient", "AsyncCreateResult",
-    "AsyncImage", "AuthenticationError", "BadRequestError", "Batch", "Chain", "Client", "CollectionNotFoundError", "Config",
+    "AsyncImage", "AuthenticationError", "BadRequestError", "Batch", "Budget", "BudgetExceededError", "BudgetWarning", "Chain", "Client", "CollectionNotFoundError", "Config",
     "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "DuplicateRequestIdError",
     "EditCancelledError", "EditFailedError", "EditLimitExceededError", "EditResult", "EmptyMaskError",
     "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image", "ImageCaption", "ImageMeta",
@@ -28,7 +28,7 @@ PUBLIC = [
     "ServiceUnavailableError", "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
     "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnsupportedImageSourceError",
     "UnsupportedMediaTypeError", "Usage", "User", "WaitTimeoutError", "Wire", "WrongAPIKeyError", "chain", "connect",
-    "grid",
+    "grid", "tags",
 ]
 
 TWINS = [
@@ -97,7 +97,8 @@ def test_lazy_names_load_on_first_use():
 def test_import_stays_light():
     heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm",
              # loaded on first use (see imagekit/__init__.py): async code, the ledger, workflows, the models
-             "asyncio", "anyio", "sqlite3", "imagekit.ledger", "imagekit.workflows", "imagekit.models.users"]
+             "asyncio", "anyio", "sqlite3", "imagekit.ledger", "imagekit.workflows", "imagekit.models.users",
+             "psycopg"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout

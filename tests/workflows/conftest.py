@@ -33,14 +33,29 @@ def box(request, tmp_path) -> Iterator[EmbeddedSandbox]:
 
 
 @pytest.fixture
-def connect(box, tmp_path) -> Iterator[Callable[..., Any]]:
+def ledger_location(tmp_path) -> str:
+    """The ledger ``connect`` clients record into: a SQLite file. Modules that test the ledger itself
+    override this with ``either_ledger``, so their tests run on PostgreSQL too."""
+    return str(tmp_path / "ledger.sqlite")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def either_ledger(request, tmp_path) -> str:
+    """A fresh ledger location: a SQLite file, or a database of the test run's PostgreSQL cluster."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ledger.sqlite")
+    return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.fixture
+def connect(box, ledger_location) -> Iterator[Callable[..., Any]]:
     """``connect(plan="pro", **options)``: a Client for a fresh user of ``box`` (``user_id`` attribute)."""
     opened: list[imagekit.Client] = []
 
     def make(plan: str = "pro", **options: Any) -> imagekit.Client:
         user_id, key = make_user(box, plan)
         options.setdefault("retry_policy", FAST)
-        options.setdefault("ledger", tmp_path / "ledger.sqlite")
+        options.setdefault("ledger", ledger_location)
         client = imagekit.Client(box.url, key, **options)
         client.user_id = user_id
         opened.append(client)

@@ -7,18 +7,35 @@ import os
 import pytest
 
 import imagekit
-from imagekit.ledger import Entry, Ledger, account_of, operation_of
+from imagekit.config import Config
+from imagekit.ledger import Entry, Ledger, account_of
+from imagekit.resources.edits import cancel_call, enhance_call, prepare, retry_call
+from imagekit.resources.images import create_call, meta_call
+from imagekit.resources.prompts import text_call
 
 from .conftest import balance, control
 
 
-@pytest.mark.parametrize(("path", "operation"), [
-    ("/api/images/create", "create"), ("/api/images/12/enhance", "enhance"), ("/api/images/3/removeBg", "removeBg"),
-    ("/api/images/cancelEdit/abc", "cancelEdit"), ("/api/images/textToPrompt", "textToPrompt"),
-    ("/api/users/me", None), ("/api/images/12", None),
+@pytest.fixture
+def ledger_location(either_ledger) -> str:
+    """Every test here runs on a SQLite ledger and on a PostgreSQL one."""
+    return either_ledger
+
+
+CONFIG = Config("http://sandbox.test", "key")
+
+
+@pytest.mark.parametrize(("call", "operation", "source_id", "request_id"), [
+    (create_call(CONFIG, "a fox", {"style": 1}), "create", None, None),
+    (prepare(CONFIG, enhance_call(CONFIG, 12, "2x"), "r-1", None)[0], "enhance", 12, "r-1"),
+    (retry_call(CONFIG, 3, None), "retry", 3, None),
+    (cancel_call("r 2"), "cancelEdit", None, "r 2"),
+    (text_call(CONFIG, "a fox", None), "textToPrompt", None, None),
+    (meta_call(12), None, None, None),
 ])
-def test_operation_names(path, operation):
-    assert operation_of(path) == operation
+def test_each_request_says_what_the_ledger_records(call, operation, source_id, request_id):
+    """Named where the request is built, never guessed from its path."""
+    assert (call.operation, call.source_id, call.request_id) == (operation, source_id, request_id)
 
 
 def test_the_account_id_hides_the_key():
@@ -51,10 +68,10 @@ def test_a_refused_operation_is_recorded_with_its_error(connect):
 
 def test_accounts_share_a_file_but_not_their_entries(connect):
     first, second = connect(), connect()
-    assert first.ledger.path == second.ledger.path
+    assert first.ledger.location == second.ledger.location
     first.create("one", style=first.styles()[0])
     assert len(first.ledger.entries()) == 1 and second.ledger.entries() == []
-    assert len(Ledger(first.ledger.path).entries()) == 1  # "" account: every entry in the file
+    assert len(first.ledger.for_account("").entries()) == 1  # "" account: every entry in the ledger
 
 
 def test_the_ledger_can_be_turned_off(box):

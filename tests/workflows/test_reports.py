@@ -74,6 +74,12 @@ def test_a_forecast_needs_a_day_of_history(ledger):
     assert forecast(ledger, 80.0, now=NOW).enough_history
 
 
+@pytest.fixture
+def ledger_location(either_ledger) -> str:
+    """The report tests that record run on a SQLite ledger and on a PostgreSQL one."""
+    return either_ledger
+
+
 def test_usage_report_writes_tables_and_plots(connect, tmp_path):
     ik = connect()
     ik.batch(["a fox", "a cat"], style=ik.styles()[0]).run(progress=False)
@@ -97,11 +103,11 @@ def test_limits_show_balance_cap_and_spent_in_the_period(connect):
     assert limits.loc[f"edits this {period}", "cap"] == usage.max_edit_count
 
 
-def test_the_usage_command_prints_and_writes(connect, box, tmp_path, monkeypatch, capsys):
+def test_the_usage_command_prints_and_writes(connect, box, ledger_location, tmp_path, monkeypatch, capsys):
     ik = connect()
     ik.create("a fox", style=ik.styles()[0])
     monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
     monkeypatch.setenv("IMAGEKIT_API_KEY", ik.config.api_key)
-    assert main(["usage", "--out", str(tmp_path / "u"), "--ledger", str(ik.ledger.path)]) == 0
+    assert main(["usage", "--out", str(tmp_path / "u"), "--ledger", ledger_location]) == 0
     out = capsys.readouterr().out
     assert "Spend by operation" in out and "create" in out and (tmp_path / "u" / "usage-burn-down.png").exists()

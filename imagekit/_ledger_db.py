@@ -1,0 +1,284 @@
+"""Where a ledger keeps its rows: a SQLite file (the default) or a PostgreSQL database a team shares.
+
+Both engines get the same SQL through DB-API, written with ``?`` placeholders (PostgreSQL's
+``%s`` are swapped in here). What differs per engine is a method or constant of its store: the
+schema's types, how a transaction takes its lock, how an entry's tag is read from its JSON.
+Keys are made by the database (``INSERT ... RETURNING seq``), so any number of processes on any
+number of machines append without colliding. PostgreSQL needs ``psycopg``
+(``pip install 'imagekit[postgres]'``), loaded only when such a ledger is opened.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from ._sqlite import open_wal
+from .errors import ConfigError
+
+__all__ = ["Store", "open_store", "is_url", "shown_location"]
+
+T = TypeVar("T")
+POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
+POSTGRES_EXTRA = "pip install 'imagekit[postgres]'"
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS entries (
+        seq {serial},
+        time TEXT NOT NULL, account TEXT NOT NULL, operation TEXT NOT NULL,
+        source_id {int}, image_ids TEXT NOT NULL, request_id TEXT, group_id TEXT, style_id {int},
+        credits {real}, balance {real}, daily_credit {real}, monthly_credit {real}, default_credit {real},
+        status TEXT NOT NULL, error TEXT, latency {real}, source TEXT, tags TEXT NOT NULL DEFAULT '{{}}')""",
+    "CREATE INDEX IF NOT EXISTS entries_account ON entries (account, time)",
+    """CREATE TABLE IF NOT EXISTS prices (
+        account TEXT NOT NULL, key TEXT NOT NULL, credits {real} NOT NULL, source TEXT NOT NULL,
+        time TEXT NOT NULL, PRIMARY KEY (account, key))""",
+    """CREATE TABLE IF NOT EXISTS budgets (
+        tag_key TEXT NOT NULL, tag_value TEXT NOT NULL, credit_limit {real} NOT NULL, warn_at {real},
+        hard INTEGER NOT NULL, time TEXT NOT NULL, PRIMARY KEY (tag_key, tag_value))""",
+    """CREATE TABLE IF NOT EXISTS holds (
+        hold_id {serial}, account TEXT NOT NULL, tags TEXT NOT NULL, credits {real} NOT NULL,
+        time TEXT NOT NULL, seq {int})""",
+    "CREATE INDEX IF NOT EXISTS holds_seq ON holds (seq)",
+)
+_ADDED_COLUMNS = (
+    ("entries", "source", "TEXT"),  # ledgers from before credit sources
+    ("entries", "tags", "TEXT NOT NULL DEFAULT '{}'"),  # ledgers from before tags
+)
+"""Columns later versions added: a ledger file from an earlier version gets them when opened."""
+
+
+def is_url(location: str) -> bool:
+    """Whether ``location`` names a PostgreSQL database rather than a SQLite file."""
+    return urlsplit(location).scheme in POSTGRES_SCHEMES
+
+
+def shown_location(location: str) -> str:
+    """``location`` with any password hidden, for reprs and messages."""
+    if not is_url(location):
+        return location
+    parts = urlsplit(location)
+    if parts.password is None:
+        return location
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class Store:
+    """One database, opened on first use and shared by every Ledger on it in this process.
+
+    Every statement runs under ``lock``; ``transaction()`` holds it (and the engine's write lock)
+    for a read-then-write that must not interleave with another writer's.
+    """
+
+    _open: dict[str, Store] = {}
+    _open_lock = threading.Lock()
+    serial, real, integer = "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL", "INTEGER"
+    for_update = ""
+    """What a SELECT adds to lock the rows it reads until the transaction ends."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.lock = threading.RLock()
+        self._db: Any = None
+        self._pid = 0
+        self._depth = 0
+
+    @classmethod
+    def at(cls, location: str) -> Store:
+        with cls._open_lock:
+            if location not in cls._open:
+                cls._open[location] = PostgresStore(location) if is_url(location) else SQLiteStore(location)
+            return cls._open[location]
+
+    def exists(self) -> bool:
+        """Whether there is anything to read (a SQLite file is not made by a read)."""
+        return True
+
+    def tag_of(self, column: str, key: str = "?") -> str:
+        """SQL reading from the JSON ``column`` the tag whose name the SQL ``key`` gives (a parameter
+        by default, or a column)."""
+        raise NotImplementedError
+
+    # Statements outside a transaction are reads and upserts: safe to send again on a fresh
+    # connection when the server dropped the old one. Inside one, the transaction fails as a whole.
+
+    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.lock:
+            return self._once_more(lambda: list(self._cursor(sql, params).fetchall()))
+
+    def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        with self.lock:
+            row = self._once_more(lambda: self._cursor(sql, params).fetchone())
+            return tuple(row) if row is not None else None
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        with self.lock:
+            self._once_more(lambda: self._cursor(sql, params))
+
+    def _once_more(self, run: Callable[[], T]) -> T:
+        try:
+            return run()
+        except Exception:
+            if self._depth or self._db is None or not self._lost():
+                raise
+            return run()  # on a new connection (see ``_connection``)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """Statements inside commit together, or not at all; nested ones join the outer one."""
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            self._once_more(lambda: self._begin(self._connection()))  # nothing ran yet: safe to repeat
+            db, self._depth = self._db, 1
+            try:
+                yield self
+            except BaseException:
+                self._depth = 0
+                if not self._lost():  # a dropped connection has rolled back already
+                    self._rollback(db)
+                raise
+            self._depth = 0
+            self._commit(db)
+
+    def close(self) -> None:
+        with self.lock:
+            if self._db is not None and self._pid == os.getpid():
+                self._db.close()
+            self._db = None
+
+    def _cursor(self, sql: str, params: Sequence[Any]) -> Any:
+        return self._connection().execute(self._sql(sql), tuple(params))
+
+    def _sql(self, sql: str) -> str:
+        return sql
+
+    def _connection(self) -> Any:
+        # A forked child must not share its parent's connection: it opens its own; so does a store
+        # whose connection the server dropped (a restart), once no transaction depends on it.
+        if self._db is None or self._pid != os.getpid() or (not self._depth and self._lost()):
+            self._db, self._pid = self._connect(), os.getpid()
+            try:
+                with self.transaction():
+                    self._create()
+            except BaseException:
+                self._db.close()
+                self._db = None
+                raise
+        return self._db
+
+    def _lost(self) -> bool:
+        """Whether the connection is gone for good (it must be opened again)."""
+        return False
+
+    def _create(self) -> None:
+        for statement in _SCHEMA:
+            self._cursor(statement.format(serial=self.serial, real=self.real, int=self.integer), ())
+        for table, column, kind in _ADDED_COLUMNS:
+            if column not in self._columns(table):
+                self._cursor(f"ALTER TABLE {table} ADD COLUMN {column} {kind}", ())
+
+    def _connect(self) -> Any:
+        raise NotImplementedError
+
+    def _columns(self, table: str) -> set[str]:
+        raise NotImplementedError
+
+    def _begin(self, db: Any) -> None:
+        raise NotImplementedError
+
+    def _commit(self, db: Any) -> None:
+        db.execute("COMMIT")
+
+    def _rollback(self, db: Any) -> None:
+        db.execute("ROLLBACK")
+
+
+class SQLiteStore(Store):
+    """A SQLite file in WAL mode: one writer at a time across processes, readers never blocked."""
+
+    def exists(self) -> bool:
+        return Path(self.location).exists()
+
+    def tag_of(self, column: str, key: str = "?") -> str:
+        return f"""json_extract({column}, '$."' || {key} || '"')"""  # tag names never need escaping (``tags``)
+
+    def _connect(self) -> Any:
+        Path(self.location).parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit, WAL: each entry is durable on its own and a kill -9 loses at most the last.
+        return open_wal(self.location)
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._cursor(f"PRAGMA table_info({table})", ())}
+
+    def _begin(self, db: Any) -> None:
+        db.execute("BEGIN IMMEDIATE")  # the write lock now, not at the first write: no lost update
+
+
+class PostgresStore(Store):
+    """A PostgreSQL database through psycopg 3; row locks (``FOR UPDATE``) order competing writers."""
+
+    serial, real, integer = "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION", "BIGINT"
+    for_update = " FOR UPDATE"
+    _SCHEMA_LOCK = 0x1D6E4
+
+    def tag_of(self, column: str, key: str = "?") -> str:
+        return f"({column}::jsonb ->> {key})"
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s")
+
+    def _cursor(self, sql: str, params: Sequence[Any]) -> Any:
+        return self._connection().execute(self._sql(sql), tuple(params) or None)
+
+    def _connect(self) -> Any:
+        try:
+            import psycopg
+        except ModuleNotFoundError as exc:
+            raise ConfigError(f"a ledger on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
+        scheme, rest = self.location.split("://", 1)
+        try:
+            return psycopg.connect(f"postgresql://{rest}", autocommit=True)
+        except psycopg.OperationalError as exc:
+            raise ConfigError(f"cannot open the ledger at {shown_location(self.location)}: {exc}") from exc
+
+    def _lost(self) -> bool:
+        return bool(self._db.closed or self._db.broken)
+
+    def _create(self) -> None:
+        # Two processes creating the tables at once would collide in the catalogue: one at a time.
+        self._cursor("SELECT pg_advisory_xact_lock(?)", (self._SCHEMA_LOCK,))
+        super()._create()
+
+    def _columns(self, table: str) -> set[str]:
+        rows = self._cursor("SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                            "AND table_schema = current_schema()", (table,))
+        return {row[0] for row in rows}
+
+    def _begin(self, db: Any) -> None:
+        db.execute("BEGIN")
+
+
+def check_driver(location: str) -> None:
+    """Fail now, with the install hint, when ``location`` needs a driver that is not installed."""
+    if is_url(location) and importlib.util.find_spec("psycopg") is None:
+        raise ConfigError(f"the ledger {shown_location(location)} is on PostgreSQL, which needs psycopg: "
+                          f"{POSTGRES_EXTRA}")
+
+
+def open_store(location: str) -> Store:
+    """The process's store for ``location`` (a SQLite path or a PostgreSQL URL)."""
+    check_driver(location)
+    return Store.at(location if is_url(location) else str(Path(location).resolve()))
