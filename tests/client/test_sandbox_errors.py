@@ -21,7 +21,7 @@ import imagekit
 from imagekit._http import Call
 from imagekit.resources._media import mask_png
 
-from .conftest import control
+from tests.helpers import control
 
 
 @dataclass

@@ -8,8 +8,9 @@ import pytest
 
 import imagekit
 from imagekit.ledger import Entry, Ledger, account_of, operation_of
+from tests.helpers import control
 
-from .conftest import balance, control
+from .conftest import balance
 
 
 @pytest.mark.parametrize(("path", "operation"), [
