@@ -17,7 +17,9 @@ Which images are the row's depends on what image metadata tells:
   if no other create is without an answer. Creates are asynchronous (``isAsync``: the answer comes
   once the service has charged the row and numbered its images) and sent one at a time
   (``create_lock``); the generations overlap and are polled for completion, each first polled
-  when it is due (``pacing``).
+  when it is due (``pacing``). The lock is held only until a create is answered, not while it
+  generates: sending untagged creates side by side measured no faster, and two answers lost at
+  once (a crash loses all in flight) could not be told apart.
 
 A batch starts untagged and turns tagged when the metadata of its first finished image shows the
 group id its row sent.
