@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 import httpx
 
 from . import errors
-from ._retry import Failure, parse_retry_after
+from ._retry import Failure, RetryPolicy, parse_retry_after
 from .config import VERSION, Config
 
 if TYPE_CHECKING:
@@ -54,6 +54,9 @@ class Call:
     """The image an edit starts from."""
     request_id: str | None = None
     """The edit request id this call sends, or the one it cancels."""
+    retry: RetryPolicy | None = None
+    """This call's retry policy, instead of the client's: a caller that loops over a call itself
+    (polling, probing) asks for fewer retries rather than multiplying them."""
 
 
 Hook = Callable[["Call", "Response | None", "BaseException | None", float], None]
@@ -152,6 +155,9 @@ class _Base:
         request.headers = _MaskedHeaders(request.headers, self.config.wire.api_key_header)
         return request
 
+    def _policy(self, call: Call) -> RetryPolicy:
+        return call.retry or self.config.retry
+
     def _after_error(self, call: Call, exc: httpx.TransportError, attempt: int) -> float:
         """Seconds to wait before retrying, or raise the mapped error."""
         if isinstance(exc, _NEVER_RETRY):
@@ -161,7 +167,7 @@ class _Base:
                 request=exc.request if _has_request(exc) else None,
             ) from exc
         failure = Failure.NOT_SENT if isinstance(exc, _NOT_SENT) else Failure.MAYBE_SENT
-        delay = self.config.retry.decide(call.method, failure, attempt)
+        delay = self._policy(call).decide(call.method, failure, attempt)
         if delay is None:
             raise _transport_error(call, exc, failure, self.config.base_url) from exc
         self._log_retry(call, type(exc).__name__, delay, attempt)
@@ -170,7 +176,7 @@ class _Base:
     def _after_response(self, call: Call, response: Response, attempt: int) -> float:
         """Seconds to wait before retrying a non-2xx response (its body read), or raise the mapped error."""
         retry_after = parse_retry_after(response.headers.get("Retry-After"), time.time())
-        delay = self.config.retry.decide(call.method, response.status_code, attempt, retry_after=retry_after)
+        delay = self._policy(call).decide(call.method, response.status_code, attempt, retry_after=retry_after)
         if delay is None:
             raise errors.from_response(response)
         self._log_retry(call, str(response.status_code), delay, attempt)
@@ -179,7 +185,7 @@ class _Base:
     def _log_retry(self, call: Call, why: str, delay: float, attempt: int) -> None:
         log.info(
             "retrying %s %s in %.2fs after %s (retry %d of %d)",
-            call.method, call.path, delay, why, attempt + 1, self.config.retry.max_retries,
+            call.method, call.path, delay, why, attempt + 1, self._policy(call).max_retries,
         )
 
 
@@ -217,17 +223,20 @@ class SyncHTTP(_Base):
     def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
         self._before(call)
+        return self._observed(call, lambda: self._send(call, stream)[0])
+
+    def _observed(self, call: Call, send: Callable[[], Response]) -> Response:
         started = time.monotonic()
         try:
-            response = self._send(call, stream)
+            response = send()
         except BaseException as exc:
             self._observe(call, None, exc, started)
             raise
         self._observe(call, response, None, started)
         return response
 
-    def _send(self, call: Call, stream: bool) -> Response:
-        attempt = 0
+    def _send(self, call: Call, stream: bool, attempt: int = 0) -> tuple[Response, int]:
+        """A 2xx response and the attempts made before it (counting from ``attempt``), or raise."""
         while True:
             try:
                 response = self._client.send(self._build(self._client, call), stream=stream)
@@ -235,7 +244,7 @@ class SyncHTTP(_Base):
                 delay = self._after_error(call, exc, attempt)
             else:
                 if response.is_success:
-                    return response
+                    return response, attempt
                 try:
                     delay = self._after_response(call, _read(response), attempt)
                 finally:
@@ -244,20 +253,36 @@ class SyncHTTP(_Base):
             attempt += 1
 
     def download(self, call: Call, sink: IO[bytes]) -> Response:
-        """Stream a binary response into ``sink``; return the (closed) response."""
-        response = self.send(call, stream=True)
-        try:
-            for chunk in response.iter_bytes():
-                sink.write(chunk)
-        except httpx.TransportError as exc:
-            raise _transport_error(call, exc, Failure.MAYBE_SENT, self.config.base_url) from exc
-        finally:
-            response.close()
-        return response
+        """Stream a binary response into ``sink`` (seekable: a stream cut short is sent again, under
+        the same retry policy as the request, and written over); return the (closed) response."""
+        self._before(call)
+        return self._observed(call, lambda: self._download(call, sink))
+
+    def _download(self, call: Call, sink: IO[bytes]) -> Response:
+        attempt = 0
+        while True:
+            response, attempt = self._send(call, True, attempt)
+            try:
+                for chunk in response.iter_bytes():
+                    sink.write(chunk)
+                return response
+            except httpx.TransportError as exc:
+                delay = self._after_error(call, exc, attempt)
+            finally:
+                response.close()
+            _rewind(sink)
+            time.sleep(delay)
+            attempt += 1
 
     def close(self) -> None:
         """Close pooled connections."""
         self._client.close()
+
+
+def _rewind(sink: IO[bytes]) -> None:
+    """Empty ``sink`` for a download sent again."""
+    sink.seek(0)
+    sink.truncate()
 
 
 def _read(response: Response) -> Response:
@@ -293,17 +318,23 @@ class AsyncHTTP(_Base):
     async def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
         self._before(call)
+        return await self._observed(call, self._response(call, stream))
+
+    async def _response(self, call: Call, stream: bool) -> Response:
+        return (await self._send(call, stream))[0]
+
+    async def _observed(self, call: Call, send: Coroutine[Any, Any, Response]) -> Response:
         started = time.monotonic()
         try:
-            response = await self._send(call, stream)
+            response = await send
         except BaseException as exc:
             self._observe(call, None, exc, started)
             raise
         self._observe(call, response, None, started)
         return response
 
-    async def _send(self, call: Call, stream: bool) -> Response:
-        attempt = 0
+    async def _send(self, call: Call, stream: bool, attempt: int = 0) -> tuple[Response, int]:
+        """A 2xx response and the attempts made before it (counting from ``attempt``), or raise."""
         client = self._client
         while True:
             try:
@@ -312,7 +343,7 @@ class AsyncHTTP(_Base):
                 delay = self._after_error(call, exc, attempt)
             else:
                 if response.is_success:
-                    return response
+                    return response, attempt
                 try:
                     delay = self._after_response(call, await _aread(response), attempt)
                 finally:
@@ -323,16 +354,28 @@ class AsyncHTTP(_Base):
             attempt += 1
 
     async def download(self, call: Call, sink: IO[bytes]) -> Response:
-        """Stream a binary response into ``sink``; return the (closed) response."""
-        response = await self.send(call, stream=True)
-        try:
-            async for chunk in response.aiter_bytes():
-                sink.write(chunk)
-        except httpx.TransportError as exc:
-            raise _transport_error(call, exc, Failure.MAYBE_SENT, self.config.base_url) from exc
-        finally:
-            await response.aclose()
-        return response
+        """Stream a binary response into ``sink`` (seekable: a stream cut short is sent again, under
+        the same retry policy as the request, and written over); return the (closed) response."""
+        self._before(call)
+        return await self._observed(call, self._download(call, sink))
+
+    async def _download(self, call: Call, sink: IO[bytes]) -> Response:
+        attempt = 0
+        while True:
+            response, attempt = await self._send(call, True, attempt)
+            try:
+                async for chunk in response.aiter_bytes():
+                    sink.write(chunk)
+                return response
+            except httpx.TransportError as exc:
+                delay = self._after_error(call, exc, attempt)
+            finally:
+                await response.aclose()
+            _rewind(sink)
+            import anyio  # loads with async code, not with `import imagekit`
+
+            await anyio.sleep(delay)
+            attempt += 1
 
     def blocking(self) -> SyncHTTP:
         """A blocking twin with the same settings, for places that cannot await (notebook reprs)."""

@@ -1,9 +1,16 @@
-"""Assertions shared by the sandbox tests."""
+"""Helpers shared by the test packages, each defined once: the error-shape check, sandbox controls,
+retry policies for tests, and waiting on a sandbox's state by polling it (never by sleeping)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from typing import Any
+
 import httpx
 import pytest
+
+import imagekit
 
 on_both_databases = pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True, scope="session")
 """A module marked with this (``pytestmark = on_both_databases``) runs every test on a sandbox over
@@ -14,6 +21,13 @@ def db_args(url: str | None) -> list[str]:
     """The ``--db`` option of the sandbox commands for a database URL (none for SQLite)."""
     return ["--db", url] if url else []
 
+QUICK_RETRIES = imagekit.RetryPolicy(max_retries=2, backoff_base=0.001, backoff_cap=0.01)
+"""The default policy's attempts (tests count them), without its waits."""
+PATIENT_RETRIES = imagekit.RetryPolicy(max_retries=4, backoff_base=0.01, backoff_cap=0.05)
+"""More attempts, still quick: workflows under injected faults must not lose a read to bad luck."""
+EDIT_OUTCOMES = frozenset({"completed", "cancelled", "failed", "precancelled"})
+"""States of an edit request id once its edit has stopped (or will be refused when it arrives)."""
+
 
 def assert_error(response: httpx.Response, status: int, name: str) -> dict:
     """The response is the spec's error body with this status and error name."""
@@ -23,3 +37,38 @@ def assert_error(response: httpx.Response, status: int, name: str) -> dict:
     assert body["success"] is False and body["code"] == status and body["data"] == name, body
     assert isinstance(body.get("message"), str) and body["message"]
     return body
+
+
+def control(box: Any, method: str, path: str, body: Any = None) -> Any:
+    """Call one of the sandbox's own controls (under /sandbox) and return its JSON."""
+    response = httpx.request(method, f"{box.url}/sandbox/{path.lstrip('/')}", json=body, timeout=30)
+    response.raise_for_status()
+    return response.json()
+
+
+def wait_until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "the condition") -> None:
+    """Poll ``condition`` until it is true; fail the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout:g}s"
+        time.sleep(0.005)
+
+
+def edit_state(box: Any, user_id: int, request_id: str) -> str | None:
+    """What an embedded sandbox records for an edit request id: running, completed, cancelled,
+    failed, precancelled; None before it arrives."""
+    from imagekit.sandbox.tables import RequestId
+
+    with box.sandbox.db.read() as session:
+        row = session.get(RequestId, (user_id, request_id))
+        return row.state if row is not None else None
+
+
+def wait_for_edit(box: Any, user_id: int, request_id: str, states: frozenset[str] | set[str]) -> None:
+    """Poll until the sandbox's record of an edit request id is in one of ``states``."""
+    wait_until(lambda: edit_state(box, user_id, request_id) in states, what=f"edit {request_id!r} in {set(states)}")
+
+
+def wait_idle(box: Any, user_id: int) -> None:
+    """Poll until nothing of the user runs in the sandbox (no generation or edit holds a slot)."""
+    wait_until(lambda: box.sandbox.gate.running(user_id) == 0, what=f"user {user_id} idle")

@@ -11,6 +11,7 @@ from typing import IO, TYPE_CHECKING, Any, TypedDict, Unpack
 
 from .. import models  # the model classes load on the first response (see imagekit.models)
 from .._http import Call, Charge, Response, charge_of
+from .._retry import RetryPolicy
 from ..config import Config
 from ..errors import GenerationFailedError, WaitTimeoutError
 from ..images import AsyncCreateResult, AsyncImage, CreateResult, Image
@@ -96,14 +97,15 @@ def _created(response: Response, config: Config) -> tuple[CreateResponse, Charge
     return parse(models.CreateResponse, response), charge_of(response, config)
 
 
-def meta_call(image_id: int) -> Call:
-    """The GET /api/images/{id} request."""
-    return Call("GET", f"/api/images/{int(image_id)}")
+def meta_call(image_id: int, retry: RetryPolicy | None = None) -> Call:
+    """The GET /api/images/{id} request (``retry``: its own retry policy, instead of the client's)."""
+    return Call("GET", f"/api/images/{int(image_id)}", retry=retry)
 
 
 def binary_call(config: Config, image_id: int, type: str | None = "png", scale: str | None = None,
-                watermark: bool | None = None, collection: bool | None = None) -> Call:
-    """The GET /api/images/{id}/binary request."""
+                watermark: bool | None = None, collection: bool | None = None,
+                retry: RetryPolicy | None = None) -> Call:
+    """The GET /api/images/{id}/binary request (``retry``: its own retry policy)."""
     wire = config.wire
     params = compact({
         wire.image_type: type,
@@ -111,7 +113,8 @@ def binary_call(config: Config, image_id: int, type: str | None = "png", scale: 
         wire.watermark: _flag(watermark),
         wire.is_collection: _flag(collection),
     })
-    return Call("GET", f"/api/images/{int(image_id)}/binary", params=params, headers={"Accept": "*/*"})
+    return Call("GET", f"/api/images/{int(image_id)}/binary", params=params, headers={"Accept": "*/*"},
+                retry=retry)
 
 
 def _flag(value: bool | None) -> str | None:
@@ -157,18 +160,21 @@ class Images(Namespace):
         """A handle on an existing image (no request is made)."""
         return Image(self._client, int(image_id))
 
-    def meta(self, image_id: int) -> ImageMeta:
-        """Metadata of an image."""
-        return parse(models.ImageMeta, self._http.send(meta_call(image_id)))
+    def meta(self, image_id: int, *, retry: RetryPolicy | None = None) -> ImageMeta:
+        """Metadata of an image (``retry``: a retry policy for this call instead of the client's)."""
+        return parse(models.ImageMeta, self._http.send(meta_call(image_id, retry)))
 
     def read(self, image_id: int, **query: Any) -> bytes:
         """The image's binary; ``type``, ``scale``, ``watermark``, ``collection`` select the form."""
         return self._http.send(binary_call(self._config, image_id, **query)).content
 
-    def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None, **query: Any) -> Path:
-        """Stream the binary to ``path`` (type from the suffix unless given); return the path."""
+    def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
+             retry: RetryPolicy | None = None, **query: Any) -> Path:
+        """Stream the binary to ``path`` (type from the suffix unless given); return the path.
+        ``retry``: a retry policy for this call instead of the client's (a stream cut short is sent
+        again under it too)."""
         path = Path(path)
-        call = binary_call(self._config, image_id, type or type_for_path(path), **query)
+        call = binary_call(self._config, image_id, type or type_for_path(path), retry=retry, **query)
         with _atomic_open(path) as sink:
             self._http.download(call, sink)
         return path
@@ -199,9 +205,9 @@ class AsyncImages(AsyncNamespace):
         """A handle on an existing image (no request is made)."""
         return AsyncImage(self._client, int(image_id))
 
-    async def meta(self, image_id: int) -> ImageMeta:
-        """Metadata of an image."""
-        return parse(models.ImageMeta, await self._http.send(meta_call(image_id)))
+    async def meta(self, image_id: int, *, retry: RetryPolicy | None = None) -> ImageMeta:
+        """Metadata of an image (``retry``: a retry policy for this call instead of the client's)."""
+        return parse(models.ImageMeta, await self._http.send(meta_call(image_id, retry)))
 
     async def read(self, image_id: int, **query: Any) -> bytes:
         """The image's binary; ``type``, ``scale``, ``watermark``, ``collection`` select the form."""
@@ -212,10 +218,12 @@ class AsyncImages(AsyncNamespace):
         return self._http.blocking().send(binary_call(self._config, image_id, **query)).content
 
     async def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
-                   **query: Any) -> Path:
-        """Stream the binary to ``path`` (type from the suffix unless given); return the path."""
+                   retry: RetryPolicy | None = None, **query: Any) -> Path:
+        """Stream the binary to ``path`` (type from the suffix unless given); return the path.
+        ``retry``: a retry policy for this call instead of the client's (a stream cut short is sent
+        again under it too)."""
         path = Path(path)
-        call = binary_call(self._config, image_id, type or type_for_path(path), **query)
+        call = binary_call(self._config, image_id, type or type_for_path(path), retry=retry, **query)
         with _atomic_open(path) as sink:
             await self._http.download(call, sink)
         return path

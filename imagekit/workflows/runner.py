@@ -1,6 +1,6 @@
 """The batch engine: generations overlapped up to the plan's limit, every lost answer settled exactly.
 
-A create whose connection dropped, or that a crash interrupted, is settled by looking (the probe),
+A create whose connection dropped, or that a crash interrupted, is settled by looking (``probe``),
 never by sending it again blindly: the probe reads the caller's images above the highest id known
 when it was sent, skipping those other rows hold.
 
@@ -16,7 +16,10 @@ Which images are the row's depends on what image metadata tells:
 - **Untagged** (the interface as specified): an unknown image above that id can only be the row's
   if no other create is without an answer. Creates are asynchronous (``isAsync``: the answer comes
   once the service has charged the row and numbered its images) and sent one at a time
-  (``create_lock``); the generations overlap and are polled for completion.
+  (``create_lock``); the generations overlap and are polled for completion, each first polled
+  when it is due (``pacing``). The lock is held only until a create is answered, not while it
+  generates: sending untagged creates side by side measured no faster, and two answers lost at
+  once (a crash loses all in flight) could not be told apart.
 
 A batch starts untagged and turns tagged when the metadata of its first finished image shows the
 group id its row sent.
@@ -28,8 +31,7 @@ import logging
 import re
 import time
 from collections import deque
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -40,7 +42,6 @@ from ..errors import (
     APIError,
     BudgetExceededError,
     ImagekitError,
-    ImageNotFoundError,
     NotEnoughCreditError,
     ServiceUnavailableError,
     TooManyRequestsError,
@@ -48,43 +49,20 @@ from ..errors import (
 from ..ledger import Entry as LedgerEntry
 from ..models import FAILED, PENDING
 from .journal import Entry, Journal
+from .options import RunOptions
+from .pacing import Pace
 from .pricing import Prices
+from .probe import find_images, group_of
 from .rows import Row
 from .window import Window
 
 if TYPE_CHECKING:
-    from ..models import ImageMeta
+    pass
 
 __all__ = ["RunOptions", "Runner"]
 
 log = logging.getLogger("imagekit")
 _THUMB = re.compile(r"/api/images/(\d+)/")
-
-
-@dataclass
-class RunOptions:
-    """How a batch runs."""
-
-    budget: float | None = None
-    """Credits this run may spend; new work stops before it would pass it."""
-    concurrency: int | None = None
-    """Generations at once; default and ceiling: the plan's simultaneousLimit."""
-    progress: bool = True
-    out_dir: Path | None = None
-    retry_uncertain: bool = False
-    """Send rows left ``uncertain`` again (may charge them twice)."""
-    settle_delay: float = 0.5
-    """Seconds to let a dropped create finish on the server before probing for its images."""
-    probe_window: int = 32
-    """Consecutive ids that are not the caller's after which the probe concludes nothing ran."""
-    probe_reads: int = 6
-    """Tries of each probe read (each one retried by the client's policy too) before the row is
-    left uncertain."""
-    poll_interval: float = 0.01
-    """Shortest pause between status polls once a generation is due (the first poll waits until
-    then); slow generations are polled less often, at a tenth of their learned duration."""
-    timeout: float = 600.0
-    """Seconds a generation may stay PENDING."""
 
 
 class _Retry(Exception):
@@ -126,7 +104,9 @@ class Runner:
         """Rows whose create this run charged (not an earlier, interrupted one)."""
         self.reserved = 0.0
         self.stopped: str | None = None
-        self._expected = 0.0  # seconds a generation takes, learned: when to poll first
+        self.pace = Pace(options.poll_interval)
+        self._poll_policy = replace(client.config.retry, max_retries=0)
+        """When to poll a generation (learned from those settled)."""
         self._refusals = 0
 
     async def run(self) -> None:
@@ -278,11 +258,12 @@ class Runner:
             self._created(row, entry, [_image(i) for i in recorded], charged, earlier)
             return
         try:
-            found = await self._probe(row, entry)
+            found = await find_images(self.client, self.journal, entry, row.count, self.tagged, self.options)
         except ImagekitError as exc:
             entry.status, entry.error = "uncertain", f"may have run; the probe failed: {exc}"
             self.journal.save(entry)
             return
+        self.tagged = self.tagged or any(group_of(meta) is not None for meta in found.values())
         if not found:
             self._back_to_pending(entry)
             raise _Retry(0.0)
@@ -291,50 +272,13 @@ class Runner:
             entry.error = f"may have run; the probe found {len(found)} of {row.count} images"
             self.journal.save(entry)
             return
-        charged = sum(float(meta.credit_cost or 0) for meta in found)
-        self._created(row, entry, [_image(meta.image_id) for meta in found], charged, earlier)
+        charged = sum(float(meta.credit_cost or 0) for meta in found.values())
+        self._created(row, entry, [_image(image_id) for image_id in found], charged, earlier)
         if self.ledger is not None:
             self.ledger.record(LedgerEntry(operation="create", status="recovered", image_ids=entry.image_ids,
                                            group_id=entry.group_id, credits=charged, source="priced",
                                            style_id=row.options.get("style"),
                                            error="answer lost; images found by probing"))
-
-    async def _probe(self, row: Row, entry: Entry) -> list[Any]:
-        """The row's images above ``entry.low_id``, up to its count: those tagged with its group id,
-        or, untagged, the caller's images that no other row holds."""
-        if entry.low_id is None:
-            raise ImagekitError("no image id is known to search from")
-        await anyio.sleep(self.options.settle_delay)
-        taken = {i for other in self.journal.load().values() for i in other.image_ids}
-        found: list[ImageMeta] = []
-        misses, image_id = 0, entry.low_id
-        while len(found) < row.count and misses < self.options.probe_window:
-            image_id += 1
-            if image_id in taken:
-                continue
-            try:
-                meta = await self._read_meta(image_id)
-            except ImageNotFoundError:  # not an image, or someone else's: both answer alike
-                misses += 1
-                continue
-            group = _group_of(meta)
-            if group != entry.group_id and (group is not None or self.tagged):  # another create's
-                misses += 1
-                continue
-            self.tagged = self.tagged or group is not None
-            found.append(meta)
-            misses = 0
-        return found
-
-    async def _read_meta(self, image_id: int) -> Any:
-        """Image metadata, read again through passing trouble (a read is safe to repeat): one
-        unanswered read must not leave a row uncertain."""
-        for attempt in range(self.options.probe_reads - 1):
-            try:
-                return await self.client.images.meta(image_id)
-            except (APIConnectionError, ServiceUnavailableError, TooManyRequestsError) as exc:
-                await anyio.sleep(getattr(exc, "retry_after", None) or backoff(attempt, 0.1, 2.0))
-        return await self.client.images.meta(image_id)
 
     async def _settle(self, row: Row, entry: Entry) -> None:
         """Wait until no image of the row is PENDING (holding the row's place in the window)."""
@@ -343,21 +287,23 @@ class Runner:
         pending = [image for image in entry.images if image["status"] in (None, PENDING) or "guess" in image]
         # A synchronous answer brings finished images: nothing to wait for.
         polled = any(image["status"] in (None, PENDING) for image in pending)
-        if polled:  # poll from just before the generation is due: each poll late is a slot left idle
-            await anyio.sleep(max(0.0, self._expected - 3 * self.options.poll_interval))
+        if polled:  # poll when the generation is due: each poll late is a slot left idle
+            await anyio.sleep(self.pace.first_poll())
         deadline = started + self.options.timeout
-        while pending and time.monotonic() < deadline:
+        seen_pending: float | None = None  # when the last poll that saw the row PENDING was sent
+        while pending and (asked := time.monotonic()) < deadline:
             for image in list(pending):
                 try:
-                    meta = await self.client.images.meta(image["id"])
+                    meta = await self.client.images.meta(image["id"], retry=self._poll_policy)
                 except (APIConnectionError, ServiceUnavailableError, TooManyRequestsError):
-                    continue  # reads were retried already; poll again next round
-                if not self.tagged and _group_of(meta) == entry.group_id:
+                    continue  # polling is itself a retry: poll again next round
+                if not self.tagged and group_of(meta) == entry.group_id:
                     self.tagged = True
                     log.debug("image metadata shows group ids: creates now go side by side")
                 if "guess" in image:  # the price the create was guessed at, corrected
                     self._price_seen(row, entry, image, float(meta.credit_cost or 0))
                 if meta.generation_status == PENDING:
+                    seen_pending = asked - started
                     continue
                 image["status"], image["error"] = meta.generation_status, meta.generation_error
                 image["credits"] = float(meta.credit_cost or 0)
@@ -365,13 +311,10 @@ class Runner:
                 if image["status"] == FAILED:
                     self._refund(entry, image)
             if pending:
-                # Polls cost the service too: against slow generations, poll less often.
-                await anyio.sleep(max(self.options.poll_interval, self._expected / 10))
-        elapsed = time.monotonic() - started
+                await anyio.sleep(self.pace.interval())
+            elif polled:
+                self.pace.learn(seen_pending, asked - started)
         entry.latency = round(time.time() - (entry.sent_at or time.time()), 4)
-        if polled:  # learn from the fastest recent generations: an estimate pulled up by one slow
-            # poll would delay every later first poll
-            self._expected = elapsed if not self._expected else min(elapsed, 0.7 * self._expected + 0.3 * elapsed)
         if pending:
             entry.error = f"still generating after {self.options.timeout:g}s"
         else:
@@ -403,26 +346,17 @@ class Runner:
             if folder is None or image["status"] == FAILED or image.get("file"):
                 continue
             path = folder / f"{row.index:04d}-{_slug(row.options['prompt'])}-{n}.png"
-            for attempt in range(3):
-                try:
-                    await self.client.images.save(image["id"], path)
-                    image["file"] = str(path)
-                    break
-                except ImagekitError as exc:
-                    entry.error = f"download failed: {exc}"
-                    await anyio.sleep(backoff(attempt, 0.2, 2.0))
-            else:
+            try:  # retried by the client's policy, a stream cut short included
+                await self.client.images.save(image["id"], path)
+            except ImagekitError as exc:
+                entry.error = f"download failed: {exc}"
                 self.journal.save(entry)
                 return
+            image["file"] = str(path)
         failed = [image for image in entry.images if image["status"] == FAILED]
         entry.status = "failed" if failed else "done"
         entry.error = failed[0]["error"] or "generation failed" if failed else None
         self.journal.save(entry)
-
-
-def _group_of(meta: Any) -> str | None:
-    """The group id image metadata shows (the interface itself shows none)."""
-    return meta.generation_info.group_id if meta.generation_info is not None else None
 
 
 def _image(image_id: int) -> dict:

@@ -19,8 +19,8 @@ from anyio.from_thread import start_blocking_portal
 import imagekit
 from imagekit.images import _Result
 from imagekit.resources._common import AsyncNamespace
-
-FAST = imagekit.RetryPolicy(max_retries=2, backoff_base=0.001, backoff_cap=0.01)
+from tests.conftest import make_user
+from tests.helpers import QUICK_RETRIES
 
 
 async def _await(awaitable: Any) -> Any:
@@ -84,7 +84,7 @@ def clients(kind: str) -> Iterator[Callable[..., Any]]:
     with start_blocking_portal() as portal:
 
         def make(base_url: str, api_key: str, **options: Any) -> Any:
-            options.setdefault("retry_policy", FAST)
+            options.setdefault("retry_policy", QUICK_RETRIES)
             if kind == "sync":
                 client = imagekit.Client(base_url, api_key, **options)
                 opened.append(client.close)
@@ -158,20 +158,6 @@ SECRET = "sk-test-SECRET-0123456789"
 # --- against a real sandbox -------------------------------------------------------------------
 
 
-def control(box: Any, method: str, path: str, body: Any = None) -> Any:
-    """Call one of the sandbox's own controls (no auth, prefix /sandbox) and return its JSON."""
-    response = httpx.request(method, f"{box.url}/sandbox/{path.lstrip('/')}", json=body, timeout=30)
-    response.raise_for_status()
-    return response.json()
-
-
-def new_user(box: Any, plan: str = "standard") -> tuple[int, str]:
-    """A fresh user in ``box``: (user id, API key)."""
-    from tests.conftest import make_user
-
-    return make_user(box, plan)
-
-
 @pytest.fixture
 def user_client(clients: Callable[..., Any], sandbox: Any) -> Callable[..., Any]:
     """``user_client(plan="standard", box=None, **options)``: a client of this test's kind for a fresh user.
@@ -181,7 +167,7 @@ def user_client(clients: Callable[..., Any], sandbox: Any) -> Callable[..., Any]
 
     def make(plan: str = "standard", box: Any = None, **options: Any) -> Any:
         box = box or sandbox
-        user_id, key = new_user(box, plan)
+        user_id, key = make_user(box, plan)
         client = clients(box.url, key, **options)
         client.__dict__.update(user_id=user_id, box=box)
         return client

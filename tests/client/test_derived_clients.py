@@ -8,8 +8,10 @@ import httpx
 import pytest
 
 import imagekit
+from tests.conftest import make_user
+from tests.helpers import QUICK_RETRIES
 
-from .conftest import FAST, Counting, new_user
+from .conftest import Counting
 
 
 class BlockingOnly(httpx.BaseTransport):
@@ -31,11 +33,11 @@ class BlockingOnly(httpx.BaseTransport):
 
 def test_with_options_changes_what_it_is_given_and_keeps_the_rest(sandbox):
     transport = Counting()
-    with imagekit.Client(sandbox.url, new_user(sandbox)[1], transport=transport, retry_policy=FAST, timeout=30,
+    with imagekit.Client(sandbox.url, make_user(sandbox)[1], transport=transport, retry_policy=QUICK_RETRIES, timeout=30,
                          platform="web", ledger=False) as ik:
         fast = ik.with_options(timeout=5, max_retries=0)
         assert (fast.config.timeout, fast.config.retry.max_retries) == (5, 0)
-        assert fast.config.retry.backoff_base == FAST.backoff_base  # max_retries changed the caller's policy only there
+        assert fast.config.retry.backoff_base == QUICK_RETRIES.backoff_base  # max_retries changed the caller's policy only there
         assert (fast.config.platform, fast.config.base_url) == ("web", ik.config.base_url)
         assert ik.config.timeout == 30  # the original is untouched
         assert ik.copy().config == ik.config
@@ -52,7 +54,7 @@ def test_with_options_rejects_unknown_options(sandbox):
 
 def test_to_async_sends_through_a_blocking_only_transport_from_threads(sandbox):
     transport = BlockingOnly()
-    ik = imagekit.Client(sandbox.url, new_user(sandbox)[1], transport=transport, ledger=False)
+    ik = imagekit.Client(sandbox.url, make_user(sandbox)[1], transport=transport, ledger=False)
 
     async def main() -> tuple[str | None, bytes]:
         async with ik.to_async() as aik:
@@ -74,7 +76,7 @@ def test_an_async_client_refuses_a_blocking_only_transport_with_the_way_out():
 
 
 def test_derived_clients_record_into_the_same_ledger_account(sandbox, tmp_path):
-    ik = imagekit.Client(sandbox.url, new_user(sandbox)[1], ledger=tmp_path / "ledger.sqlite")
+    ik = imagekit.Client(sandbox.url, make_user(sandbox)[1], ledger=tmp_path / "ledger.sqlite")
     twin, copy = ik.to_async(), ik.with_options(timeout=5)
     assert ik.ledger is not None and twin.ledger is not None and copy.ledger is not None
     assert ik.ledger.account == twin.ledger.account == copy.ledger.account
@@ -87,7 +89,7 @@ def test_derived_clients_record_into_the_same_ledger_account(sandbox, tmp_path):
 
 def test_a_batch_runs_through_the_callers_transport(sandbox):
     transport = BlockingOnly()
-    with imagekit.Client(sandbox.url, new_user(sandbox)[1], transport=transport, ledger=False) as ik:
+    with imagekit.Client(sandbox.url, make_user(sandbox)[1], transport=transport, ledger=False) as ik:
         style = ik.styles()[0].style_id
         batch = ik.batch(["a fox", "a kite"], style=style, count=1)
         batch.run(progress=False)

@@ -14,8 +14,10 @@ import pytest
 from PIL import Image as PILImage
 
 import imagekit
+from tests.conftest import make_user
+from tests.helpers import control
 
-from .conftest import SECRET, control, new_user
+from .conftest import SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -173,7 +175,7 @@ def test_the_key_never_shows_against_the_sandbox(user_client, caplog):
 
 
 def test_the_async_client_survives_new_event_loops(sandbox):
-    _, key = new_user(sandbox)
+    _, key = make_user(sandbox)
     client = imagekit.AsyncClient(sandbox.url, key)
     first = asyncio.run(client.me())
     second = asyncio.run(client.me())  # pooled connections from the first loop are unusable here
@@ -182,7 +184,7 @@ def test_the_async_client_survives_new_event_loops(sandbox):
 
 
 def test_the_sync_client_inside_a_running_loop(sandbox):
-    _, key = new_user(sandbox)
+    _, key = make_user(sandbox)
     with imagekit.Client(sandbox.url, key) as client:
         async def cell() -> int:
             return client.me().user_id
@@ -200,7 +202,7 @@ def test_connect_starts_an_embedded_sandbox_in_imagekit_home(tmp_path):
 
 
 def test_connect_uses_the_environment(sandbox, monkeypatch):
-    _, key = new_user(sandbox)
+    _, key = make_user(sandbox)
     monkeypatch.setenv("IMAGEKIT_BASE_URL", sandbox.url)
     monkeypatch.setenv("IMAGEKIT_API_KEY", key)
     with imagekit.connect() as client:

@@ -20,8 +20,7 @@ import pytest
 import imagekit
 from imagekit._http import Call
 from imagekit.media import mask_png
-
-from .conftest import control
+from tests.helpers import control
 
 
 @dataclass

@@ -16,8 +16,10 @@ import pytest
 
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
+from tests.conftest import make_user
+from tests.helpers import EDIT_OUTCOMES, control, wait_for_edit, wait_idle
 
-from .conftest import Counting, control, new_user
+from .conftest import Counting
 
 CREATE = "/api/images/create"
 ME = "/api/users/me"
@@ -137,11 +139,7 @@ def test_a_post_is_sent_once_when_its_response_times_out(user_client, slow_box):
     with pytest.raises(imagekit.APITimeoutError) as info:
         client.create("a kite", style=style)
     assert transport.sent(CREATE) == 1 and info.value.may_have_executed
-    deadline = time.monotonic() + 10
-    while client.usage().current_credit != before - cost:  # the server finishes the one it got
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
-    time.sleep(0.5)
+    wait_idle(slow_box, client.user_id)  # the server finishes the one create it got, and nothing more
     assert client.usage().current_credit == before - cost
 
 
@@ -180,8 +178,10 @@ def _usage(client) -> tuple:
     return usage.current_credit, usage.edit_count
 
 
-def _settled(client, before) -> None:
-    time.sleep(0.9)  # longer than the edit would have run
+def _settled(box, user_id: int, request_id: str, client, before) -> None:
+    """The cancelled edit has stopped on the server, and cost nothing."""
+    wait_for_edit(box, user_id, request_id, EDIT_OUTCOMES)
+    wait_idle(box, user_id)
     assert _usage(client) == before
 
 
@@ -192,32 +192,45 @@ def test_an_edit_past_its_timeout_is_cancelled_on_the_server(user_client, slow_b
     with pytest.raises(imagekit.APITimeoutError) as info:
         source.upsize(timeout=0.2)
     assert info.value.cancel_status == "cancelled" and len(info.value.request_id) == 32
-    _settled(client, before)
+    _settled(slow_box, client.user_id, info.value.request_id, client, before)
 
 
 def test_keyboard_interrupt_cancels_a_sync_edit(slow_box):
-    _, key = new_user(slow_box)
+    user_id, key = make_user(slow_box)
     with imagekit.Client(slow_box.url, key) as client:
         source = client.create("a kite", style=client.styles()[0]).images[0]
         before = _usage(client)
-        timer = threading.Timer(0.2, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
-        timer.start()
+        main = threading.main_thread().ident
+
+        def interrupt_once_running() -> None:  # Ctrl+C while the edit runs on the server
+            wait_for_edit(slow_box, user_id, "interrupted-1", {"running"})
+            signal.pthread_kill(main, signal.SIGINT)
+
+        interrupter = threading.Thread(target=interrupt_once_running)
+        interrupter.start()
         try:
             with pytest.raises(KeyboardInterrupt):
                 source.remove_bg(request_id="interrupted-1")
         finally:
-            timer.cancel()
-        _settled(client, before)
+            interrupter.join()
+        _settled(slow_box, user_id, "interrupted-1", client, before)
 
 
 @pytest.mark.anyio
 async def test_a_cancelled_task_cancels_its_async_edit(slow_box):
-    _, key = new_user(slow_box)
+    user_id, key = make_user(slow_box)
     async with imagekit.AsyncClient(slow_box.url, key) as client:
         source = (await client.create("a kite", style=(await client.styles())[0])).images[0]
         before = (await client.usage()).model_dump()
-        with anyio.move_on_after(0.2) as scope:
-            await source.remove_bg(request_id="abandoned-1")
-        assert scope.cancelled_caught
-        await anyio.sleep(0.9)
+        async with anyio.create_task_group() as tasks:
+
+            async def edit() -> None:
+                await source.remove_bg(request_id="abandoned-1")
+
+            tasks.start_soon(edit)  # abandoned once it runs on the server
+            await anyio.to_thread.run_sync(wait_for_edit, slow_box, user_id, "abandoned-1", {"running"})
+            tasks.cancel_scope.cancel()
+        assert tasks.cancel_scope.cancelled_caught
+        await anyio.to_thread.run_sync(wait_for_edit, slow_box, user_id, "abandoned-1", EDIT_OUTCOMES)
+        await anyio.to_thread.run_sync(wait_idle, slow_box, user_id)
         assert (await client.usage()).model_dump() == before

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.conftest import make_user
-from tests.helpers import assert_error, on_both_databases
+from tests.helpers import assert_error, on_both_databases, wait_for_edit, wait_until
 
 pytestmark = on_both_databases
 
@@ -23,8 +23,11 @@ def slow(tmp_path_factory, sandbox_on):
 
 
 def client(box, plan="pro") -> httpx.Client:
-    _, key = make_user(box, plan)
-    return httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60)
+    """A raw client for a fresh user (``user_id`` attribute)."""
+    user_id, key = make_user(box, plan)
+    api = httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60)
+    api.user_id = user_id
+    return api
 
 
 def make_image(api) -> int:
@@ -54,7 +57,7 @@ def test_cancel_during_an_edit_leaves_nothing(slow):
         worker = threading.Thread(target=lambda: result.setdefault(
             "r", api.post(f"/api/images/{source}/removeBg", headers={"X-Request-Id": "slow-1"})))
         worker.start()
-        time.sleep(0.2)
+        wait_for_edit(slow, api.user_id, "slow-1", {"running"})
         assert api.post("/api/images/cancelEdit/slow-1").json() == "cancelled"
         worker.join()
         assert_error(result["r"], 409, "edit_cancelled")
@@ -72,7 +75,7 @@ def test_the_cancel_answers_once_the_refund_is_made(slow):
         worker = threading.Thread(target=lambda: api.post(f"/api/images/{source}/enhance",
                                                           json={"scaleSize": "2x"}, headers={"X-Request-Id": "slow-2"}))
         worker.start()
-        time.sleep(0.2)
+        wait_for_edit(slow, api.user_id, "slow-2", {"running"})
         assert same_user.post("/api/images/cancelEdit/slow-2").json() == "cancelled"
         assert same_user.get("/api/users/me/usage").json() == usage  # read before the edit's own answer
         worker.join()
@@ -108,7 +111,7 @@ def test_cancel_is_per_user(slow):
         worker = threading.Thread(target=lambda: result.setdefault(
             "r", api.post(f"/api/images/{source}/upsize", headers={"X-Request-Id": "mine-1"})))
         worker.start()
-        time.sleep(0.2)
+        wait_for_edit(slow, api.user_id, "mine-1", {"running"})
         stranger.post("/api/images/cancelEdit/mine-1")
         worker.join()
         assert result["r"].status_code == 200
@@ -122,7 +125,8 @@ def test_cancel_reaches_inside_a_long_enhance(tmp_path, sandbox_on):
         worker = threading.Thread(target=lambda: result.setdefault(
             "r", api.post(f"/api/images/{source}/enhance", json={"scaleSize": "8x"}, headers={"X-Request-Id": "big-1"})))
         worker.start()
-        time.sleep(0.4)
+        # Charged: the engine is starting, so only its own checks can stop it before the end.
+        wait_until(lambda: charges_for(box, "big-1") == 1, what="the 8x enhance charged")
         api.post("/api/images/cancelEdit/big-1")
         worker.join()
         assert_error(result["r"], 409, "edit_cancelled")

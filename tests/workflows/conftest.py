@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
-
-FAST = imagekit.RetryPolicy(max_retries=4, backoff_base=0.01, backoff_cap=0.05)
+from tests.helpers import PATIENT_RETRIES
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +52,7 @@ def connect(box, ledger_location) -> Iterator[Callable[..., Any]]:
 
     def make(plan: str = "pro", **options: Any) -> imagekit.Client:
         user_id, key = make_user(box, plan)
-        options.setdefault("retry_policy", FAST)
+        options.setdefault("retry_policy", PATIENT_RETRIES)
         options.setdefault("ledger", ledger_location)
         client = imagekit.Client(box.url, key, **options)
         client.user_id = user_id
@@ -64,13 +62,6 @@ def connect(box, ledger_location) -> Iterator[Callable[..., Any]]:
     yield make
     for client in opened:
         client.close()
-
-
-def control(box: EmbeddedSandbox, method: str, path: str, body: Any = None) -> Any:
-    """Call a sandbox control under /sandbox."""
-    response = httpx.request(method, f"{box.url}/sandbox/{path}", json=body, timeout=30)
-    response.raise_for_status()
-    return response.json()
 
 
 def balance(client: imagekit.Client) -> float:

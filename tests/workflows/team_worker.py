@@ -15,8 +15,7 @@ import time
 from pathlib import Path
 
 import imagekit
-
-FAST = imagekit.RetryPolicy(max_retries=4, backoff_base=0.01, backoff_cap=0.05)
+from tests.helpers import PATIENT_RETRIES
 
 
 def wait_for_go(barrier: Path, seconds: float = 60.0) -> None:
@@ -30,7 +29,7 @@ def wait_for_go(barrier: Path, seconds: float = 60.0) -> None:
 
 def main(argv: list[str]) -> int:
     url, key, ledger, tags, rows = argv[:5]
-    with imagekit.Client(url, key, ledger=ledger, retry_policy=FAST) as ik:
+    with imagekit.Client(url, key, ledger=ledger, retry_policy=PATIENT_RETRIES) as ik:
         style = ik.styles()[0]
         if len(argv) > 5:
             wait_for_go(Path(argv[5]))

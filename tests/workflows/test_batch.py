@@ -9,10 +9,9 @@ import pytest
 import imagekit
 from imagekit.workflows import grid
 from imagekit.workflows.journal import Journal
+from tests.helpers import control
 
-from .conftest import balance, control, server_images
-
-FAST = {"settle_delay": 0.05}
+from .conftest import balance, server_images
 
 
 def test_grid_is_every_combination_in_order():

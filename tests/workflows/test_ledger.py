@@ -12,8 +12,9 @@ from imagekit.ledger import Entry, Ledger, account_of
 from imagekit.resources.edits import cancel_call, enhance_call, prepare, retry_call
 from imagekit.resources.images import create_call, meta_call
 from imagekit.resources.prompts import text_call
+from tests.helpers import control
 
-from .conftest import balance, control
+from .conftest import balance
 
 
 @pytest.fixture

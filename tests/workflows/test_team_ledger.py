@@ -20,8 +20,9 @@ import imagekit
 from imagekit.ledger import Entry, Ledger
 from imagekit.reports import spend_by_tag
 from tests.conftest import make_user
+from tests.helpers import PATIENT_RETRIES, control
 
-from .conftest import FAST, balance, control
+from .conftest import balance
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,7 +53,7 @@ def test_tags_follow_each_asyncio_task(connect, box, ledger_location):
     key = connect().config.api_key
 
     async def main() -> None:
-        async with imagekit.AsyncClient(box.url, key, ledger=ledger_location, retry_policy=FAST) as ik:
+        async with imagekit.AsyncClient(box.url, key, ledger=ledger_location, retry_policy=PATIENT_RETRIES) as ik:
             style = (await ik.styles())[0]
 
             async def one(person: str) -> None:
