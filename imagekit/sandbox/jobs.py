@@ -43,8 +43,7 @@ class ConcurrencyGate:
     def acquire(self, session: Session, user_id: int, limit: int) -> int:
         """Take a slot in the caller's transaction (it is given back if that rolls back); its id."""
         self._db.locked(session, User, user_id)
-        running = session.scalar(select(func.count()).select_from(RunningSlot)
-                                 .where(RunningSlot.user_id == user_id)) or 0
+        running = self._count(session, user_id)
         if running >= limit:
             raise SandboxError(429, "simultaneous_limit_exceeded",
                                f"The plan allows {limit} operation(s) at once; {running} running.",
@@ -58,6 +57,15 @@ class ConcurrencyGate:
             peak.peak = running + 1
         session.flush()
         return slot.slot_id
+
+    def running(self, user_id: int) -> int:
+        """How many operations of the user hold a slot now, in any worker."""
+        with self._db.read() as session:
+            return self._count(session, user_id)
+
+    @staticmethod
+    def _count(session: Session, user_id: int) -> int:
+        return session.scalar(select(func.count()).select_from(RunningSlot).where(RunningSlot.user_id == user_id)) or 0
 
     def release(self, slot_id: int) -> None:
         with self._db.write() as session:
