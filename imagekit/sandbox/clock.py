@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from .db import Database
-from .errors import invalid
+from .errors import SandboxError
 from .tables import State
 
 _KEY = "clock_offset_seconds"
@@ -34,8 +34,8 @@ class Clock:
         if seconds < 0:
             raise ValueError("the sandbox clock only moves forward")
         if self._offset.total_seconds() + seconds > MAX_OFFSET_SECONDS:
-            raise invalid(f"seconds: the clock may run at most {MAX_OFFSET_SECONDS} s ahead "
-                          f"({self._offset.total_seconds():.0f} s now)")
+            raise SandboxError("invalid_request", f"seconds: the clock may run at most {MAX_OFFSET_SECONDS} s "
+                               f"ahead ({self._offset.total_seconds():.0f} s now)")
         with self._db.write() as session:
             self._offset += timedelta(seconds=seconds)
             session.merge(State(key=_KEY, value=str(self._offset.total_seconds())))

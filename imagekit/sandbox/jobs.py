@@ -35,7 +35,7 @@ class ConcurrencyGate:
         with self._lock:
             running = self._running.get(user_id, 0)
             if running >= limit:
-                raise SandboxError(429, "simultaneous_limit_exceeded",
+                raise SandboxError("simultaneous_limit_exceeded",
                                    f"The plan allows {limit} operation(s) at once; {running} running.",
                                    headers={"Retry-After": "1"})
             self._running[user_id] = running + 1
@@ -100,7 +100,7 @@ class JobRegistry:
                     row.state = "running"
                     job.cancelled.set()
                 else:
-                    raise SandboxError(409, "duplicate_request_id",
+                    raise SandboxError("duplicate_request_id",
                                        f"Request id {request_id!r} was used already; send a new one.")
             self._jobs[(user_id, request_id)] = job
         return job

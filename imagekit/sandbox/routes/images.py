@@ -15,7 +15,7 @@ from ..binaries import MEDIA_TYPES, parse_scale
 from ..deps import ApiTypeHeader, CurrentUser, ImageId, PlatformHeader, SandboxDep
 from ..engines.edits.codecs import encode_image
 from ..extensions import charge_headers
-from ..errors import not_found
+from ..errors import SandboxError
 from ..schemas import CreateBody, CreateOut, ImageMetaOut
 from ..tables import Charge, Collection, DownloadLog, Image, Style, User
 from ..views import generated_image_view, image_meta_view
@@ -76,7 +76,7 @@ def visible_image(session, user: User, image_id: int, collection: bool = False) 
         item_of = session.get(Collection, image.member_of) if visible and image.member_of else None
         visible = item_of is not None and item_of.owner_id in (None, user.user_id)
     if not visible:
-        raise not_found("image_not_found", f"No image {image_id}.")
+        raise SandboxError("image_not_found", f"No image {image_id}.")
     return image
 
 
