@@ -156,9 +156,9 @@ class Edits(Namespace):
         try:
             response = self._http.send(call)
         except APIConnectionError as exc:
-            if exc.may_have_executed:
-                exc.request_id, exc.cancel_status = request_id, self._cancel_quietly(request_id)
-            raise
+            if not exc.may_have_executed:
+                raise
+            raise exc.for_edit(request_id, self._cancel_quietly(request_id)) from exc
         except KeyboardInterrupt:
             self._cancel_quietly(request_id)
             raise
@@ -228,9 +228,9 @@ class AsyncEdits(AsyncNamespace):
         try:
             response = await self._http.send(call)
         except APIConnectionError as exc:
-            if exc.may_have_executed:
-                exc.request_id, exc.cancel_status = request_id, await self._cancel_quietly(request_id)
-            raise
+            if not exc.may_have_executed:
+                raise
+            raise exc.for_edit(request_id, await self._cancel_quietly(request_id)) from exc
         except (KeyboardInterrupt, _cancelled()):
             # Shielded: the caller's own cancellation must not cancel the cancel.
             import anyio

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .catalog import ENTERPRISE_GRADE
-from .errors import SandboxError, invalid
+from .errors import SandboxError
 from .tables import ApiKey, Enterprise, EnterpriseDownload, LoginSession, Plan, State, User
 
 KEY_PREFIX = "iks_"
@@ -102,16 +102,16 @@ def cookie_session_id(cookie: str, secret: bytes | None) -> str | None:
 def plan_by_grade(session: Session, grade: str) -> Plan:
     plan = session.scalar(select(Plan).where(Plan.grade == grade))
     if plan is None:
-        raise invalid(f"Unknown plan {grade!r}.", "unknown_plan")
+        raise SandboxError("unknown_plan", f"Unknown plan {grade!r}.")
     return plan
 
 
 def add_user(session: Session, email: str, grade: str, now: datetime, name: str | None = None) -> User:
     """A new user on a plan with that plan's opening balances; enterprise grade adds an Enterprise."""
     if "@" not in email or len(email) > 254:
-        raise invalid(f"Not an e-mail address: {email!r}.")
+        raise SandboxError("invalid_request", f"Not an e-mail address: {email!r}.")
     if session.scalar(select(User).where(User.email == email)) is not None:
-        raise SandboxError(409, "email_taken", f"A user with e-mail {email} exists already.")
+        raise SandboxError("email_taken", f"A user with e-mail {email} exists already.")
     plan = plan_by_grade(session, grade)
     user = User(
         email=email, name=name or email.split("@")[0], customer_key=str(uuid.uuid4()), created_at=now,

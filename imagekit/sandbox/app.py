@@ -47,11 +47,11 @@ def _validation_error(exc: RequestValidationError) -> SandboxError:
     first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
     loc = [str(part) for part in first.get("loc", ())]
     if first.get("type") == "json_invalid":
-        return SandboxError(400, "malformed_json", "The body is not valid JSON.")
+        return SandboxError("malformed_json", "The body is not valid JSON.")
     if loc[:1] == ["header"] and len(loc) > 1 and loc[1].lower() in _HEADER_ERRORS:
-        return SandboxError(400, _HEADER_ERRORS[loc[1].lower()], f"{loc[1]}: {first['msg']}")
+        return SandboxError(_HEADER_ERRORS[loc[1].lower()], f"{loc[1]}: {first['msg']}")
     where = ".".join(part for part in loc if part != "body") or "request"
-    return SandboxError(400, "invalid_request", f"{where}: {first['msg']}")
+    return SandboxError("invalid_request", f"{where}: {first['msg']}")
 
 
 class _StampArrival:
@@ -127,13 +127,14 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # Any other refusal from Starlette or FastAPI (a body they cannot parse) is a 400.
         name = _HTTP_NAMES.get(exc.status_code, "invalid_request" if exc.status_code < 500 else "internal_error")
         # Keep the exception's headers: a 405 names the methods that are allowed (Allow).
-        return error_response(SandboxError(exc.status_code, name, str(exc.detail), headers=exc.headers))
+        return error_response(SandboxError(name, str(exc.detail), headers=exc.headers))
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> JSONResponse:
-        return error_response(SandboxError(500, "internal_error", "The sandbox failed; see its log."))
+        return error_response(SandboxError("internal_error", "The sandbox failed; see its log."))
 
     app.add_middleware(_StampArrival)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)

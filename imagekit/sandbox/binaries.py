@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from .engines.edits.codecs import check_output_size, encode_image
-from .errors import SandboxError, invalid
+from .errors import SandboxError
 from .storage import ImageStore
 from .tables import Image
 
@@ -29,7 +29,7 @@ def parse_scale(scale: str | None) -> int:
         return 1
     match = _SCALE.match(scale)
     if match is None:
-        raise invalid(f"scaleSize must be 1x to 8x, not {scale!r}.")
+        raise SandboxError("invalid_request", f"scaleSize must be 1x to 8x, not {scale!r}.")
     return int(match.group(1))
 
 
@@ -101,10 +101,10 @@ class Renderer:
     def file(self, image: Image, kind: str | None, scale: int, marked: bool) -> tuple[Path, str]:
         """The file holding an image as asked, and its media type."""
         if image.status != "COMPLETED":
-            raise SandboxError(409, "image_not_ready", f"Image {image.image_id} is {image.status}.")
+            raise SandboxError("image_not_ready", f"Image {image.image_id} is {image.status}.")
         kind = kind or ("svg" if image.vector_file else "png")
         if kind == "svg" and not image.vector_file:
-            raise invalid("Only vectorized images have an SVG; ask for jpeg, png or webp.", "svg_not_available")
+            raise SandboxError("svg_not_available", "Only vectorized images have an SVG; ask for jpeg, png or webp.")
         if kind != "svg":
             check_output_size(image.width * scale, image.height * scale)
         if scale == 1 and (kind == "svg" or (kind == "png" and not marked)):

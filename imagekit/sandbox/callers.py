@@ -82,9 +82,9 @@ class Callers:
         prefix = key_prefix(key)
         row = self._reader.first(self._by_key, prefix=prefix) if prefix else None
         if not key_matches(key, row[0] if row is not None else None) or row is None:
-            raise SandboxError(401, "wrong_api_key", "The API key is invalid.")
+            raise SandboxError("wrong_api_key", "The API key is invalid.")
         if row[1] is not None and row[1] <= self._sandbox.clock.now():
-            raise SandboxError(401, "api_key_expired", "The API key has expired.")
+            raise SandboxError("api_key_expired", "The API key has expired.")
         return await self._caller(row[2:])
 
     async def by_cookie(self, cookie: str) -> Caller | None:

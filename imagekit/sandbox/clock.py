@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from .db import Database
-from .errors import invalid
+from .errors import SandboxError
 from .tables import State
 
 CLOCK_KEY = "clock_offset_seconds"
@@ -42,8 +42,8 @@ class Clock:
             row = self._db.locked(session, State, CLOCK_KEY)  # two workers advancing add up
             offset = float(row.value) if row else 0.0
             if offset + seconds > MAX_OFFSET_SECONDS:
-                raise invalid(f"seconds: the clock may run at most {MAX_OFFSET_SECONDS} s ahead "
-                              f"({offset:.0f} s now)")
+                raise SandboxError("invalid_request", f"seconds: the clock may run at most {MAX_OFFSET_SECONDS} s "
+                                   f"ahead ({offset:.0f} s now)")
             if row is None:
                 session.add(State(key=CLOCK_KEY, value=str(offset + seconds)))
             else:

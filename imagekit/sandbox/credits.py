@@ -89,7 +89,7 @@ def cost_info(user: User, kind: str) -> CreditCost:
     for cost in user.plan.costs:
         if cost.type == kind:
             return cost
-    raise SandboxError(500, "internal_error", f"The plan has no price for {kind!r}.")
+    raise SandboxError("internal_error", f"The plan has no price for {kind!r}.")
 
 
 def price(user: User, kind: str) -> int:
@@ -116,7 +116,7 @@ def charge(session: Session, user: User, operation: str, credits: int, now: date
             user.default_credit -= take
             user.postpaid_usage += row.postpaid
         elif user.default_credit - remaining < -user.plan.minus_credit_allowed:
-            raise SandboxError(402, "not_enough_credit",
+            raise SandboxError("not_enough_credit",
                                f"This needs {credits} credits; the balance allows "
                                f"{credits - remaining + user.default_credit + user.plan.minus_credit_allowed}.")
         else:
@@ -190,5 +190,5 @@ def check_special_limit(session: Session, user: User, operation: str, now: datet
         Charge.user_id == user.user_id, Charge.operation.startswith(family), Charge.status != "refunded",
         Charge.created_at >= period_start(user, edit_period(user), now))) or 0
     if used >= cap:
-        raise SandboxError(403, "special_limit_exceeded",
+        raise SandboxError("special_limit_exceeded",
                            f"This account may use {family} {cap} time(s) per {edit_period(user)}.")

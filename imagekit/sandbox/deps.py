@@ -47,7 +47,7 @@ class CallerScheme(APIKeyHeader):
         cookie = request.cookies.get(COOKIE) if self.cookie else None
         caller = await callers.by_cookie(cookie) if cookie else None
         if caller is None:
-            raise SandboxError(403, "not_logged_in", "Send the X-Api-Key header (or log in).")
+            raise SandboxError("not_logged_in", "Send the X-Api-Key header (or log in).")
         return caller
 
 

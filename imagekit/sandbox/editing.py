@@ -61,7 +61,7 @@ def _check_limits(session, user: User, edit: Edit, now) -> None:
     cap = credits.max_edits(user)
     used = credits.edit_count(session, user, now)
     if used >= cap:
-        raise SandboxError(403, "edit_limit_exceeded",
+        raise SandboxError("edit_limit_exceeded",
                            f"{used} of {cap} edits used this {credits.edit_period(user)}.")
     credits.check_special_limit(session, user, edit.cost_type, now)
 
@@ -95,7 +95,7 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
 
 
 def _cancelled(job: jobs.Job) -> SandboxError:
-    return SandboxError(409, "edit_cancelled", f"Edit {job.request_id} was cancelled; nothing was charged.")
+    return SandboxError("edit_cancelled", f"Edit {job.request_id} was cancelled; nothing was charged.")
 
 
 def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: int, price: int,
@@ -118,7 +118,7 @@ def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: in
             raise _cancelled(job) from None
         if not isinstance(exc, SandboxError | KeyboardInterrupt | SystemExit):
             log.exception("edit %s of image %s failed", edit.op, source.image_id)
-            raise SandboxError(500, "edit_failed", f"The {edit.op} edit failed; nothing was charged.") from exc
+            raise SandboxError("edit_failed", f"The {edit.op} edit failed; nothing was charged.") from exc
         raise
     sandbox.jobs.finish(job, "completed")
     return outcome

@@ -1,46 +1,69 @@
-"""Domain errors of the sandbox: each carries its HTTP status and the spec's error name.
+"""Domain errors of the sandbox: every error name it can answer, its status, and the one body.
 
-One exception handler (see ``app.py``) renders every one of them as the spec's error body
-``{"success": false, "code": <status>, "data": "<name>", "message": "..."}``. Code anywhere in the
-sandbox (routes, credits, engines) raises these; nothing builds an error response by hand.
+``ERRORS`` is the single home of the names (the README's error catalogue and the client's error
+classes are checked against it by a test). Code anywhere in the sandbox (routes, credits, engines)
+raises ``SandboxError(name, message)``; one exception handler (see ``app.py``), or ``send_error``
+in a middleware, renders it as the spec's body
+``{"success": false, "code": <status>, "data": "<name>", "message": "..."}``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+ERRORS: dict[str, int] = {
+    # The interface's own three (GET /api/users/me).
+    "wrong_api_key": 401, "api_key_expired": 401, "not_logged_in": 403,
+    # Input that breaks the interface's rules.
+    "invalid_request": 400, "malformed_json": 400, "invalid_generation_mode": 400, "invalid_platform": 400,
+    "invalid_api_type": 400, "invalid_request_id": 400, "unsupported_image_source": 400, "invalid_image": 400,
+    "invalid_mask": 400, "empty_mask": 400, "mask_size_mismatch": 400, "invalid_outpaint": 400,
+    "svg_not_available": 400, "invalid_host": 400,
+    # Guards of the edit engines behind the validated inputs above.
+    "invalid_scale_size": 400, "invalid_strength": 400, "invalid_type": 400, "invalid_quality": 400,
+    # Credit, plan and limits.
+    "not_enough_credit": 402, "style_not_allowed": 403, "premium_required": 403, "enterprise_only": 403,
+    "model_not_available": 403, "edit_limit_exceeded": 403, "prompt_limit_exceeded": 403,
+    "special_limit_exceeded": 403, "simultaneous_limit_exceeded": 429,
+    # Resources and their states.
+    "not_found": 404, "image_not_found": 404, "style_not_found": 404, "collection_not_found": 404,
+    "method_not_allowed": 405, "image_not_ready": 409, "edit_cancelled": 409, "duplicate_request_id": 409,
+    "payload_too_large": 413, "image_too_large": 413, "unsupported_media_type": 415,
+    # The /sandbox controls.
+    "admin_token_required": 401, "wrong_admin_token": 401, "unknown_plan": 400, "user_not_found": 404,
+    "email_taken": 409, "not_enterprise": 409,
+    # Failures: a bug, a failed edit (refunded), and the fault controls' injected answers.
+    "internal_error": 500, "edit_failed": 500, "rate_limited": 429, "service_unavailable": 503,
+}
+"""Every error name the sandbox can answer, with its HTTP status."""
 
 
 class SandboxError(Exception):
-    """A refusal with an HTTP status, a stable error name and a human message."""
+    """A refusal by name (its status comes from ``ERRORS``), with a human message."""
 
-    def __init__(self, status: int, name: str, message: str = "", *, headers: dict[str, str] | None = None):
+    def __init__(self, name: str, message: str = "", *, headers: dict[str, str] | None = None) -> None:
         super().__init__(message or name)
-        self.status = status
+        self.status = ERRORS[name]
         self.name = name
         self.message = message or name.replace("_", " ")
         self.headers = headers or {}
 
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         return {"success": False, "code": self.status, "data": self.name, "message": self.message}
 
 
-async def send_error(send, error: SandboxError) -> None:
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+async def send_error(send: Send, error: SandboxError) -> None:
     """Answer an ASGI request with ``error`` from a middleware (outside FastAPI's handlers)."""
     body = json.dumps(error.body()).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": error.status,
                 "headers": headers + [(k.lower().encode(), v.encode()) for k, v in error.headers.items()]})
     await send({"type": "http.response.body", "body": body})
-
-
-def invalid(message: str, name: str = "invalid_request") -> SandboxError:
-    """A 400 for input that breaks the interface's rules."""
-    return SandboxError(400, name, message)
-
-
-def not_found(name: str, message: str) -> SandboxError:
-    """A 404; another user's resource answers exactly like an unknown one."""
-    return SandboxError(404, name, message)
 
 
 class Cancelled(Exception):

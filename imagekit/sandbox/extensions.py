@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import invalid
+from .errors import SandboxError
 
 CHARGED_HEADER = "X-Credits-Consumed"
 REMAINING_HEADER = "X-Remaining-Credits"
@@ -35,7 +35,7 @@ def create_seed(settings: Any, value: Any) -> int | None:
     if settings.spec_exact or value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _SEED_MAX:
-        raise invalid(f"seed: an integer from 0 to {_SEED_MAX}")
+        raise SandboxError("invalid_request", f"seed: an integer from 0 to {_SEED_MAX}")
     return value
 
 

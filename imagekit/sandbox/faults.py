@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from .db import Database
+from .errors import SandboxError, send_error
 from .tables import State
 
 FAULTS_KEY = "faults"
@@ -71,6 +72,14 @@ class Faults:
             return self._rng.random() < rate
 
 
+class InjectedFailure(Exception):
+    """A generation failed on purpose (``fail_generation_rate``): its image ends FAILED with ``message``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class DroppedConnection(Exception):
     """Raised after a response has started, so the server closes the connection mid-response."""
 
@@ -99,10 +108,10 @@ class FaultMiddleware:
         config = self.faults.config
         if config.latency > 0:
             await asyncio.sleep(config.latency)
-        for rate, status, name in ((config.rate_503, 503, "service_unavailable"),
-                                   (config.rate_429, 429, "rate_limited")):
+        for rate, name in ((config.rate_503, "service_unavailable"), (config.rate_429, "rate_limited")):
             if self.faults.roll(rate):
-                await _error(send, status, name, config.retry_after)
+                await send_error(send, SandboxError(name, f"Injected fault: {name.replace('_', ' ')}.",
+                                                    headers={"Retry-After": f"{config.retry_after:g}"}))
                 return
         if not self.faults.roll(config.drop_rate):
             await self.app(scope, receive, send)
@@ -116,11 +125,3 @@ class FaultMiddleware:
         await send({"type": "http.response.body", "body": b"{", "more_body": True})
         raise DroppedConnection(scope["path"])
 
-
-async def _error(send, status: int, name: str, retry_after: float) -> None:
-    body = json.dumps({"success": False, "code": status, "data": name,
-                       "message": f"Injected fault: {name.replace('_', ' ')}."}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-               (b"retry-after", f"{retry_after:g}".encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

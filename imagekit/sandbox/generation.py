@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session
 
 from . import credits, jobs
 from .engines.base import GenerationRequest
-from .errors import SandboxError, invalid, not_found
+from .errors import SandboxError
 from .extensions import create_seed
+from .faults import InjectedFailure
 from .references import read_reference
 from .schemas import CreateBody
 from .tables import Charge, Collection, Image, Model, Style, User
@@ -64,32 +65,32 @@ class Order:
 def find_style(session: Session, user: User, style_id: int, platform: str) -> Style:
     style = session.get(Style, style_id)
     if style is None or style.owner_id not in (None, user.user_id):
-        raise not_found("style_not_found", f"No style {style_id}.")
+        raise SandboxError("style_not_found", f"No style {style_id}.")
     if user.enterprise and user.enterprise.can_use_own_only and style.owner_id != user.user_id:
-        raise SandboxError(403, "style_not_allowed", "This enterprise account may use its own styles only.")
+        raise SandboxError("style_not_allowed", "This enterprise account may use its own styles only.")
     if platform == "api" and not style.api_enabled:
-        raise SandboxError(403, "style_not_allowed", f"Style {style_id} is not enabled for the API.")
+        raise SandboxError("style_not_allowed", f"Style {style_id} is not enabled for the API.")
     return style
 
 
 def _collection(session: Session, user: User, collection_id: int) -> Collection:
     collection = session.get(Collection, collection_id)
     if collection is None or collection.owner_id not in (None, user.user_id):
-        raise not_found("collection_not_found", f"No collection {collection_id}.")
+        raise SandboxError("collection_not_found", f"No collection {collection_id}.")
     if collection.premium and not user.plan.premium_available:
-        raise SandboxError(403, "premium_required", "Premium collections need a plan with premium access.")
+        raise SandboxError("premium_required", "Premium collections need a plan with premium access.")
     return collection
 
 
 def _model(user: User, api_type: str) -> Model:
     if api_type == "enterprise":
         if user.enterprise is None:
-            raise SandboxError(403, "enterprise_only", "The enterprise API type needs an enterprise account.")
+            raise SandboxError("enterprise_only", "The enterprise API type needs an enterprise account.")
         models = list(user.enterprise.models)
     else:
         models = sorted(user.plan.models, key=lambda m: not m.is_main_generation)
     if not models:
-        raise SandboxError(403, "model_not_available", "No generation model is bound to this account.")
+        raise SandboxError("model_not_available", "No generation model is bound to this account.")
     return models[0]
 
 
@@ -98,10 +99,10 @@ def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: s
     """Check everything about a create request and price it; raises before anything is charged."""
     chosen = [name for name in ("image", "styleId", "collectionId") if getattr(body, name) is not None]
     if len(chosen) != 1:
-        raise invalid("Give exactly one of image, styleId or collectionId with the prompt "
-                      f"(got {', '.join(chosen) or 'none'}).", "invalid_generation_mode")
+        raise SandboxError("invalid_generation_mode", "Give exactly one of image, styleId or collectionId with "
+                           f"the prompt (got {', '.join(chosen) or 'none'}).")
     if not body.prompt.strip():
-        raise invalid("The prompt is empty.")
+        raise SandboxError("invalid_request", "The prompt is empty.")
     width, height = resolution(body.ratio, sandbox.settings.base_size)
     order = Order(body=body, mode="", cost_type="generate", unit_price=0, width=width, height=height,
                   model=_model(user, api_type), platform=platform, api_type=api_type,
@@ -165,13 +166,13 @@ def draw(sandbox, order: Order, image_ids: list[int]) -> None:
         name = None
         try:
             if sandbox.faults.roll(sandbox.faults.config.fail_generation_rate):
-                raise SandboxError(500, "generation_failed", "The engine failed (injected fault).")
+                raise InjectedFailure("The engine failed (injected fault).")
             pixels = sandbox.engine_for(order.model).generate(request)
             name = sandbox.store.write_pixels(image_id, pixels)
             jobs.wait(sandbox.settings.latency, since=order.accepted)
             settle(sandbox, image_id, name=name)
         except Exception as exc:  # any failure of one image fails that image alone, refunded
-            if not isinstance(exc, SandboxError):
+            if not isinstance(exc, SandboxError | InjectedFailure):
                 log.exception("generation of image %s failed", image_id)
             sandbox.store.delete(name)
             jobs.wait(sandbox.settings.latency, since=order.accepted)

@@ -44,7 +44,7 @@ class HostCheckMiddleware:
         if scope["type"] == "http":
             header = dict(scope["headers"]).get(b"host")
             if header is not None and not host_allowed(header.decode("latin-1"), self.allowed):
-                await send_error(send, SandboxError(400, "invalid_host", "The Host header names a host this "
+                await send_error(send, SandboxError("invalid_host", "The Host header names a host this "
                                                     "sandbox does not serve (see serve --allowed-host)."))
                 return
         await self.app(scope, receive, send)

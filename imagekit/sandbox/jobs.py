@@ -45,7 +45,7 @@ class ConcurrencyGate:
         self._db.locked(session, User, user_id)
         running = self._count(session, user_id)
         if running >= limit:
-            raise SandboxError(429, "simultaneous_limit_exceeded",
+            raise SandboxError("simultaneous_limit_exceeded",
                                f"The plan allows {limit} operation(s) at once; {running} running.",
                                headers={"Retry-After": "1"})
         slot = RunningSlot(user_id=user_id, started_at=self._clock.now(), pid=os.getpid())
@@ -137,7 +137,7 @@ class JobRegistry:
                 row.state = "running"
                 job.cancelled.set()
             else:
-                raise SandboxError(409, "duplicate_request_id",
+                raise SandboxError("duplicate_request_id",
                                    f"Request id {request_id!r} was used already; send a new one.")
         with self._lock:
             self._jobs[(user_id, request_id)] = job

@@ -51,4 +51,4 @@ class _TooLarge(BaseException):  # not Exception: body parsers must not swallow 
 
 
 async def _too_large(send, limit: int) -> None:
-    await send_error(send, SandboxError(413, "payload_too_large", f"The request body is over {limit} bytes."))
+    await send_error(send, SandboxError("payload_too_large", f"The request body is over {limit} bytes."))

@@ -15,7 +15,7 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from .engines.edits.codecs import decode_image
-from .errors import SandboxError, invalid, not_found
+from .errors import SandboxError
 from .storage import ImageStore
 from .tables import Image, User
 
@@ -27,7 +27,7 @@ def own_image(session: Session, user: User, image_id: int) -> Image:
     """One of the caller's images; an unknown id and another user's id answer alike (404)."""
     image = session.get(Image, image_id)
     if image is None or image.owner_id != user.user_id:
-        raise not_found("image_not_found", f"No image {image_id}.")
+        raise SandboxError("image_not_found", f"No image {image_id}.")
     return image
 
 
@@ -35,7 +35,7 @@ def ready_image(session: Session, user: User, image_id: int) -> Image:
     """One of the caller's completed images (a source for edits and references)."""
     image = own_image(session, user, image_id)
     if image.status != "COMPLETED":
-        raise SandboxError(409, "image_not_ready", f"Image {image_id} is {image.status}, not COMPLETED.")
+        raise SandboxError("image_not_ready", f"Image {image_id} is {image.status}, not COMPLETED.")
     return image
 
 
@@ -45,19 +45,19 @@ def read_reference(session: Session, user: User, source: str, store: ImageStore,
     if source.startswith("data:"):
         match = _DATA_URL.match(source)
         if match is None:
-            raise invalid("A data: URL must be base64 PNG, JPEG or WebP.", "unsupported_image_source")
+            raise SandboxError("unsupported_image_source", "A data: URL must be base64 PNG, JPEG or WebP.")
         if len(match.group(3)) > max_bytes * 4 // 3 + 4:
-            raise SandboxError(413, "payload_too_large", f"The image is over {max_bytes} bytes.")
+            raise SandboxError("payload_too_large", f"The image is over {max_bytes} bytes.")
         try:
             data = base64.b64decode(match.group(3), validate=True)
         except (binascii.Error, ValueError) as exc:
-            raise invalid("The data: URL is not valid base64.", "invalid_image") from exc
+            raise SandboxError("invalid_image", "The data: URL is not valid base64.") from exc
         return decode_image(data, max_bytes=max_bytes, max_pixels=max_pixels), None
     parts = urlsplit(source)
     same_host = not parts.scheme or (parts.scheme in ("http", "https") and parts.netloc == host)
     path = _OWN_PATH.match(parts.path) if same_host and not parts.fragment else None
     if path is None:
-        raise invalid("A reference image must be /api/images/<id>/binary of your own image or a "
-                      "data: URL; other URLs are not fetched.", "unsupported_image_source")
+        raise SandboxError("unsupported_image_source", "A reference image must be /api/images/<id>/binary of "
+                           "your own image or a data: URL; other URLs are not fetched.")
     image = ready_image(session, user, int(path.group(1)))
     return store.read_pixels(image.file_name)[..., :3], image.image_id

@@ -22,8 +22,16 @@ CATALOGUE = [
     (400, "invalid_outpaint", imagekit.InvalidOutpaintError),
     (400, "svg_not_available", imagekit.SVGNotAvailableError),
     (400, "invalid_request_id", imagekit.InvalidRequestIdError),
+    (400, "invalid_host", imagekit.InvalidHostError),
+    (400, "invalid_scale_size", imagekit.InvalidScaleSizeError),
+    (400, "invalid_strength", imagekit.InvalidStrengthError),
+    (400, "invalid_type", imagekit.InvalidTypeError),
+    (400, "invalid_quality", imagekit.InvalidQualityError),
+    (400, "unknown_plan", imagekit.UnknownPlanError),
     (401, "wrong_api_key", imagekit.WrongAPIKeyError),
     (401, "api_key_expired", imagekit.APIKeyExpiredError),
+    (401, "admin_token_required", imagekit.AdminTokenRequiredError),
+    (401, "wrong_admin_token", imagekit.WrongAdminTokenError),
     (402, "not_enough_credit", imagekit.NotEnoughCreditError),
     (403, "not_logged_in", imagekit.NotLoggedInError),
     (403, "style_not_allowed", imagekit.StyleNotAllowedError),
@@ -37,10 +45,13 @@ CATALOGUE = [
     (404, "image_not_found", imagekit.ImageNotFoundError),
     (404, "style_not_found", imagekit.StyleNotFoundError),
     (404, "collection_not_found", imagekit.CollectionNotFoundError),
+    (404, "user_not_found", imagekit.UserNotFoundError),
     (405, "method_not_allowed", imagekit.MethodNotAllowedError),
     (409, "image_not_ready", imagekit.ImageNotReadyError),
     (409, "edit_cancelled", imagekit.EditCancelledError),
     (409, "duplicate_request_id", imagekit.DuplicateRequestIdError),
+    (409, "email_taken", imagekit.EmailTakenError),
+    (409, "not_enterprise", imagekit.NotEnterpriseError),
     (413, "payload_too_large", imagekit.PayloadTooLargeError),
     (413, "image_too_large", imagekit.ImageTooLargeError),
     (415, "unsupported_media_type", imagekit.UnsupportedMediaTypeError),
@@ -146,3 +157,25 @@ def test_transport_errors_are_their_own_branch():
 def test_every_error_class_is_documented_and_exported():
     for cls in (*errors.ERRORS_BY_NAME.values(), *STATUS_BASES.values()):
         assert cls.__doc__ and cls.__name__ in imagekit.__all__ and getattr(imagekit, cls.__name__) is cls
+
+
+def test_one_status_attribute_on_classes_and_errors():
+    for status, name, cls in CATALOGUE:
+        assert cls.status == status and errors.from_response(response(status, spec_body(status, name))).status == status
+    assert not hasattr(imagekit.APIError, "status_code")
+    unknown = errors.from_response(response(418, spec_body(418, "teapot")))
+    assert type(unknown) is imagekit.APIError and unknown.status == 418 and imagekit.APIError.status == 0
+
+
+def test_errors_are_not_changed_once_made():
+    exc = errors.from_response(response(402, spec_body(402, "not_enough_credit")))
+    cut = imagekit.APITimeoutError("POST /x: no response", may_have_executed=True)
+    for error, field in ((exc, "status"), (exc, "message"), (exc, "data"), (cut, "request_id"), (cut, "cancel_status")):
+        before = getattr(error, field)
+        with pytest.raises(AttributeError, match="read-only"):
+            setattr(error, field, "changed")
+        assert getattr(error, field) == before
+    exc.add_note("Python's own notes still attach")
+    told = cut.for_edit("rid-1", "cancelled")
+    assert type(told) is imagekit.APITimeoutError and (told.request_id, told.cancel_status) == ("rid-1", "cancelled")
+    assert told.may_have_executed and cut.request_id is None

@@ -17,7 +17,7 @@ from pydantic import Field
 from ..accounts import admin_token_matches, issue_key, open_session
 from ..clock import iso
 from ..deps import SandboxDep
-from ..errors import SandboxError, not_found
+from ..errors import SandboxError
 from ..faults import FaultConfig
 from ..schemas import Body
 from ..seed import register_user
@@ -32,10 +32,10 @@ def require_admin(sandbox: SandboxDep, token: Annotated[str | None, Depends(admi
     if not sandbox.settings.controls_need_token:
         return
     if not token:
-        raise SandboxError(401, "admin_token_required",
+        raise SandboxError("admin_token_required",
                            "This sandbox is exposed: send its admin token in X-Sandbox-Token.")
     if not admin_token_matches(sandbox.admin_token, token):
-        raise SandboxError(401, "wrong_admin_token", "The X-Sandbox-Token header is not this sandbox's admin token.")
+        raise SandboxError("wrong_admin_token", "The X-Sandbox-Token header is not this sandbox's admin token.")
 
 
 router = APIRouter(prefix="/sandbox", tags=["sandbox controls"], dependencies=[Depends(require_admin)])
@@ -92,7 +92,7 @@ class EnterpriseBody(Body):
 def _user(session, user_id: int) -> User:
     user = session.get(User, user_id)
     if user is None:
-        raise not_found("user_not_found", f"No user {user_id}.")
+        raise SandboxError("user_not_found", f"No user {user_id}.")
     return user
 
 
@@ -173,7 +173,7 @@ def set_enterprise(user_id: UserId, body: EnterpriseBody, sandbox: SandboxDep) -
     with sandbox.db.write() as session:
         user = _user(session, user_id)
         if user.enterprise is None:
-            raise SandboxError(409, "not_enterprise", f"User {user_id} has no enterprise account.")
+            raise SandboxError("not_enterprise", f"User {user_id} has no enterprise account.")
         for name, value in body.model_dump(exclude_none=True).items():
             setattr(user.enterprise, fields[name], value)
         return body.model_dump(exclude_none=True)

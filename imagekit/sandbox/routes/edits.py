@@ -14,7 +14,7 @@ from ..deps import CurrentUser, ImageId, PlatformHeader, RequestIdHeader, Sandbo
 from ..editing import Edit, EditResult, edit_result_view, run_edit
 from ..engines import edits as engines
 from ..engines.base import GenerationRequest
-from ..errors import SandboxError, invalid
+from ..errors import SandboxError
 from ..extensions import charge_headers
 from ..references import ready_image
 from ..schemas import REQUEST_ID_PATTERN, Body, EditOut, ScaleSize
@@ -71,16 +71,16 @@ async def _mask(sandbox, user, image_id: int, upload: UploadFile) -> np.ndarray:
     limit = sandbox.settings.max_upload_bytes
     data = await upload.read(limit + 1)
     if len(data) > limit:
-        raise SandboxError(413, "payload_too_large", f"The mask is over {limit} bytes.")
+        raise SandboxError("payload_too_large", f"The mask is over {limit} bytes.")
     if not data:
-        raise invalid("The mask file is empty.", "invalid_mask")
+        raise SandboxError("invalid_mask", "The mask file is empty.")
     size = _source_size(sandbox, user, image_id)
     try:
         return await run_in_threadpool(engines.decode_mask, data, size, max_bytes=limit,
                                        max_pixels=sandbox.settings.max_upload_pixels)
     except SandboxError as exc:
         if exc.name == "invalid_image":
-            raise invalid(f"The mask: {exc.message}.", "invalid_mask") from None
+            raise SandboxError("invalid_mask", f"The mask: {exc.message}.") from None
         raise
 
 
@@ -90,10 +90,10 @@ def enhance(id: ImageId, sandbox: SandboxDep, user: CurrentUser, body: EnhanceBo
     """Enhance detail, then upscale 2x, 4x or 8x."""
     body = body or EnhanceBody()
     if body.imageId is not None and body.imageId != id:
-        raise invalid(f"imageId {body.imageId} in the body differs from {id} in the path.")
+        raise SandboxError("invalid_request", f"imageId {body.imageId} in the body differs from {id} in the path.")
     factor = int(body.scaleSize[0])
     if factor == 1:
-        raise invalid("scaleSize 1x denotes the original image; enhance takes 2x, 4x or 8x.")
+        raise SandboxError("invalid_request", "scaleSize 1x denotes the original image; enhance takes 2x, 4x or 8x.")
     width, height = _source_size(sandbox, user, id)
     edit = Edit("enhance", f"enhance-{body.scaleSize}", _pixels_only(lambda p, s, c: engines.enhance(p, factor, c)),
                 scale_size=body.scaleSize, params={"scaleSize": body.scaleSize},
@@ -107,7 +107,8 @@ def outpaint(id: ImageId, body: OutpaintBody, sandbox: SandboxDep, user: Current
     """Expand the canvas: the original, resized, sits where asked; the rest is filled."""
     canvas, size, at = engines.validate_outpaint(body.canvasSize, body.originalImageSize, body.originalImageLocation)
     if min(canvas) < 100:
-        raise invalid("canvasSize sides must be at least 100 px (resolutions have 3 or 4 digits).", "invalid_outpaint")
+        raise SandboxError("invalid_outpaint",
+                           "canvasSize sides must be at least 100 px (resolutions have 3 or 4 digits).")
     edit = Edit("outpaint", "outpaint",
                 _pixels_only(lambda p, seed, c: engines.outpaint(p, canvas, size, at, seed, c)),
                 params=body.model_dump(), out_size=canvas)

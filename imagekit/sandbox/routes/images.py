@@ -14,7 +14,7 @@ from .. import credits, generation
 from ..binaries import MEDIA_TYPES, parse_scale
 from ..deps import ApiTypeHeader, CurrentUser, ImageId, PlatformHeader, SandboxDep
 from ..engines.edits.codecs import encode_image
-from ..errors import not_found
+from ..errors import SandboxError
 from ..extensions import charge_headers
 from ..schemas import CreateBody, CreateOut, ImageMetaOut
 from ..tables import Charge, Collection, DownloadLog, Image, Style, User
@@ -72,7 +72,7 @@ def visible_image(session, user: User, image_id: int, collection: bool = False) 
         item_of = session.get(Collection, image.member_of) if visible and image.member_of else None
         visible = item_of is not None and item_of.owner_id in (None, user.user_id)
     if not visible:
-        raise not_found("image_not_found", f"No image {image_id}.")
+        raise SandboxError("image_not_found", f"No image {image_id}.")
     return image
 
 

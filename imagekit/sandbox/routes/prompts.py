@@ -53,7 +53,7 @@ def text_to_prompt(body: TextToPromptBody, sandbox: SandboxDep, user: CurrentUse
                    platform: PlatformHeader = "api") -> JSONResponse:
     """Expand a text into an enhanced prompt, in the chosen style's vocabulary."""
     if not body.text.strip():
-        raise SandboxError(400, "invalid_request", "text: the text is empty.")
+        raise SandboxError("invalid_request", "text: the text is empty.")
     style = None
     if body.styleId is not None:
         with sandbox.db.read() as session:
@@ -61,13 +61,13 @@ def text_to_prompt(body: TextToPromptBody, sandbox: SandboxDep, user: CurrentUse
     try:
         enhanced = enhance_prompt(body.text, style.look if style else None, style.main_text if style else None)
     except ValueError as exc:  # the enhancer finds nothing to work with (e.g. only control characters)
-        raise SandboxError(400, "invalid_request", f"text: {exc}.") from None
+        raise SandboxError("invalid_request", f"text: {exc}.") from None
     now = sandbox.clock.now()
     with sandbox.db.write() as session:
         sandbox.db.locked(session, User, user.user_id)  # count and charge as one step in every worker
         used, cap = credits.prompt_count(session, user, now), user.plan.max_prompt_number
         if used >= cap:
-            raise SandboxError(403, "prompt_limit_exceeded", f"{used} of {cap} prompts used this {user.plan.period}.")
+            raise SandboxError("prompt_limit_exceeded", f"{used} of {cap} prompts used this {user.plan.period}.")
         charged, balance = _charge(sandbox, user, "textToPrompt", session)
         log = PromptLog(user_id=user.user_id, created_at=now, style_id=body.styleId,
                         initial_prompt=body.text, enhanced_prompt=enhanced)

@@ -53,9 +53,7 @@ __all__ = [
 def check_output_size(width: int, height: int) -> None:
     """Refuse an edit whose result would exceed ``MAX_OUTPUT_SIDE`` on either side."""
     if width > MAX_OUTPUT_SIDE or height > MAX_OUTPUT_SIDE:
-        raise SandboxError(
-            413, "image_too_large", f"result would be {width}x{height}; at most {MAX_OUTPUT_SIDE} px a side"
-        )
+        raise SandboxError("image_too_large", f"result would be {width}x{height}; at most {MAX_OUTPUT_SIDE} px a side")
 
 
 def _looks_accepted(data: bytes) -> bool:
@@ -66,25 +64,25 @@ def _looks_accepted(data: bytes) -> bool:
 def _open(data: bytes, max_bytes: int, max_pixels: int) -> Image.Image:
     """Open lazily and check format and header size; no pixel has been decoded on return."""
     if len(data) > max_bytes:
-        raise SandboxError(413, "payload_too_large", f"{len(data)} bytes; at most {max_bytes}")
+        raise SandboxError("payload_too_large", f"{len(data)} bytes; at most {max_bytes}")
     try:
         with warnings.catch_warnings():
             # Our own pixel limit below is stricter than Pillow's warning threshold.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             img = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError as exc:
-        raise SandboxError(413, "image_too_large", str(exc)) from exc
+        raise SandboxError("image_too_large", str(exc)) from exc
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         if _looks_accepted(data):
-            raise SandboxError(400, "invalid_image", "the image data is corrupt or truncated") from exc
-        raise SandboxError(415, "unsupported_media_type", "not a PNG, JPEG or WebP image") from exc
+            raise SandboxError("invalid_image", "the image data is corrupt or truncated") from exc
+        raise SandboxError("unsupported_media_type", "not a PNG, JPEG or WebP image") from exc
     if img.format not in INPUT_FORMATS:
-        raise SandboxError(415, "unsupported_media_type", f"{img.format} is not accepted; use PNG, JPEG or WebP")
+        raise SandboxError("unsupported_media_type", f"{img.format} is not accepted; use PNG, JPEG or WebP")
     width, height = img.size
     if width * height > max_pixels:
-        raise SandboxError(413, "image_too_large", f"{width}x{height} exceeds {max_pixels} pixels")
+        raise SandboxError("image_too_large", f"{width}x{height} exceeds {max_pixels} pixels")
     if max(width, height) > MAX_UPLOAD_SIDE:
-        raise SandboxError(413, "image_too_large", f"{width}x{height}: at most {MAX_UPLOAD_SIDE} px a side")
+        raise SandboxError("image_too_large", f"{width}x{height}: at most {MAX_UPLOAD_SIDE} px a side")
     return img
 
 
@@ -94,7 +92,7 @@ def _load(img: Image.Image) -> Image.Image:
         img.load()
         return ImageOps.exif_transpose(img)
     except (OSError, ValueError, SyntaxError) as exc:
-        raise SandboxError(400, "invalid_image", "the image data is corrupt or truncated") from exc
+        raise SandboxError("invalid_image", "the image data is corrupt or truncated") from exc
 
 
 def _to_rgba(img: Image.Image) -> np.ndarray:
@@ -158,12 +156,12 @@ def decode_mask(
     width, height = size
     values = _mask_values(_load(_open(data, max_bytes, max_pixels)))
     if values.shape != (height, width):
-        raise SandboxError(400, "mask_size_mismatch",
+        raise SandboxError("mask_size_mismatch",
                            f"The mask is {values.shape[1]}x{values.shape[0]} but the image is {width}x{height}; "
                            "send a mask of the image's size.")
     mask = values >= 128
     if not mask.any():
-        raise SandboxError(400, "empty_mask", "the mask marks no pixel (white marks the area)")
+        raise SandboxError("empty_mask", "the mask marks no pixel (white marks the area)")
     return mask
 
 
@@ -171,9 +169,9 @@ def encode_image(array: np.ndarray, type: str, quality: int = 90) -> bytes:
     """Encode uint8 RGB/RGBA (or greyscale) as ``png``, ``jpeg`` or ``webp``; jpeg flattens alpha onto white."""
     kind = "jpeg" if type == "jpg" else type
     if kind not in OUTPUT_TYPES:
-        raise SandboxError(400, "invalid_type", f"type must be one of {', '.join(OUTPUT_TYPES)}")
+        raise SandboxError("invalid_type", f"type must be one of {', '.join(OUTPUT_TYPES)}")
     if not 1 <= quality <= 100:
-        raise SandboxError(400, "invalid_quality", "quality must be 1..100")
+        raise SandboxError("invalid_quality", "quality must be 1..100")
     if array.ndim == 3 and array.shape[2] == 4 and kind == "jpeg":
         array = _flatten(array)
     if array.ndim == 3:

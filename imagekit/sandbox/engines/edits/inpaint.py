@@ -72,5 +72,5 @@ def clean_up(image: np.ndarray, mask: np.ndarray, check: CheckFn) -> np.ndarray:
     mask = validate_mask(mask, image)
     hole = dilate(mask, cleanup_radius(mask.shape))
     if hole.all():
-        raise SandboxError(400, "invalid_mask", "the mask covers the whole image; nothing is left to continue from")
+        raise SandboxError("invalid_mask", "the mask covers the whole image; nothing is left to continue from")
     return synthesize(image, ~hole, _CLEANUP_SEED, check)

@@ -15,10 +15,10 @@ def validate_mask(mask: np.ndarray, image: np.ndarray) -> np.ndarray:
     """
     mask = np.asarray(mask)
     if mask.ndim != 2 or mask.shape != image.shape[:2]:
-        raise SandboxError(400, "invalid_mask", f"mask is {mask.shape}, image is {image.shape[:2]}")
+        raise SandboxError("invalid_mask", f"mask is {mask.shape}, image is {image.shape[:2]}")
     mask = mask.astype(bool, copy=False)
     if not mask.any():
-        raise SandboxError(400, "empty_mask", "the mask marks no pixel")
+        raise SandboxError("empty_mask", "the mask marks no pixel")
     return mask
 
 

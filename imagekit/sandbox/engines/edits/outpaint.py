@@ -20,7 +20,7 @@ Pair = tuple[int, int]
 
 
 def _invalid(message: str) -> SandboxError:
-    return SandboxError(400, "invalid_outpaint", message)
+    return SandboxError("invalid_outpaint", message)
 
 
 def _pair(value: object, what: str) -> Pair:

@@ -76,7 +76,7 @@ def reimagine(image: np.ndarray, strength: str, seed: int, check: CheckFn) -> np
     An unknown strength is 400 ``invalid_strength``.
     """
     if strength not in STRENGTHS:
-        raise SandboxError(400, "invalid_strength", f"strength must be one of {', '.join(STRENGTHS)}")
+        raise SandboxError("invalid_strength", f"strength must be one of {', '.join(STRENGTHS)}")
     s = STRENGTHS[strength]
     rng = np.random.default_rng(seed)
     out = image

@@ -71,7 +71,7 @@ def enhance(image: np.ndarray, factor: int, check: CheckFn) -> np.ndarray:
     An unknown factor is 400 ``invalid_scale_size``; a result over 8192 px a side is 413 ``image_too_large``.
     """
     if factor not in ENHANCE_FACTORS:
-        raise SandboxError(400, "invalid_scale_size", f"factor must be one of {ENHANCE_FACTORS}")
+        raise SandboxError("invalid_scale_size", f"factor must be one of {ENHANCE_FACTORS}")
     h, w = image.shape[:2]
     check_output_size(w * factor, h * factor)
     if factor == 1:
@@ -95,7 +95,7 @@ def upsize(image: np.ndarray, check: CheckFn, factor: int = 2) -> np.ndarray:
     A factor below 1 is 400 ``invalid_scale_size``; a result over 8192 px a side is 413 ``image_too_large``.
     """
     if not isinstance(factor, int) or factor < 1:
-        raise SandboxError(400, "invalid_scale_size", "factor must be a positive integer")
+        raise SandboxError("invalid_scale_size", "factor must be a positive integer")
     h, w = image.shape[:2]
     check_output_size(w * factor, h * factor)
     check()
