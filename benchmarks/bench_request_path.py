@@ -14,8 +14,11 @@ so the client costs far less than the servers and the ratio reflects the servers
 Starlette is taken within the round: load from elsewhere on a shared machine drifts slowly, so it
 hits both sides of a ratio alike. The medians over the rounds are printed, with each round's figure.
 
-More sandbox configurations are more rows: ``--row "NAME|INIT ARGS|SERVE ARGS"``, for example
-``--row "PostgreSQL, 2 workers|--db URL|--db URL --workers 2"``.
+The sandbox rows are SQLite with 1 worker, and PostgreSQL with 1 and with 2 workers, each over its
+own fresh database in a throwaway cluster (the test suite's, ``tests/postgres.py``; Debian's
+``postgresql`` package). The 2-worker row runs with ``--worker-header``, to see that both workers
+answer (a round where the kernel gave every connection to one says so). ``--sqlite-only`` leaves
+PostgreSQL out; more configurations are more rows: ``--row "NAME|INIT ARGS|SERVE ARGS"``.
 
 Run: ``.venv/bin/python benchmarks/bench_request_path.py [--seconds 5] [--rounds 3] [--connections 8]``
 """
@@ -40,7 +43,11 @@ from pathlib import Path
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.postgres import PostgresServer  # noqa: E402
+
 PATH = "/api/users/me"
+WORKER_HEADER = "x-sandbox-worker"
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,11 @@ class Row:
     init: tuple[str, ...] = ()
     serve: tuple[str, ...] = ()
     bare: bool = False
+
+    @property
+    def workers(self) -> int:
+        """How many processes serve this row (each must be seen answering)."""
+        return int(self.serve[self.serve.index("--workers") + 1]) if "--workers" in self.serve else 1
 
     @classmethod
     def parse(cls, text: str) -> Row:
@@ -122,12 +134,13 @@ def _wait_until_answering(server: Server) -> None:
             time.sleep(0.05)  # a port that is not open yet gives no event to wait on
 
 
-async def _drive(url: str, key: str, seconds: float, connections: int) -> int:
-    """Answers (all 200) to ``GET /api/users/me`` over ``connections`` keep-alive connections."""
+async def _drive(url: str, key: str, seconds: float, connections: int) -> tuple[int, set[bytes]]:
+    """Answers per second (all 200) to ``GET /api/users/me`` over ``connections`` keep-alive
+    connections, and the workers that answered (named only with ``--worker-header``)."""
     host, port = url.removeprefix("http://").split(":")
     request = (f"GET {PATH} HTTP/1.1\r\nHost: {host}:{port}\r\nX-Api-Key: {key}\r\n"
                f"Accept: */*\r\nUser-Agent: bench\r\n\r\n").encode()
-    done = 0
+    done, workers = 0, set()
 
     async def connection(stop_at: float) -> None:
         nonlocal done
@@ -138,8 +151,10 @@ async def _drive(url: str, key: str, seconds: float, connections: int) -> int:
                 head = await reader.readuntil(b"\r\n\r\n")
                 if not head.startswith(b"HTTP/1.1 200"):
                     raise RuntimeError(f"{url}{PATH} answered {head.splitlines()[0].decode()}")
-                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length:"))
+                fields = dict(line.split(b":", 1) for line in head.split(b"\r\n")[1:] if b":" in line)
+                fields = {name.strip().lower(): value.strip() for name, value in fields.items()}
+                length = int(fields[b"content-length"])
+                workers.add(fields.get(WORKER_HEADER.encode(), b"one"))
                 await reader.readexactly(length)
                 done += 1
         finally:
@@ -149,11 +164,13 @@ async def _drive(url: str, key: str, seconds: float, connections: int) -> int:
     done = 0
     started = time.perf_counter()
     await asyncio.gather(*(connection(started + seconds) for _ in range(connections)))
-    return round(done / (time.perf_counter() - started))
+    return round(done / (time.perf_counter() - started)), workers
 
 
-def rate(server: Server, seconds: float, connections: int) -> int:
-    return asyncio.run(_drive(server.url, server.key, seconds, connections))
+def rate(server: Server, seconds: float, connections: int) -> tuple[int, int]:
+    """Answers per second, and how many workers gave them."""
+    done, answered = asyncio.run(_drive(server.url, server.key, seconds, connections))
+    return done, len(answered)
 
 
 def measure(sandboxes: list[Row], seconds: float, rounds: int, connections: int) -> dict[str, list[int]]:
@@ -168,8 +185,11 @@ def measure(sandboxes: list[Row], seconds: float, rounds: int, connections: int)
         document.write_bytes(httpx.get(first.url + PATH, headers={"X-Api-Key": first.key}).raise_for_status().content)
         servers[BARE.name] = stack.enter_context(running(BARE, workdir, document))
         for _ in range(rounds):
-            for name, server in servers.items():
-                rates[name].append(rate(server, seconds, connections))
+            for row in [*sandboxes, BARE]:
+                done, answered = rate(servers[row.name], seconds, connections)
+                rates[row.name].append(done)
+                if answered < row.workers:
+                    print(f"  note: {row.name}: only {answered} of {row.workers} workers answered in one round")
     return rates
 
 
@@ -196,6 +216,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="length of one round per row")
     parser.add_argument("--rounds", type=int, default=3, help="rounds; the rows alternate within each")
     parser.add_argument("--connections", type=int, default=8, help="keep-alive connections of the load")
+    parser.add_argument("--sqlite-only", action="store_true", help="leave the PostgreSQL rows out")
     parser.add_argument("--row", action="append", default=[], type=Row.parse, metavar="NAME|INIT ARGS|SERVE ARGS",
                         help="another sandbox configuration to measure (repeatable)")
     parser.add_argument("--bare", type=Path, help=argparse.SUPPRESS)
@@ -205,8 +226,9 @@ def main() -> int:
         serve_bare(args.bare, args.port)
         return 0
 
-    sandboxes = [SANDBOX, *args.row]
-    rates = measure(sandboxes, args.seconds, args.rounds, args.connections)
+    with ExitStack() as stack:
+        sandboxes = [SANDBOX, *([] if args.sqlite_only else postgres_rows(stack)), *args.row]
+        rates = measure(sandboxes, args.seconds, args.rounds, args.connections)
     bare = rates[BARE.name]
     print(f"request path benchmark  ({os.cpu_count()} CPUs, Python {platform.python_version()})")
     print(f"GET {PATH}: {args.connections} keep-alive connections, {args.rounds} rounds x {args.seconds:g} s "
@@ -216,7 +238,23 @@ def main() -> int:
         ratio = statistics.median(mine / theirs for mine, theirs in zip(rates[row.name], bare, strict=True))
         print(f"  {row.name:34}{statistics.median(rates[row.name]):8.0f}{ratio:9.2f}   "
               f"{', '.join(map(str, rates[row.name]))}")
+    if not args.sqlite_only:
+        one, two = rates[POSTGRES_ONE], rates[POSTGRES_TWO]
+        scale = statistics.median(b / a for a, b in zip(one, two, strict=True))
+        print(f"  PostgreSQL, 2 workers / 1 worker: {scale:.2f}x (within each round)")
     return 0
+
+
+POSTGRES_ONE, POSTGRES_TWO = "sandbox, PostgreSQL, 1 worker", "sandbox, PostgreSQL, 2 workers"
+
+
+def postgres_rows(stack: ExitStack) -> list[Row]:
+    """The PostgreSQL rows, each on a fresh database of a throwaway cluster stopped with ``stack``."""
+    cluster = PostgresServer().start()
+    stack.callback(cluster.stop)
+    one, two = cluster.new_database(), cluster.new_database()
+    return [Row(POSTGRES_ONE, ("--db", one), ("--db", one)),
+            Row(POSTGRES_TWO, ("--db", two), ("--db", two, "--workers", "2", "--worker-header"))]
 
 
 if __name__ == "__main__":
