@@ -20,9 +20,10 @@ from .extensions import spec_openapi
 from .faults import FaultMiddleware
 from .hosts import HostCheckMiddleware
 from .limits import BodyLimitMiddleware
+from .reads import LoopReader, PreparedRead
 from .routes import control, edits, images, prompts, users
 from .schemas import ErrorBody
-from .service import Sandbox
+from .service import SHARED_STATE, Sandbox
 from .settings import SandboxSettings
 from .views import RenderedViews
 
@@ -68,14 +69,17 @@ class _StampArrival:
 
 class _RefreshShared:
     """On a database several workers share: read what another worker may have changed (clock,
-    faults) before each request, so a request that follows a change sees it, in any worker."""
+    faults) before each request, so a request that follows a change sees it, in any worker. One
+    small read on the event loop's kept connection (see :mod:`.reads`), not a session per request."""
 
-    def __init__(self, app: ASGIApp, sandbox: Sandbox) -> None:
-        self.app, self.sandbox = app, sandbox
+    def __init__(self, app: ASGIApp, sandbox: Sandbox, reader: LoopReader) -> None:
+        self.app, self.sandbox, self.reader = app, sandbox, reader
+        self.read = PreparedRead(SHARED_STATE, sandbox.db.engine)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            self.sandbox.refresh_shared()
+            clock, faults = self.reader.first(self.read) or (None, None)
+            self.sandbox.load_shared(clock, faults)
         await self.app(scope, receive, send)
 
 
@@ -86,6 +90,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     starts; the workers of a multi-worker serve are not owners: their parent did both, once."""
     sandbox = sandbox or Sandbox(settings)
     callers = Callers(sandbox)
+    shared_reader = LoopReader(sandbox.db.engine)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -94,6 +99,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
             sandbox.recover()
         yield
         callers.close()
+        shared_reader.close()
         sandbox.close()
 
     app = FastAPI(title="imagekit sandbox", version="1.1", lifespan=lifespan,
@@ -140,6 +146,6 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)
     app.add_middleware(FaultMiddleware, faults=sandbox.faults)
     if sandbox.db.shared:
-        app.add_middleware(_RefreshShared, sandbox=sandbox)
+        app.add_middleware(_RefreshShared, sandbox=sandbox, reader=shared_reader)
     app.add_middleware(HostCheckMiddleware, allowed=settings.allowed_hosts)
     return app

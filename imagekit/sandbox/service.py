@@ -27,6 +27,10 @@ from .storage import ImageStore
 from .tables import Model, Plan, State
 from .views import auth_plan_view
 
+SHARED_STATE = select(select(State.value).where(State.key == CLOCK_KEY).scalar_subquery(),
+                      select(State.value).where(State.key == FAULTS_KEY).scalar_subquery())
+"""What several workers must agree on beyond rows: the clock offset and the injected faults."""
+
 
 class DataDirInUse(DataDirError):
     """Another live process serves this data folder."""
@@ -64,16 +68,12 @@ class Sandbox:
         self._plan_views: dict[int, dict] = {}
         self._admin_token: str | None = None
 
-    def refresh_shared(self) -> None:
-        """Re-read what another worker may have changed (clock offset, faults): on a shared
-        database, at the start of every request, so one that follows a change sees it."""
-        if not self.db.shared:
-            return  # this process is the only one that changes them
-        with self.db.read() as session:
-            kept = dict(session.execute(select(State.key, State.value)
-                                        .where(State.key.in_((CLOCK_KEY, FAULTS_KEY)))).all())
-        self.clock.load(kept.get(CLOCK_KEY))
-        self.faults.load(kept.get(FAULTS_KEY))
+    def load_shared(self, clock: str | None, faults: str | None) -> None:
+        """Take what another worker may have changed (clock offset, faults) as the database keeps
+        it (``SHARED_STATE``): read at the start of every request on a shared database, so a
+        request that follows a change sees it."""
+        self.clock.load(clock)
+        self.faults.load(faults)
 
     def engine_for(self, model: Model) -> GenerationEngine:
         if model.engine not in self._engines:
