@@ -53,10 +53,13 @@ class LoopReader:
     Kept, it is never waited for: a request on the event loop must not queue behind worker threads
     for a pooled connection. Each read ends its transaction at once (the next one sees what others
     committed since, and PostgreSQL holds no snapshot open); a connection found broken is replaced once.
+    On PostgreSQL the kept connection is in autocommit mode: a read is one round trip, not three
+    (BEGIN, SELECT, ROLLBACK); it leaves that mode before going back to the pool.
     """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._autocommit = engine.dialect.name == "postgresql"
         self._local = threading.local()
         self._held: list[PoolProxiedConnection] = []
         self._lock = threading.Lock()
@@ -73,7 +76,8 @@ class LoopReader:
                     raise
                 self._drop(connection)
                 continue
-            connection.rollback()
+            if not self._autocommit:
+                connection.rollback()
             return row
         raise AssertionError("unreachable: the second attempt returns or raises")
 
@@ -81,6 +85,8 @@ class LoopReader:
         connection: PoolProxiedConnection | None = getattr(self._local, "connection", None)
         if connection is None:
             connection = self.engine.raw_connection()
+            if self._autocommit:
+                connection.driver_connection.autocommit = True  # type: ignore[union-attr]
             self._local.connection = connection
             with self._lock:
                 self._held.append(connection)
@@ -97,4 +103,6 @@ class LoopReader:
         with self._lock:
             held, self._held = self._held, []
         for connection in held:
+            if self._autocommit:
+                connection.driver_connection.autocommit = False  # type: ignore[union-attr]
             connection.close()
