@@ -104,20 +104,21 @@ class Recorder:
         if path == "/api/users/me" and isinstance(payload, dict):
             plan = payload.get("Plan") or {}
             for cost in plan.get("CreditCostInfo") or []:
-                if isinstance(cost, dict) and cost.get("type") and _number(cost.get("credit")) is not None:
-                    self.ledger.learn_price(f"cost:{cost['type']}", _number(cost["credit"]), "priced")
+                if isinstance(cost, dict) and cost.get("type") and (credit := _number(cost.get("credit"))) is not None:
+                    self.ledger.learn_price(f"cost:{cost['type']}", credit, "priced")
             buckets = [_number(payload.get(name)) for name in ("defaultCredit", "dailyCredit", "monthlyCredit")]
-            if None not in buckets:
-                self.ledger.reading(sum(buckets))
+            known = [bucket for bucket in buckets if bucket is not None]
+            if len(known) == len(buckets):
+                self.ledger.reading(sum(known))
         elif path == "/api/users/me/styles" and isinstance(payload, list):
             for style in payload:
-                if isinstance(style, dict) and style.get("styleId") and _number(style.get("creditCost")) is not None:
-                    self.ledger.learn_price(f"style:{int(style['styleId'])}", _number(style["creditCost"]), "priced")
+                if isinstance(style, dict) and style.get("styleId") and (style_cost := _number(style.get("creditCost"))) is not None:
+                    self.ledger.learn_price(f"style:{int(style['styleId'])}", style_cost, "priced")
         elif path == "/api/users/me/usage" and isinstance(payload, dict):
-            if _number(payload.get("currentCredit")) is not None:
-                self.ledger.reading(_number(payload["currentCredit"]))
-        elif meta and isinstance(payload, dict) and _number(payload.get("creditCost")) is not None:
-            self._priced_by_image(int(meta.group(1)), _number(payload["creditCost"]))
+            if (current := _number(payload.get("currentCredit"))) is not None:
+                self.ledger.reading(current)
+        elif meta and isinstance(payload, dict) and (image_cost := _number(payload.get("creditCost"))) is not None:
+            self._priced_by_image(int(meta.group(1)), image_cost)
 
     def _created(self, entry: Entry, key: str | None, images: int) -> None:
         """A create's price: learned when reported, else awaited from its images' metadata."""
@@ -132,16 +133,16 @@ class Recorder:
         if entry is None:
             return
         if answer == _CANCELLED:
-            self.ledger.settle(entry.seq, 0.0, "priced")
+            self.ledger.settle(_seq(entry), 0.0, "priced")
         elif answer == _FINISHED and price is not None:
-            self.ledger.settle(entry.seq, price, "priced")
+            self.ledger.settle(_seq(entry), price, "priced")
 
     def _priced_by_image(self, image_id: int, unit: float) -> None:
         """An image's creditCost prices the create that made it, and later ones of its kind."""
         entry, key, images = self._unpriced.pop(image_id)
         for other in entry.image_ids:
             self._unpriced.pop(other, None)
-        self.ledger.settle(entry.seq, unit * images, "priced")
+        self.ledger.settle(_seq(entry), unit * images, "priced")
         if key is not None:
             self.ledger.learn_price(key, unit, "priced")
 
@@ -177,8 +178,9 @@ class Recorder:
             entry.image_ids = [int(i["imageId"]) for i in images]
             buckets = {name: _number(payload.get(name)) for name in ("dailyCredit", "monthlyCredit", "defaultCredit")}
             entry.daily_credit, entry.monthly_credit, entry.default_credit = buckets.values()
-            if entry.balance is None and None not in buckets.values():
-                entry.balance = sum(buckets.values())
+            known = [bucket for bucket in buckets.values() if bucket is not None]
+            if entry.balance is None and len(known) == len(buckets):
+                entry.balance = sum(known)
         if entry.credits is None:
             entry.credits = self._price(operation, body, charged_images)
             entry.source = None if entry.credits is None else "priced"
@@ -227,7 +229,9 @@ def _stretches(entries: list[Entry], quiet: bool = False) -> list[tuple[Entry, E
     Readings are every balance an answer showed, or with ``quiet`` only those of reads (``me()``,
     ``usage()``): a create's answer may already show the charge of another create still in flight,
     while the toolkit reads the balance when nothing of its own is (a batch's or chain's ends)."""
-    stretches, start, between = [], None, []
+    stretches: list[tuple[Entry, Entry, list[Entry]]] = []
+    start: Entry | None = None
+    between: list[Entry] = []
     for entry in entries:
         if start is not None:
             between.append(entry)
@@ -236,6 +240,19 @@ def _stretches(entries: list[Entry], quiet: bool = False) -> list[tuple[Entry, E
                 stretches.append((start, entry, between))
             start, between = entry, []
     return stretches
+
+
+def _seq(entry: Entry) -> int:
+    """An entry's place in the ledger: set by ``Ledger.record`` and read back by ``entries()``,
+    the only ways the entries settled here are made."""
+    assert entry.seq is not None
+    return entry.seq
+
+
+def _balance(reading: Entry) -> float:
+    """The balance of a reading ``_stretches`` chose (it chooses only entries that show one)."""
+    assert reading.balance is not None
+    return reading.balance
 
 
 def _unknown(entry: Entry) -> bool:
@@ -250,14 +267,14 @@ def reconcile(ledger: Ledger) -> None:
         unknown = [entry for entry in between if _unknown(entry)]
         if not unknown:
             continue
-        spent = before.balance - after.balance
+        spent = _balance(before) - _balance(after)
         unexplained = spent - sum(entry.credits or 0 for entry in between if not _unknown(entry))
         if unexplained < 0:
             continue  # a grant or a refund nobody recorded: leave it to the reconciliation view
         weights = [max(len(entry.image_ids), 1) for entry in unknown]
         for entry, weight in zip(unknown, weights):
             entry.credits = unexplained * weight / sum(weights)
-            ledger.settle(entry.seq, entry.credits, "reconciled")
+            ledger.settle(_seq(entry), entry.credits, "reconciled")
         alone = len(unknown) == 1 and unknown[0].operation == "create" and unknown[0].image_ids
         if alone and unknown[0].style_id is not None:
             ledger.learn_price(f"style:{int(unknown[0].style_id)}", unexplained / len(unknown[0].image_ids),
@@ -270,7 +287,7 @@ def reconciliation(entries: list[Entry]) -> pd.DataFrame:
     import pandas as pd
 
     rows = [{"from": before.time, "to": after.time, "balance_before": before.balance,
-             "balance_after": after.balance, "spent_by_balance": before.balance - after.balance,
+             "balance_after": after.balance, "spent_by_balance": _balance(before) - _balance(after),
              "spent_by_ledger": sum(entry.credits or 0 for entry in between),
              "unknown": sum(_unknown(entry) for entry in between)}
             for before, after, between in _stretches(entries, quiet=True)]
