@@ -215,6 +215,8 @@ class UserOut(BaseModel):
 
 
 class UsageOut(BaseModel):
+    # A field the interface leaves out rather than nulls has a factory default: optional in the
+    # schema, and no `"default": null` in it (these models only document the answers).
     currentCredit: int
     additionalCredit: int
     maxCredit: int
@@ -223,7 +225,7 @@ class UsageOut(BaseModel):
     maxTtpCount: int
     editCount: int
     maxEditCount: int
-    postpaidUsageCount: int = Field(None, description="Postpaid accounts only (absent otherwise).")
+    postpaidUsageCount: int = Field(default_factory=int, description="Postpaid accounts only (absent otherwise).")
 
 
 class StyleOut(BaseModel):
@@ -277,15 +279,15 @@ class ImageMetaOut(BaseModel):
     generationStatus: Status
     generationError: str
     resolution: Resolution
-    ownerId: int = Field(None, description="Absent for public images (styles' thumbnails, collections).")
+    ownerId: int = Field(default_factory=int, description="Absent for public images (styles' thumbnails, collections).")
     bookmarked: bool
     Owner: dict[str, str]
     Upscaled: list[dict[str, Any]]
     DownloadLog: list[dict[str, int]]
-    CollectionInfo: dict[str, Any] = Field(None, description="Collection images only (absent otherwise).")
+    CollectionInfo: dict[str, Any] = Field(default_factory=dict, description="Collection images only (absent otherwise).")
     GenerationInfo: dict[str, str] = Field(description="blurReason; for a generated image also the groupId its "
                                                        "create sent (a sandbox extension)")
-    UpscaleInfo: dict[str, Any] = Field(None, description="Enhanced or upsized images only (absent otherwise).")
+    UpscaleInfo: dict[str, Any] = Field(default_factory=dict, description="Enhanced or upsized images only (absent otherwise).")
     Bought: list[dict[str, Any]]
     Likes: list[dict[str, Any]]
     Dislikes: list[dict[str, Any]]

@@ -61,7 +61,7 @@ def enterprise_view(enterprise: Enterprise, base_size: int) -> dict:
 
 
 def user_view(user: User, plan_view: dict, base_size: int, downloads: list[EnterpriseDownload]) -> dict:
-    view = {
+    view: dict[str, Any] = {
         "userId": user.user_id, "email": user.email, "name": user.name, "occupation": user.occupation,
         "business": user.business, "notifyAgree": False, "creditNotifyAgree": True,
         "tutorialFinished": True, "profileImage": f"/static/profiles/{user.user_id}.png",
@@ -133,7 +133,7 @@ def image_meta_view(image: Image, *, owner: User | None, upscaled: list[Image], 
                     tagged: bool = False) -> dict:
     """GET /api/images/{id}: the image with its upscales, downloads and collection data (objects the
     interface types as objects are left out when there is nothing to show, never null)."""
-    optional = {} if image.owner_id is None else {"ownerId": image.owner_id}  # public images have no owner
+    optional: dict[str, Any] = {} if image.owner_id is None else {"ownerId": image.owner_id}  # public images have no owner
     if collection is not None:
         optional["CollectionInfo"] = {
             "enabled": True, "is2x": collection.premium,
