@@ -33,7 +33,8 @@ _HTTP_NAMES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_la
 _HEADER_ERRORS = {"x-platform": "invalid_platform", "x-api-type": "invalid_api_type",
                   "x-request-id": "invalid_request_id"}
 
-ERROR_RESPONSES = {status: {"model": ErrorBody, "description": text} for status, text in (
+# FastAPI types responses= by its keys as int | str (a status, or "default" or "2XX").
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {status: {"model": ErrorBody, "description": text} for status, text in (
     (400, "Invalid input or Host"), (401, "Wrong or expired API key (admin token for /sandbox)"), (402, "Not enough credit"),
     (403, "Not logged in, or not allowed by the plan"), (404, "Not found"), (409, "Conflict"),
     (413, "Too large"), (415, "Unsupported media type"), (429, "Over a concurrency or rate limit"),
@@ -136,7 +137,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
         # Any other refusal from Starlette or FastAPI (a body they cannot parse) is a 400.
         name = _HTTP_NAMES.get(exc.status_code, "invalid_request" if exc.status_code < 500 else "internal_error")
         # Keep the exception's headers: a 405 names the methods that are allowed (Allow).
-        return error_response(SandboxError(name, str(exc.detail), headers=exc.headers))
+        return error_response(SandboxError(name, str(exc.detail), headers=dict(exc.headers or {})))
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> JSONResponse:

@@ -43,7 +43,7 @@ def watermark(pixels: np.ndarray) -> np.ndarray:
     height, width = pixels.shape[:2]
     unit = max(width, height) / 1024
     side = int(np.hypot(width, height)) + 1
-    layer = np.zeros((side, side), np.uint8)
+    layer: np.ndarray = np.zeros((side, side), np.uint8)  # then OpenCV's warp of it
     scale, thickness = 1.4 * unit, max(int(round(3 * unit)), 1)
     (text_w, text_h), _ = cv2.getTextSize(_MARK, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
     for row, y in enumerate(range(text_h, side, int(text_h * 4))):
@@ -108,7 +108,10 @@ class Renderer:
         if kind != "svg":
             check_output_size(image.width * scale, image.height * scale)
         if scale == 1 and (kind == "svg" or (kind == "png" and not marked)):
-            return self._store.path(image.vector_file if kind == "svg" else image.file_name), MEDIA_TYPES[kind]
+            name = image.vector_file if kind == "svg" else image.file_name
+            # the SVG was checked above; a COMPLETED image has its pixels (both set in one write)
+            assert name is not None
+            return self._store.path(name), MEDIA_TYPES[kind]
         name = f"{image.image_id}-{scale}x{'-marked' if marked and kind != 'svg' else ''}.{kind}"
         with self._stripes[zlib.crc32(name.encode()) % _STRIPES]:
             if not self._store.cached(name).exists():
@@ -129,8 +132,12 @@ class Renderer:
 
 
 def _render(image: Image, store: ImageStore, kind: str, scale: int, marked: bool) -> bytes:
+    # Renderer.file checked that the image is COMPLETED (its file set in the same write) and,
+    # for an SVG, that it was vectorized.
     if kind == "svg":
+        assert image.vector_file is not None
         return _scaled_svg(store.path(image.vector_file).read_text(), scale).encode()
+    assert image.file_name is not None
     pixels = store.read_pixels(image.file_name)
     if scale > 1:
         pixels = cv2.resize(pixels, (image.width * scale, image.height * scale), interpolation=cv2.INTER_LANCZOS4)

@@ -116,6 +116,7 @@ def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: s
         order.unit_price = credits.price(user, order.cost_type)
     else:
         order.mode = "reference"
+        assert body.image is not None  # exactly one of the three was given (checked above)
         order.reference, order.reference_id = read_reference(
             session, user, body.image, sandbox.store, host, sandbox.settings.max_upload_bytes,
             sandbox.settings.max_upload_pixels)

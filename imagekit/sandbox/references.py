@@ -60,4 +60,5 @@ def read_reference(session: Session, user: User, source: str, store: ImageStore,
         raise SandboxError("unsupported_image_source", "A reference image must be /api/images/<id>/binary of "
                            "your own image or a data: URL; other URLs are not fetched.")
     image = ready_image(session, user, int(path.group(1)))
+    assert image.file_name is not None  # a COMPLETED image has its file: both are set in one write
     return store.read_pixels(image.file_name)[..., :3], image.image_id

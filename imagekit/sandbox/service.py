@@ -91,8 +91,10 @@ class Sandbox:
         """A plan with its costs and models, loaded once: plans do not change while the sandbox runs."""
         if plan_id not in self._plans:
             with self.db.read() as session:
-                self._plans[plan_id] = session.get(
-                    Plan, plan_id, options=(selectinload(Plan.costs), selectinload(Plan.models)))
+                plan = session.get(Plan, plan_id, options=(selectinload(Plan.costs), selectinload(Plan.models)))
+            if plan is None:
+                raise LookupError(f"No plan {plan_id} in the sandbox's database.")
+            self._plans[plan_id] = plan
         return self._plans[plan_id]
 
     def plan_view(self, plan: Plan) -> dict:

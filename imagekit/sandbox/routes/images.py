@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -20,6 +20,8 @@ from ..schemas import CreateBody, CreateOut, ImageMetaOut
 from ..tables import Charge, Collection, DownloadLog, Image, Style, User
 from ..views import generated_image_view, image_meta_view
 
+_Row = TypeVar("_Row")
+
 router = APIRouter(prefix="/api/images", tags=["images"])
 
 
@@ -33,6 +35,7 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     with sandbox.db.write() as session:  # the slot and the charge together, or neither
         slot = sandbox.gate.acquire(session, user.user_id, credits.simultaneous_limit(user))
         payer = sandbox.db.locked(session, User, user.user_id)
+        assert payer is not None  # the caller was just authenticated, and the sandbox never deletes users
         charge, images = generation.start(session, sandbox, payer, order)
     image_ids = [image.image_id for image in images]
     if body.isAsync:  # the committed rows are the answer: the images are PENDING
@@ -40,10 +43,16 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     else:
         _draw_then_release(sandbox, order, image_ids, slot)
         with sandbox.db.read() as session:
-            payer = session.get(User, user.user_id, options=[lazyload(User.plan)])
-            charge = session.get(Charge, charge.charge_id)
-            images = [session.get(Image, image_id) for image_id in image_ids]
+            # Rows this request committed above: the sandbox never deletes users, charges or images.
+            payer = _present(session.get(User, user.user_id, options=[lazyload(User.plan)]))
+            charge = _present(session.get(Charge, charge.charge_id))
+            images = [_present(session.get(Image, image_id)) for image_id in image_ids]
     return _create_response(sandbox, payer, charge, images, order.style)
+
+
+def _present(row: _Row | None) -> _Row:
+    assert row is not None
+    return row
 
 
 def _draw_then_release(sandbox, order, image_ids: list[int], slot: int) -> None:
