@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
 import httpx
 
-from ._http import AsyncHTTP, LentTransport, SyncHTTP, Transport
+from ._http import AsyncHTTP, SyncHTTP, Transport
+from ._transport import LentTransport
 from .config import ClientOptions, Config
 from .errors import ConfigError
 from .resources.edits import AsyncEdits, Edits
