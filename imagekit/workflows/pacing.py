@@ -1,41 +1,57 @@
 """When to poll a PENDING generation: learned from how long generations take, so the first poll
 lands just after the images are done and a slot is never held idle waiting for a late poll.
 
-Each settled generation gives a bracket on its duration: it was still PENDING at the last poll
-that said so, and done by the poll that saw it done. The duration is learned from the bracket's
-middle. A generation the *first* poll already found done gives only an upper bound (it may have
-finished long before), so the estimate is nudged down until a first poll sees PENDING again; an
-estimate that learned only from the moments its own polls landed would never come down.
+Times count from the moment the create was sent: the service's generation time runs from the
+request's arrival, while the answer's own time varies with the service's load.
+
+A first poll that comes too early costs a second poll (a round trip and a pause); one that comes
+late costs only its lateness. So the first poll aims at a high share of the ends (``ON_TIME``), not
+at their middle: each early first poll moves the aim later (at least to the middle of the bracket
+its polls put around the end), each late one moves it a little earlier. Late ones in a row move it
+faster and faster, so an aim learned while the service was slow comes down within a few rows.
 """
 
 from __future__ import annotations
 
 __all__ = ["Pace"]
 
+ON_TIME = 0.75
+"""The share of first polls that should find the generation done."""
+STEP = 0.08
+"""How far one poll moves the aim, as a share of the aim."""
+LATE_RUN = 3
+"""Late first polls in a row after which each further one moves the aim twice as far."""
+
 
 class Pace:
-    """The learned duration of a generation, counted from its create's answer."""
+    """When to poll a generation, counted from the moment its create was sent."""
 
     def __init__(self, poll_interval: float) -> None:
         self.poll_interval = poll_interval
         """Shortest pause between two polls of one generation."""
-        self.duration: float | None = None
-        """Seconds a generation takes, learned; None until one has been seen."""
+        self.due: float | None = None
+        """Seconds after the create to poll first, learned; None until a generation was seen."""
+        self._late_run = 0
 
     def first_poll(self) -> float:
-        """Seconds after the answer to poll first (at once until something is learned)."""
-        return self.duration or 0.0
+        """Seconds after the create to poll first (at once until something is learned)."""
+        return self.due or 0.0
 
     def interval(self) -> float:
         """Pause between polls once a generation is due: slow generations are polled less often."""
-        return max(self.poll_interval, (self.duration or 0.0) / 10)
+        return max(self.poll_interval, (self.due or 0.0) / 50)
 
     def learn(self, pending_at: float | None, done_at: float) -> None:
-        """A generation seen PENDING ``pending_at`` seconds after its answer (None: never, the first
-        poll found it done) and done ``done_at`` seconds after it (when that poll was sent)."""
-        if pending_at is None:
-            upper = done_at if self.duration is None else min(done_at, self.duration)
-            self.duration = max(0.0, upper - max(self.poll_interval, 0.05 * upper))
-        else:
-            middle = (pending_at + done_at) / 2
-            self.duration = middle if self.duration is None else 0.5 * self.duration + 0.5 * middle
+        """A generation seen PENDING by the poll sent ``pending_at`` seconds after its create (None:
+        never, the first poll found it done) and done by the poll sent ``done_at`` seconds after."""
+        if self.due is None:
+            self.due = done_at if pending_at is None else (pending_at + done_at) / 2
+            return
+        step = STEP * self.due
+        if pending_at is None:  # on time or late: by how much is unknown, so come earlier a little
+            self._late_run += 1
+            speedup = min(2 ** max(0, self._late_run - LATE_RUN), 32)
+            self.due = max(0.0, self.due - (1 - ON_TIME) * step * speedup)
+        else:  # early: the end lies between the two polls
+            self._late_run = 0
+            self.due = max(self.due + ON_TIME * step, (pending_at + done_at) / 2)

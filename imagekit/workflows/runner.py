@@ -105,9 +105,11 @@ class Runner:
         self.reserved = 0.0
         self.stopped: str | None = None
         self.pace = Pace(options.poll_interval)
-        self._poll_policy = replace(client.config.retry, max_retries=0)
         """When to poll a generation (learned from those settled)."""
+        self._poll_policy = replace(client.config.retry, max_retries=0)
         self._refusals = 0
+        self._sent: dict[str, float] = {}
+        """When each row's create left (monotonic): its generation's time counts from there."""
 
     async def run(self) -> None:
         """Run every row not finished yet."""
@@ -192,6 +194,7 @@ class Runner:
         entry.group_id = f"{row.key}.{entry.attempts}"
         entry.status, entry.low_id, entry.sent_at, entry.error = "sent", self.frontier, time.time(), None
         self.journal.save(entry)  # before the request leaves: a crash from here on is in doubt
+        self._sent[row.key] = time.monotonic()
         try:
             result = await self.client.images.create(**row.options, is_async=not self.tagged,
                                                      group_id=entry.group_id)
@@ -282,13 +285,15 @@ class Runner:
 
     async def _settle(self, row: Row, entry: Entry) -> None:
         """Wait until no image of the row is PENDING (holding the row's place in the window)."""
-        started = time.monotonic()
+        # Counted from the create's sending, not its answer: the service's generation time runs from
+        # its arrival, while the answer's own time varies with the load.
+        started = self._sent.pop(row.key, None) or time.monotonic()
         # Images still generating, and finished ones whose price is unknown (their metadata tells it).
         pending = [image for image in entry.images if image["status"] in (None, PENDING) or "guess" in image]
         # A synchronous answer brings finished images: nothing to wait for.
         polled = any(image["status"] in (None, PENDING) for image in pending)
         if polled:  # poll when the generation is due: each poll late is a slot left idle
-            await anyio.sleep(self.pace.first_poll())
+            await anyio.sleep(max(0.0, started + self.pace.first_poll() - time.monotonic()))
         deadline = started + self.options.timeout
         seen_pending: float | None = None  # when the last poll that saw the row PENDING was sent
         while pending and (asked := time.monotonic()) < deadline:
