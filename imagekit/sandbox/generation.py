@@ -151,14 +151,17 @@ def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, 
     return charge, images
 
 
-def draw(sandbox, order: Order, image_ids: list[int]) -> None:
-    """Render each PENDING image and settle it; failures are refunded, never half-written.
+def draw(sandbox, order: Order, image_ids: list[int], slot: int) -> None:
+    """Render each PENDING image and settle it; failures are refunded, never half-written. The
+    last image to settle gives the request's concurrency ``slot`` back in the same transaction, so
+    nobody sees the request done while it still holds the slot.
 
     An image settles no sooner than ``latency`` seconds after its create was accepted: the simulated
     service's generation time, whatever part of it checking, charging and drawing took."""
     look = order.style.look if order.style else order.collection.look if order.collection else None
     palette = [tuple(c) for c in order.collection.palette] if order.collection else None
     for image_id in image_ids:
+        last = slot if image_id == image_ids[-1] else None
         with sandbox.db.read() as session:
             image = session.get(Image, image_id)
         request = GenerationRequest(prompt=image.prompt, width=image.width, height=image.height,
@@ -171,18 +174,22 @@ def draw(sandbox, order: Order, image_ids: list[int]) -> None:
             pixels = sandbox.engine_for(order.model).generate(request)
             name = sandbox.store.write_pixels(image_id, pixels)
             jobs.wait(sandbox.settings.latency, since=order.accepted)
-            settle(sandbox, image_id, name=name)
+            settle(sandbox, image_id, name=name, slot=last)
         except Exception as exc:  # any failure of one image fails that image alone, refunded
             if not isinstance(exc, SandboxError | InjectedFailure):
                 log.exception("generation of image %s failed", image_id)
             sandbox.store.delete(name)
             jobs.wait(sandbox.settings.latency, since=order.accepted)
-            settle(sandbox, image_id, error=getattr(exc, "message", None) or "The generation failed.")
+            settle(sandbox, image_id, error=getattr(exc, "message", None) or "The generation failed.", slot=last)
 
 
-def settle(sandbox, image_id: int, *, name: str | None = None, error: str | None = None) -> None:
-    """Mark an image COMPLETED with its file, or FAILED with its share of the charge refunded."""
+def settle(sandbox, image_id: int, *, name: str | None = None, error: str | None = None,
+           slot: int | None = None) -> None:
+    """Mark an image COMPLETED with its file, or FAILED with its share of the charge refunded; give
+    ``slot`` back with it."""
     with sandbox.db.write() as session:
+        if slot is not None:
+            sandbox.gate.release(slot, session)
         image = session.get(Image, image_id)
         if error is None:
             image.status, image.file_name = "COMPLETED", name

@@ -67,9 +67,13 @@ class ConcurrencyGate:
     def _count(session: Session, user_id: int) -> int:
         return session.scalar(select(func.count()).select_from(RunningSlot).where(RunningSlot.user_id == user_id)) or 0
 
-    def release(self, slot_id: int) -> None:
-        with self._db.write() as session:
-            session.execute(delete(RunningSlot).where(RunningSlot.slot_id == slot_id))
+    def release(self, slot_id: int, session: Session | None = None) -> None:
+        """Give the slot back, in ``session``'s transaction when given (giving it back twice is harmless)."""
+        if session is None:
+            with self._db.write() as session:
+                self.release(slot_id, session)
+            return
+        session.execute(delete(RunningSlot).where(RunningSlot.slot_id == slot_id))
 
     @contextmanager
     def slot(self, user_id: int, limit: int) -> Iterator[None]:

@@ -129,8 +129,7 @@ def _image_ref(image: Image) -> dict:
 
 
 def image_meta_view(image: Image, *, owner: User | None, upscaled: list[Image], downloads: list,
-                    collection=None, style: Style | None = None, source: Image | None = None,
-                    tagged: bool = False) -> dict:
+                    collection=None, source: Image | None = None, tagged: bool = False) -> dict:
     """GET /api/images/{id}: the image with its upscales, downloads and collection data (objects the
     interface types as objects are left out when there is nothing to show, never null)."""
     optional: dict[str, Any] = {} if image.owner_id is None else {"ownerId": image.owner_id}  # public images have no owner
@@ -141,7 +140,7 @@ def image_meta_view(image: Image, *, owner: User | None, upscaled: list[Image], 
             "CollectionKoTags": [{"title": t} for t in collection.tags_ko],
             "Style": {"main": collection.look, "mainText": collection.name},
             "Theme": [{"code": collection.look, "nameText": collection.name}], "promptText": image.prompt}
-    if source is not None and image.mode in ("enhance", "upsize"):
+    if source is not None:  # the image is an upscale of ``source``
         optional["UpscaleInfo"] = {"imageId": source.image_id, "scaleSize": image.scale_size, "Image": _image_ref(source)}
     return {
         "imageId": image.image_id, "creditCost": image.credit_cost, "createdAt": iso(image.created_at),

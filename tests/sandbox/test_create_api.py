@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import make_user
-from tests.helpers import assert_error, on_both_databases
+from tests.helpers import assert_error, on_both_databases, wait_until
 
 pytestmark = on_both_databases
 
@@ -115,6 +115,19 @@ def test_async_returns_pending_then_completes(api):
             assert time.monotonic() < deadline
             time.sleep(0.05)
         assert meta["generationStatus"] == "COMPLETED"
+
+
+def test_a_generation_seen_done_no_longer_holds_its_slot(sandbox, client_for):
+    # The last image's settling gives the slot back in its own transaction: once a poll sees the
+    # request done, the next create is never refused for the plan's limit (a free plan: one at a time).
+    api = client_for("free")
+    user_id = api.get("/api/users/me").json()["userId"]
+    for _ in range(6):
+        images = create(api, isAsync=True, count=2).json()["images"]
+        for image in images:
+            wait_until(lambda image=image: api.get(f"/api/images/{image['imageId']}").json()["generationStatus"]
+                       != "PENDING", what=f"image {image['imageId']} done")
+        assert sandbox.sandbox.gate.running(user_id) == 0
 
 
 def test_failed_generation_is_refunded(own_sandbox):

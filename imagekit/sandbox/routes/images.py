@@ -17,10 +17,12 @@ from ..engines.edits.codecs import encode_image
 from ..errors import SandboxError
 from ..extensions import charge_headers
 from ..schemas import CreateBody, CreateOut, ImageMetaOut
-from ..tables import Charge, Collection, DownloadLog, Image, Style, User
+from ..tables import Charge, Collection, DownloadLog, Image, User
 from ..views import generated_image_view, image_meta_view
 
 _Row = TypeVar("_Row")
+UPSCALES = ("enhance", "upsize")
+"""Edit modes whose result is an upscale of its source (listed in the source's ``Upscaled``)."""
 
 router = APIRouter(prefix="/api/images", tags=["images"])
 
@@ -34,7 +36,7 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
                                    request.headers.get("host", ""), request.scope["arrived"])
     with sandbox.db.write() as session:  # the slot and the charge together, or neither
         slot = sandbox.gate.acquire(session, user.user_id, credits.simultaneous_limit(user))
-        payer = sandbox.db.locked(session, User, user.user_id)
+        payer = session.get(User, user.user_id)  # read and locked by the gate, in this session
         assert payer is not None  # the caller was just authenticated, and the sandbox never deletes users
         charge, images = generation.start(session, sandbox, payer, order)
     image_ids = [image.image_id for image in images]
@@ -57,9 +59,10 @@ def _present(row: _Row | None) -> _Row:
 
 def _draw_then_release(sandbox, order, image_ids: list[int], slot: int) -> None:
     try:
-        generation.draw(sandbox, order, image_ids)
-    finally:
+        generation.draw(sandbox, order, image_ids, slot)
+    except BaseException:  # the last image did not settle, so the slot was not given back with it
         sandbox.gate.release(slot)
+        raise
 
 
 def _create_response(sandbox, payer: User, charge: Charge, images: list[Image], style) -> JSONResponse:
@@ -90,17 +93,19 @@ def image_meta(id: ImageId, sandbox: SandboxDep, user: CurrentUser) -> dict:
     """Metadata of one image."""
     with sandbox.db.read() as session:
         image = visible_image(session, user, id)
-        upscaled = session.scalars(select(Image).where(Image.source_id == id, Image.mode.in_(("enhance", "upsize")),
-                                                       Image.status == "COMPLETED")).all()
+        # Only a finished image can have been upscaled or downloaded: a poll of a PENDING one reads one row.
+        finished = image.status == "COMPLETED"
+        upscaled = session.scalars(select(Image).where(Image.source_id == id, Image.mode.in_(UPSCALES),
+                                                       Image.status == "COMPLETED")).all() if finished else []
         # A viewer sees their own downloads only: other users' ids are theirs to keep.
         downloads = session.scalars(select(DownloadLog).where(DownloadLog.image_id == id,
                                                               DownloadLog.user_id == user.user_id)
-                                    .order_by(DownloadLog.download_id.desc()).limit(50)).all()
+                                    .order_by(DownloadLog.download_id.desc()).limit(50)).all() if finished else []
+        upscaled_from = image.source_id if image.mode in UPSCALES else None
         return image_meta_view(
-            image, owner=_owner(session, user, image), upscaled=list(upscaled),
-            downloads=list(downloads), collection=session.get(Collection, image.member_of) if image.member_of else None,
-            style=session.get(Style, image.style_id) if image.style_id else None,
-            source=session.get(Image, image.source_id) if image.source_id else None,
+            image, owner=_owner(session, user, image), upscaled=list(upscaled), downloads=list(downloads),
+            collection=session.get(Collection, image.member_of) if image.member_of else None,
+            source=session.get(Image, upscaled_from) if upscaled_from else None,
             tagged=not sandbox.settings.spec_exact)
 
 
