@@ -19,6 +19,7 @@ from .errors import SandboxError
 from .extensions import spec_openapi
 from .faults import FaultMiddleware
 from .hosts import HostCheckMiddleware
+from .image_meta import ImageMeta
 from .limits import BodyLimitMiddleware
 from .reads import LoopReader, PreparedRead
 from .routes import control, edits, images, prompts, users
@@ -109,6 +110,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
                   responses=ERROR_RESPONSES)
     app.state.sandbox = sandbox
     app.state.callers = callers
+    app.state.image_meta = ImageMeta(shared_reader, tagged=not settings.spec_exact)
     app.state.rendered = RenderedViews()
     app.include_router(users.router)
     app.include_router(edits.router)

@@ -9,19 +9,17 @@ a key removed or expired by anyone is refused on the next request. The read runs
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import bindparam, select
-from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from starlette.concurrency import run_in_threadpool
 
 from . import credits
 from .accounts import cookie_session_id, key_matches, key_prefix
 from .errors import SandboxError
-from .reads import LoopReader, PreparedRead
+from .reads import LoopReader, PreparedRead, detached
 from .service import Sandbox
 from .tables import ApiKey, Enterprise, LoginSession, Model, State, User, enterprise_models
 
@@ -39,8 +37,6 @@ _BY_LOGIN = (select(_LOGINS.c.expires_at, *_CALLER)
 _BY_ID = select(*_CALLER).select_from(_WITH_ENTERPRISE).where(_USERS.c.user_id == bindparam("user_id"))
 _COOKIE_SECRET = select(State.__table__.c.value).where(State.__table__.c.key == "cookie_secret")
 
-_Mapped = TypeVar("_Mapped", User, Enterprise)
-
 
 @dataclass(frozen=True)
 class Caller:
@@ -49,17 +45,6 @@ class Caller:
 
     user: User
     row: tuple[Any, ...]
-
-
-def _detached(cls: type[_Mapped], fields: Sequence[str], values: Sequence[Any]) -> _Mapped:
-    """An instance of ``cls`` as if loaded by a session that has since closed.
-
-    Filling the instance's dict is what SQLAlchemy's own loader does; building it through the
-    constructor would record every value as a change to flush, and cost four times as much."""
-    instance: _Mapped = cls.__mapper__.class_manager.new_instance()
-    instance.__dict__.update(zip(fields, values, strict=True))
-    make_transient_to_detached(instance)
-    return instance
 
 
 class Callers:
@@ -113,11 +98,11 @@ class Callers:
 
     def _user(self, row: tuple[Any, ...]) -> User:
         split = len(_USER_FIELDS)
-        user = _detached(User, _USER_FIELDS, row[:split])
+        user = detached(User, _USER_FIELDS, row[:split])
         set_committed_value(user, "plan", self._sandbox.plan(user.plan_id))
         enterprise = None
         if row[split] is not None:
-            enterprise = _detached(Enterprise, _ENTERPRISE_FIELDS, row[split:])
+            enterprise = detached(Enterprise, _ENTERPRISE_FIELDS, row[split:])
             set_committed_value(enterprise, "models", self._enterprise_models(enterprise.enterprise_id))
         set_committed_value(user, "enterprise", enterprise)
         return user

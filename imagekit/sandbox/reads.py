@@ -11,12 +11,15 @@ through a session, on SQLite or PostgreSQL. Only reads go this way; every write 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import Select
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, make_transient_to_detached
 from sqlalchemy.pool import PoolProxiedConnection
+
+_Mapped = TypeVar("_Mapped", bound=DeclarativeBase)
 
 
 class PreparedRead:
@@ -33,18 +36,32 @@ class PreparedRead:
 
     def first(self, connection: PoolProxiedConnection, **params: Any) -> tuple[Any, ...] | None:
         """The first row (converted to Python values), or None."""
+        rows = self.rows(connection, limit=1, **params)
+        return rows[0] if rows else None
+
+    def rows(self, connection: PoolProxiedConnection, limit: int | None = None, **params: Any) -> list[tuple[Any, ...]]:
+        """Every row (or the first ``limit``), converted to Python values."""
         bound = self._compiled.construct_params(params)
         arguments = tuple(bound[name] for name in self._order) if self._order else bound
         cursor = connection.cursor()
         try:
             cursor.execute(self._sql, arguments)
-            row = cursor.fetchone()
+            found = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
         finally:
             cursor.close()
-        if row is None:
-            return None
-        return tuple(value if convert is None or value is None else convert(value)
-                     for convert, value in zip(self._convert, row, strict=True))
+        return [tuple(value if convert is None or value is None else convert(value)
+                      for convert, value in zip(self._convert, row, strict=True)) for row in found]
+
+
+def detached(cls: type[_Mapped], fields: Sequence[str], values: Sequence[Any]) -> _Mapped:
+    """An instance of ``cls`` as if loaded by a session that has since closed.
+
+    Filling the instance's dict is what SQLAlchemy's own loader does; building it through the
+    constructor would record every value as a change to flush, and cost four times as much."""
+    instance: _Mapped = cls.__mapper__.class_manager.new_instance()
+    instance.__dict__.update(zip(fields, values, strict=True))
+    make_transient_to_detached(instance)
+    return instance
 
 
 class LoopReader:
@@ -65,11 +82,17 @@ class LoopReader:
         self._lock = threading.Lock()
 
     def first(self, read: PreparedRead, **params: Any) -> tuple[Any, ...] | None:
+        """``read``'s first row, or None."""
+        rows = self.rows(read, limit=1, **params)
+        return rows[0] if rows else None
+
+    def rows(self, read: PreparedRead, limit: int | None = None, **params: Any) -> list[tuple[Any, ...]]:
+        """``read``'s rows (the first ``limit``)."""
         dbapi_error = self.engine.dialect.loaded_dbapi.Error
         for attempt in (1, 2):
             connection = self._connection()
             try:
-                row = read.first(connection, **params)
+                rows = read.rows(connection, limit, **params)
             except dbapi_error as exc:
                 if attempt == 2 or not self.engine.dialect.is_disconnect(exc, connection.driver_connection, None):
                     connection.rollback()
@@ -78,7 +101,7 @@ class LoopReader:
                 continue
             if not self._autocommit:
                 connection.rollback()
-            return row
+            return rows
         raise AssertionError("unreachable: the second attempt returns or raises")
 
     def _connection(self) -> PoolProxiedConnection:

@@ -19,8 +19,9 @@ ON_TIME = 0.75
 """The share of first polls that should find the generation done."""
 STEP = 0.08
 """How far one poll moves the aim, as a share of the aim."""
-LATE_RUN = 3
-"""Late first polls in a row after which each further one moves the aim twice as far."""
+LATE_RUN = 10
+"""Late first polls in a row (unlikely while the aim is right) after which each further one moves
+the aim twice as far."""
 
 
 class Pace:

@@ -7,7 +7,6 @@ from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
-from sqlalchemy import select
 from sqlalchemy.orm import lazyload
 
 from .. import credits, generation
@@ -16,13 +15,12 @@ from ..deps import ApiTypeHeader, CurrentUser, ImageId, PlatformHeader, SandboxD
 from ..engines.edits.codecs import encode_image
 from ..errors import SandboxError
 from ..extensions import charge_headers
+from ..image_meta import ImageMeta
 from ..schemas import CreateBody, CreateOut, ImageMetaOut
 from ..tables import Charge, Collection, DownloadLog, Image, User
-from ..views import generated_image_view, image_meta_view
+from ..views import generated_image_view
 
 _Row = TypeVar("_Row")
-UPSCALES = ("enhance", "upsize")
-"""Edit modes whose result is an upscale of its source (listed in the source's ``Upscaled``)."""
 
 router = APIRouter(prefix="/api/images", tags=["images"])
 
@@ -89,30 +87,10 @@ def visible_image(session, user: User, image_id: int, collection: bool = False) 
 
 
 @router.get("/{id}", response_model=None, responses={200: {"model": ImageMetaOut}})
-def image_meta(id: ImageId, sandbox: SandboxDep, user: CurrentUser) -> dict:
+async def image_meta(id: ImageId, request: Request, user: CurrentUser) -> dict:
     """Metadata of one image."""
-    with sandbox.db.read() as session:
-        image = visible_image(session, user, id)
-        # Only a finished image can have been upscaled or downloaded: a poll of a PENDING one reads one row.
-        finished = image.status == "COMPLETED"
-        upscaled = session.scalars(select(Image).where(Image.source_id == id, Image.mode.in_(UPSCALES),
-                                                       Image.status == "COMPLETED")).all() if finished else []
-        # A viewer sees their own downloads only: other users' ids are theirs to keep.
-        downloads = session.scalars(select(DownloadLog).where(DownloadLog.image_id == id,
-                                                              DownloadLog.user_id == user.user_id)
-                                    .order_by(DownloadLog.download_id.desc()).limit(50)).all() if finished else []
-        upscaled_from = image.source_id if image.mode in UPSCALES else None
-        return image_meta_view(
-            image, owner=_owner(session, user, image), upscaled=list(upscaled), downloads=list(downloads),
-            collection=session.get(Collection, image.member_of) if image.member_of else None,
-            source=session.get(Image, upscaled_from) if upscaled_from else None,
-            tagged=not sandbox.settings.spec_exact)
-
-
-def _owner(session, caller: User, image: Image) -> User | None:
-    if image.owner_id is None:
-        return None
-    return caller if image.owner_id == caller.user_id else session.get(User, image.owner_id)
+    meta: ImageMeta = request.app.state.image_meta
+    return meta.document(user, id)
 
 
 @router.get("/{id}/binary", response_class=Response,
