@@ -17,9 +17,9 @@ __all__ = ["Pace"]
 
 ON_TIME = 0.75
 """The share of first polls that should find the generation done."""
-STEP = 0.08
+STEP = 0.03
 """How far one poll moves the aim, as a share of the aim."""
-LATE_RUN = 10
+LATE_RUN = 8
 """Late first polls in a row (unlikely while the aim is right) after which each further one moves
 the aim twice as far."""
 
@@ -51,7 +51,7 @@ class Pace:
         step = STEP * self.due
         if pending_at is None:  # on time or late: by how much is unknown, so come earlier a little
             self._late_run += 1
-            speedup = min(2 ** max(0, self._late_run - LATE_RUN), 32)
+            speedup = min(2 ** max(0, self._late_run - LATE_RUN), 64)
             self.due = max(0.0, self.due - (1 - ON_TIME) * step * speedup)
         else:  # early: the end lies between the two polls
             self._late_run = 0

@@ -37,7 +37,7 @@ def test_most_first_polls_find_the_generation_done_and_few_are_late_by_much(poll
     pace = Pace(poll_interval=0.01)
     settled = jittered(pace, 600, poll_takes)[100:]
     on_time = sum(polls == 1 for polls, _ in settled) / len(settled)
-    assert ON_TIME - 0.15 <= on_time <= ON_TIME + 0.15
+    assert on_time >= ON_TIME - 0.15  # more when polls are slow: the bracket's middle lies later
     assert statistics.mean(polls for polls, _ in settled) < 1.45
     # Known done within about one poll's time plus a little of the ends' spread.
     assert statistics.mean(idle for _, idle in settled) < poll_takes + 0.02
