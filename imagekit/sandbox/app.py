@@ -13,17 +13,16 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .callers import Callers
+from .callers import KEY_READ, Callers
 from .deps import with_cookie_scheme
 from .errors import SandboxError
 from .extensions import spec_openapi
 from .faults import FaultMiddleware
 from .hosts import HostCheckMiddleware
 from .limits import BodyLimitMiddleware
-from .reads import LoopReader, PreparedRead
 from .routes import control, edits, images, prompts, users
 from .schemas import ErrorBody
-from .service import SHARED_STATE, Sandbox
+from .service import Sandbox
 from .settings import SandboxSettings
 from .views import RenderedViews
 
@@ -70,17 +69,19 @@ class _StampArrival:
 
 class _RefreshShared:
     """On a database several workers share: read what another worker may have changed (clock,
-    faults) before each request, so a request that follows a change sees it, in any worker. One
-    small read on the event loop's kept connection (see :mod:`.reads`), not a session per request."""
+    faults) before each request, so a request that follows a change sees it, in any worker; an
+    ``/api/`` request's API key is read with it, in one statement (``Callers.refresh_shared``)."""
 
-    def __init__(self, app: ASGIApp, sandbox: Sandbox, reader: LoopReader) -> None:
-        self.app, self.sandbox, self.reader = app, sandbox, reader
-        self.read = PreparedRead(SHARED_STATE, sandbox.db.engine)
+    def __init__(self, app: ASGIApp, callers: Callers) -> None:
+        self.app, self.callers = app, callers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            clock, faults = self.reader.first(self.read) or (None, None)
-            self.sandbox.load_shared(clock, faults)
+            # The first X-Api-Key, as Starlette's request.headers.get gives it to the dependency.
+            key = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"x-api-key"), None)
+            read = self.callers.refresh_shared(key if scope["path"].startswith("/api/") else None)
+            if read is not None:
+                scope[KEY_READ] = read
         await self.app(scope, receive, send)
 
 
@@ -91,7 +92,6 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     starts; the workers of a multi-worker serve are not owners: their parent did both, once."""
     sandbox = sandbox or Sandbox(settings)
     callers = Callers(sandbox)
-    shared_reader = LoopReader(sandbox.db.engine)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -100,7 +100,6 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
             sandbox.recover()
         yield
         callers.close()
-        shared_reader.close()
         sandbox.close()
 
     app = FastAPI(title="imagekit sandbox", version="1.1", lifespan=lifespan,
@@ -147,6 +146,6 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)
     app.add_middleware(FaultMiddleware, faults=sandbox.faults)
     if sandbox.db.shared:
-        app.add_middleware(_RefreshShared, sandbox=sandbox, reader=shared_reader)
+        app.add_middleware(_RefreshShared, callers=callers)
     app.add_middleware(HostCheckMiddleware, allowed=settings.allowed_hosts)
     return app
