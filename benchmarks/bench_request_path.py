@@ -12,7 +12,8 @@ a team's several clients, each with its own pool) driven by one asyncio loop in 
 requests, each answer read to its end and checked to be a 200). The connections are opened together,
 as a client's pool is. On 2 cores the load generator, the server's workers and PostgreSQL share the
 CPUs, so each row also prints the CPU time per request of each (Linux ``/proc``: the client, the
-server's processes, PostgreSQL's backends) and how many cores they kept busy in all. In each of
+server's processes, PostgreSQL's backends), how many cores they kept busy in all, and per round how
+many the whole machine did (the difference went to other processes on a shared machine). In each of
 ``--rounds`` rounds every row is driven for ``--seconds`` in turn, and a row's ratio to bare
 Starlette is taken within the round: load from elsewhere on a shared machine drifts slowly, so it
 hits both sides of a ratio alike. The medians over the rounds are printed, with each round's figure.
@@ -117,10 +118,21 @@ def tree_cpu(pid: int | None) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def machine_cpu() -> float:
+    """CPU seconds every process on the machine has used (not idle, not waiting on I/O): /proc/stat."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return 0.0
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(value) for value in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Drive:
     """One row driven once: answers per second, the workers that answered, and CPU seconds per
-    request of the load generator, the server and its PostgreSQL; ``busy``: cores they kept busy."""
+    request of the load generator, the server and its PostgreSQL; ``busy``: cores they kept busy;
+    ``machine``: cores the whole machine kept busy (the rest went to processes outside the benchmark)."""
 
     rate: float
     workers: int
@@ -128,6 +140,7 @@ class Drive:
     server: float
     database: float
     busy: float
+    machine: float
 
 
 @contextmanager
@@ -207,12 +220,15 @@ async def _drive(url: str, key: str, seconds: float, connections: int) -> tuple[
 
 def drive(server: Server, seconds: float, connections: int) -> Drive:
     """Drive ``server`` for ``seconds``, measuring the CPU every party spent meanwhile."""
-    before = (time.perf_counter(), time.process_time(), tree_cpu(server.process.pid), tree_cpu(server.database))
+    def now() -> tuple[float, ...]:
+        return (time.perf_counter(), time.process_time(), tree_cpu(server.process.pid), tree_cpu(server.database),
+                machine_cpu())
+
+    before = now()
     done, answered = asyncio.run(_drive(server.url, server.key, seconds, connections))
-    after = (time.perf_counter(), time.process_time(), tree_cpu(server.process.pid), tree_cpu(server.database))
-    wall, client, served, database = (end - start for start, end in zip(before, after, strict=True))
+    wall, client, served, database, machine = (end - start for start, end in zip(before, now(), strict=True))
     return Drive(done / wall, len(answered), client / done, served / done, database / done,
-                 (client + served + database) / wall)
+                 (client + served + database) / wall, machine / wall)
 
 
 def measure(sandboxes: list[Row], seconds: float, rounds: int, connections: int,
@@ -285,14 +301,15 @@ def report(drives: dict[str, list[Drive]], sandboxes: list[Row], args: argparse.
     print(f"GET {PATH}: {args.connections} keep-alive connections, {args.rounds} rounds x {args.seconds:g} s "
           f"per row, rows in turn within each round")
     print(f"  {'':34}{'req/s':>8}{'of bare':>9}   {'CPU us/request: client server postgres':>40}"
-          f"{'cores':>7}   req/s per round")
+          f"{'cores':>7}   req/s (cores: ours/machine) per round")
     for row in [*sandboxes, BARE]:
         ratio = statistics.median(mine / theirs for mine, theirs in zip(rates[row.name], bare, strict=True))
         cpu = [statistics.median(getattr(one, part) for one in drives[row.name]) * 1e6
                for part in ("client", "server", "database")]
         busy = statistics.median(one.busy for one in drives[row.name])
         print(f"  {row.name:34}{statistics.median(rates[row.name]):8.0f}{ratio:9.2f}   {'':14}"
-              f"{cpu[0]:7.0f}{cpu[1]:7.0f}{cpu[2]:9.0f}   {busy:7.2f}   {', '.join(map(str, rates[row.name]))}")
+              f"{cpu[0]:7.0f}{cpu[1]:7.0f}{cpu[2]:9.0f}   {busy:7.2f}   "
+              f"{', '.join(f'{one.rate:.0f} ({one.busy:.1f}/{one.machine:.1f})' for one in drives[row.name])}")
     if POSTGRES_ONE in rates and POSTGRES_TWO in rates:
         one, two = rates[POSTGRES_ONE], rates[POSTGRES_TWO]
         ratios = [b / a for a, b in zip(one, two, strict=True)]
