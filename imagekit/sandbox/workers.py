@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .settings import SandboxSettings
+
 if TYPE_CHECKING:
     import uvicorn
 
-from .settings import SandboxSettings
-
 SETTINGS_VARIABLE = "IMAGEKIT_SANDBOX_WORKER_SETTINGS"
+_log = logging.getLogger("uvicorn.error")
 
 
 def settings_to_json(settings: SandboxSettings) -> str:
@@ -125,6 +126,3 @@ class Supervisor:
             process.terminate()
         for process in processes:
             process.join()
-
-
-_log = logging.getLogger("uvicorn.error")
