@@ -116,7 +116,7 @@ def _allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from .sandbox import is_loopback, listening_socket
+    from .sandbox import is_loopback, listening_sockets
     from .sandbox.app import create_app
     from .sandbox.datadir import DataDirError
     from .sandbox.faults import quiet_dropped_connections
@@ -134,7 +134,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         sandbox.claim()
         try:
-            sock = listening_socket(args.host, args.port)
+            sockets = listening_sockets(args.host, args.port, args.workers)
         except OSError as exc:
             raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     except BaseException:
@@ -143,7 +143,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not is_initialized(sandbox):
         print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
     quiet_dropped_connections()
-    port = sock.getsockname()[1]
+    port = sockets[0].getsockname()[1]
     mode = ", spec-exact" if args.spec_exact else ""
     workers = f", {args.workers} workers" if args.workers > 1 else ""
     print(f"Serving the imagekit sandbox on http://{args.host}:{port} (latency {args.latency}s{mode}{workers})",
@@ -155,13 +155,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         sandbox.recover()  # once, here: in a worker it would fail the others' work in flight
         sandbox.db.dispose()
         try:
-            serve_workers(sandbox.settings, sock, args.workers, args.log_level)
+            serve_workers(sandbox.settings, sockets, args.workers, args.log_level)
         finally:
             sandbox.close()
         return 0
     config = uvicorn.Config(create_app(sandbox.settings, sandbox), log_level=args.log_level,
                             access_log=args.log_level == "debug")
-    uvicorn.Server(config).run(sockets=[sock])
+    uvicorn.Server(config).run(sockets=sockets)
     return 0
 
 

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .callers import Callers
+from .callers import KEY_READ, Callers
 from .deps import with_cookie_scheme
 from .errors import SandboxError
 from .extensions import spec_openapi
@@ -21,10 +21,10 @@ from .faults import FaultMiddleware
 from .hosts import HostCheckMiddleware
 from .image_meta import ImageMeta
 from .limits import BodyLimitMiddleware
-from .reads import LoopReader, PreparedRead
+from .reads import LoopReader
 from .routes import control, edits, images, prompts, users
 from .schemas import ErrorBody
-from .service import SHARED_STATE, Sandbox
+from .service import Sandbox
 from .settings import SandboxSettings
 from .views import RenderedViews
 
@@ -71,17 +71,19 @@ class _StampArrival:
 
 class _RefreshShared:
     """On a database several workers share: read what another worker may have changed (clock,
-    faults) before each request, so a request that follows a change sees it, in any worker. One
-    small read on the event loop's kept connection (see :mod:`.reads`), not a session per request."""
+    faults) before each request, so a request that follows a change sees it, in any worker; an
+    ``/api/`` request's API key is read with it, in one statement (``Callers.refresh_shared``)."""
 
-    def __init__(self, app: ASGIApp, sandbox: Sandbox, reader: LoopReader) -> None:
-        self.app, self.sandbox, self.reader = app, sandbox, reader
-        self.read = PreparedRead(SHARED_STATE, sandbox.db.engine)
+    def __init__(self, app: ASGIApp, callers: Callers) -> None:
+        self.app, self.callers = app, callers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            clock, faults = self.reader.first(self.read) or (None, None)
-            self.sandbox.load_shared(clock, faults)
+            # The first X-Api-Key, as Starlette's request.headers.get gives it to the dependency.
+            key = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"x-api-key"), None)
+            read = self.callers.refresh_shared(key if scope["path"].startswith("/api/") else None)
+            if read is not None:
+                scope[KEY_READ] = read
         await self.app(scope, receive, send)
 
 
@@ -91,8 +93,8 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     The ``owner`` app claims the data folder and settles an earlier run's unfinished work when it
     starts; the workers of a multi-worker serve are not owners: their parent did both, once."""
     sandbox = sandbox or Sandbox(settings)
-    callers = Callers(sandbox)
-    shared_reader = LoopReader(sandbox.db.engine)
+    reader = LoopReader(sandbox.db.engine)  # the event loop's reads: callers, image metadata
+    callers = Callers(sandbox, reader)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -100,8 +102,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
             sandbox.claim()
             sandbox.recover()
         yield
-        callers.close()
-        shared_reader.close()
+        reader.close()
         sandbox.close()
 
     app = FastAPI(title="imagekit sandbox", version="1.1", lifespan=lifespan,
@@ -110,7 +111,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
                   responses=ERROR_RESPONSES)
     app.state.sandbox = sandbox
     app.state.callers = callers
-    app.state.image_meta = ImageMeta(shared_reader, tagged=not settings.spec_exact)
+    app.state.image_meta = ImageMeta(reader, tagged=not settings.spec_exact)
     app.state.rendered = RenderedViews()
     app.include_router(users.router)
     app.include_router(edits.router)
@@ -149,6 +150,6 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)
     app.add_middleware(FaultMiddleware, faults=sandbox.faults)
     if sandbox.db.shared:
-        app.add_middleware(_RefreshShared, sandbox=sandbox, reader=shared_reader)
+        app.add_middleware(_RefreshShared, callers=callers)
     app.add_middleware(HostCheckMiddleware, allowed=settings.allowed_hosts)
     return app

@@ -5,6 +5,11 @@ this process or another), joined with the key or login session that names it: on
 a key removed or expired by anyone is refused on the next request. The read runs on the event loop
 (see :mod:`.reads`). What cannot change while the sandbox runs is kept: plans
 (``Sandbox.plan``), models, and the cookie secret once made.
+
+On a database several workers share, each request also reads what another worker may have changed
+(``SHARED_STATE``: clock, faults) before anything else, faults included, runs. With an API key that
+read also finds the key's owner, in the same statement (``refresh_shared``): one round trip per
+request, not two. The caller is then as of the request's arrival, as the clock and faults are.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from . import credits
 from .accounts import cookie_session_id, key_matches, key_prefix
 from .errors import SandboxError
 from .reads import LoopReader, PreparedRead, detached
-from .service import Sandbox
+from .service import SHARED_STATE, Sandbox
 from .tables import ApiKey, Enterprise, LoginSession, Model, State, User, enterprise_models
 
 _USERS, _ENTERPRISES, _KEYS, _LOGINS = User.__table__, Enterprise.__table__, ApiKey.__table__, LoginSession.__table__
@@ -28,9 +33,13 @@ _USER_FIELDS = tuple(column.key for column in _USERS.columns)
 _ENTERPRISE_FIELDS = tuple(column.key for column in _ENTERPRISES.columns)
 _CALLER = (*_USERS.columns, *(column.label(f"enterprise_{column.key}") for column in _ENTERPRISES.columns))
 _WITH_ENTERPRISE = _USERS.outerjoin(_ENTERPRISES, _ENTERPRISES.c.user_id == _USERS.c.user_id)
-_BY_KEY = (select(_KEYS.c.key_hash, _KEYS.c.expires_at, *_CALLER)
-           .select_from(_KEYS.join(_WITH_ENTERPRISE, _USERS.c.user_id == _KEYS.c.user_id))
-           .where(_KEYS.c.prefix == bindparam("prefix")))
+_KEY_OWNER = _KEYS.join(_WITH_ENTERPRISE, _USERS.c.user_id == _KEYS.c.user_id)
+_BY_KEY = select(_KEYS.c.key_hash, _KEYS.c.expires_at, *_CALLER).select_from(_KEY_OWNER).where(
+    _KEYS.c.prefix == bindparam("prefix"))
+_SHARED = SHARED_STATE.subquery("shared")
+_SHARED_AND_KEY = select(*_SHARED.c, *_BY_KEY.selected_columns).select_from(
+    _SHARED.outerjoin(_KEY_OWNER, _KEYS.c.prefix == bindparam("prefix")))
+"""One row whatever the key: the shared state, and the key's columns (NULL when no key has the prefix)."""
 _BY_LOGIN = (select(_LOGINS.c.expires_at, *_CALLER)
              .select_from(_LOGINS.join(_WITH_ENTERPRISE, _USERS.c.user_id == _LOGINS.c.user_id))
              .where(_LOGINS.c.sid_hash == bindparam("sid_hash")))
@@ -47,14 +56,28 @@ class Caller:
     row: tuple[Any, ...]
 
 
-class Callers:
-    """Authentication for one app: ``by_key``, ``by_cookie``; ``close`` at shutdown."""
+@dataclass(frozen=True)
+class KeyRead:
+    """What ``_BY_KEY`` gives for ``key`` (None: no such key), read ahead of the request's handler."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    key: str
+    row: tuple[Any, ...] | None
+
+
+KEY_READ = "imagekit.key_read"
+"""The ASGI scope entry holding the request's :class:`KeyRead`, if it was read ahead."""
+
+
+class Callers:
+    """Authentication for one app: ``by_key``, ``by_cookie``, reading through the app's ``reader``."""
+
+    def __init__(self, sandbox: Sandbox, reader: LoopReader) -> None:
         self._sandbox = sandbox
         engine = sandbox.db.engine
-        self._reader = LoopReader(engine)
+        self._reader = reader
         self._by_key = PreparedRead(_BY_KEY, engine)
+        self._shared = PreparedRead(SHARED_STATE, engine)
+        self._shared_and_key = PreparedRead(_SHARED_AND_KEY, engine)
         self._by_login = PreparedRead(_BY_LOGIN, engine)
         self._by_id = PreparedRead(_BY_ID, engine)
         self._cookie_secret_read = PreparedRead(_COOKIE_SECRET, engine)
@@ -62,10 +85,27 @@ class Callers:
         self._models: dict[int, Model] | None = None
         self._models_of: dict[int, list[Model]] = {}
 
-    async def by_key(self, key: str) -> Caller:
-        """The owner of API key ``key``; 401 wrong_api_key or api_key_expired otherwise."""
+    def refresh_shared(self, key: str | None) -> KeyRead | None:
+        """Load the shared state into the sandbox (see ``Sandbox.load_shared``); with an API ``key``,
+        read its owner in the same statement and return it for ``by_key``."""
+        prefix = key_prefix(key) if key else ""
+        if key is None or not prefix:
+            clock, faults = self._reader.first(self._shared) or (None, None)
+            self._sandbox.load_shared(clock, faults)
+            return None
+        row = self._reader.first(self._shared_and_key, prefix=prefix)
+        assert row is not None, "the outer join from the one-row shared state gives one row"
+        self._sandbox.load_shared(row[0], row[1])
+        return KeyRead(key, row[2:] if row[2] is not None else None)
+
+    async def by_key(self, key: str, ahead: KeyRead | None = None) -> Caller:
+        """The owner of API key ``key`` (read ``ahead`` or now); 401 wrong_api_key or api_key_expired
+        otherwise."""
         prefix = key_prefix(key)
-        row = self._reader.first(self._by_key, prefix=prefix) if prefix else None
+        if ahead is not None and ahead.key == key:
+            row = ahead.row
+        else:
+            row = self._reader.first(self._by_key, prefix=prefix) if prefix else None
         if not key_matches(key, row[0] if row is not None else None) or row is None:
             raise SandboxError("wrong_api_key", "The API key is invalid.")
         if row[1] is not None and row[1] <= self._sandbox.clock.now():
@@ -124,6 +164,3 @@ class Callers:
             row = self._reader.first(self._cookie_secret_read)
             self._cookie_secret = bytes.fromhex(row[0]) if row else None
         return self._cookie_secret
-
-    def close(self) -> None:
-        self._reader.close()

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Header, Path, Request
 from fastapi.security import APIKeyCookie, APIKeyHeader
 
-from .callers import Caller, Callers
+from .callers import KEY_READ, Caller, Callers
 from .errors import SandboxError
 from .schemas import REQUEST_ID_PATTERN, ApiType, Platform
 from .service import Sandbox
@@ -43,7 +43,7 @@ class CallerScheme(APIKeyHeader):
         callers: Callers = request.app.state.callers
         key = request.headers.get(API_KEY_HEADER)
         if key:
-            return await callers.by_key(key)
+            return await callers.by_key(key, request.scope.get(KEY_READ))
         cookie = request.cookies.get(COOKIE) if self.cookie else None
         caller = await callers.by_cookie(cookie) if cookie else None
         if caller is None:

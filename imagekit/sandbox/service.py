@@ -27,9 +27,9 @@ from .storage import ImageStore
 from .tables import Model, Plan, State
 from .views import auth_plan_view
 
-SHARED_STATE = select(select(State.value).where(State.key == CLOCK_KEY).scalar_subquery(),
-                      select(State.value).where(State.key == FAULTS_KEY).scalar_subquery())
-"""What several workers must agree on beyond rows: the clock offset and the injected faults."""
+SHARED_STATE = select(select(State.value).where(State.key == CLOCK_KEY).scalar_subquery().label("clock"),
+                      select(State.value).where(State.key == FAULTS_KEY).scalar_subquery().label("faults"))
+"""What several workers must agree on beyond rows: the clock offset and the injected faults (one row)."""
 
 
 class DataDirInUse(DataDirError):
@@ -71,7 +71,7 @@ class Sandbox:
     def load_shared(self, clock: str | None, faults: str | None) -> None:
         """Take what another worker may have changed (clock offset, faults) as the database keeps
         it (``SHARED_STATE``): read at the start of every request on a shared database, so a
-        request that follows a change sees it."""
+        request that follows a change sees it (see ``Callers.refresh_shared``)."""
         self.clock.load(clock)
         self.faults.load(faults)
 

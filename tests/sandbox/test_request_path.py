@@ -3,7 +3,8 @@
 The caller's row is read on the event loop over a connection of its own, and GET /api/users/me
 answers a document rendered earlier while the row reads the same. These tests change the database
 from outside the sandbox (a connection of another process would do the same) and check that the
-next request sees it.
+next request sees it. On PostgreSQL the caller is read in the statement that reads the shared
+clock and faults (``Callers.refresh_shared``): the same rules hold there.
 """
 
 from __future__ import annotations
@@ -12,19 +13,36 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 from datetime import datetime
+from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from tests.conftest import make_user
-from tests.helpers import assert_error
+from tests.helpers import assert_error, on_both_databases
+
+pytestmark = on_both_databases
+
+
+class Outside:
+    """The sandbox's database through a connection of the test's own (autocommit), SQLite or PostgreSQL."""
+
+    def __init__(self, connection: sqlite3.Connection | psycopg.Connection) -> None:
+        self.connection = connection
+
+    def execute(self, sql: str, params: tuple[Any, ...]) -> None:
+        if isinstance(self.connection, psycopg.Connection):
+            sql = sql.replace("?", "%s")
+        self.connection.execute(sql, params)
 
 
 @pytest.fixture
-def database(own_sandbox) -> Iterator[sqlite3.Connection]:
-    """The sandbox's database through a connection of the test's own (autocommit)."""
-    with closing(sqlite3.connect(own_sandbox.data_dir / "sandbox.db", isolation_level=None, timeout=30)) as db:
-        yield db
+def database(own_sandbox) -> Iterator[Outside]:
+    url = own_sandbox.sandbox.settings.database_url
+    with closing(psycopg.connect(url, autocommit=True) if url else
+                 sqlite3.connect(own_sandbox.data_dir / "sandbox.db", isolation_level=None, timeout=30)) as db:
+        yield Outside(db)
 
 
 def me(box, key: str) -> httpx.Response:
@@ -76,15 +94,16 @@ def test_grants_fall_due_on_the_fast_path_too(own_sandbox):
 def test_an_enterprise_flag_changed_elsewhere_shows(own_sandbox, database):
     user_id, key = make_user(own_sandbox, "enterprise")
     assert me(own_sandbox, key).json()["Enterprise"]["canUseOwnOnly"] is False
-    database.execute("update enterprises set can_use_own_only = 1 where user_id = ?", (user_id,))
+    database.execute("update enterprises set can_use_own_only = true where user_id = ?", (user_id,))
     assert me(own_sandbox, key).json()["Enterprise"]["canUseOwnOnly"] is True
 
 
-def test_a_login_cookie_works_once_made_and_after_a_restart(tmp_path):
+def test_a_login_cookie_works_once_made_and_after_a_restart(tmp_path, new_database):
     from imagekit.sandbox import EmbeddedSandbox
 
+    url = new_database()
     for _ in range(2):  # the first session makes the cookie secret, the second reads it
-        with EmbeddedSandbox(tmp_path / "box") as box:
+        with EmbeddedSandbox(tmp_path / "box", database_url=url) as box:
             user_id, _ = make_user(box)
             forged = httpx.get(box.url + "/api/users/me", cookies={"connect.sid": "s:abc.def"})
             assert_error(forged, 403, "not_logged_in")

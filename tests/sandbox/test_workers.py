@@ -159,3 +159,16 @@ def test_a_clock_advanced_in_one_worker_is_the_clock_of_both(two_workers):
     assert len(refused) == 2 and set(refused.values()) == {503}
     httpx.delete(f"{served.url}/sandbox/faults").raise_for_status()
     assert {httpx.get(f"{served.url}/api/users/me").status_code for _ in range(20)} == {403}  # no key: served again
+
+
+def test_the_workers_read_again_after_the_database_dropped_their_connections(two_workers):
+    served, url = two_workers
+    _, key = new_user(served)
+    assert total(served, key) > 0
+    with psycopg.connect(url, autocommit=True) as db:  # as a database restart or an idle timeout would
+        dropped = db.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                             "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()
+    assert dropped is not None and dropped[0] >= 2  # at least each worker's kept read connection
+    answers = [call(served, key, "GET", "/api/users/me") for _ in range(20)]
+    assert {answer.status_code for answer in answers} == {200}
+    assert len({answer.headers["X-Sandbox-Worker"] for answer in answers}) == 2
