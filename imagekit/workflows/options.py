@@ -29,6 +29,6 @@ class RunOptions:
     all) before the row is left uncertain."""
     poll_interval: float = 0.01
     """Shortest pause between status polls once a generation is due (the first poll waits until
-    then, see ``pacing``); slow generations are polled less often, at a tenth of their duration."""
+    then, see ``pacing``); slow generations are polled less often, at a fiftieth of their duration."""
     timeout: float = 600.0
     """Seconds a generation may stay PENDING."""
