@@ -1,5 +1,8 @@
 """``serve --workers N``: a listening socket per worker, so the kernel spreads connections over the
-workers, and a worker that dies is replaced on its socket without a connection being refused."""
+workers, and a worker that dies is replaced on its socket without a connection being refused.
+
+The spreading is Linux's (``SO_REUSEPORT``), and the suite runs on Linux. Elsewhere the workers share
+one socket, and these tests fail, as they should: the feature is not there."""
 
 from __future__ import annotations
 
@@ -13,11 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from imagekit.sandbox import REUSE_PORT, listening_sockets
+from imagekit.sandbox import listening_sockets
 
 from .serving import Served, imagekit, serving
-
-pytestmark = pytest.mark.skipif(not REUSE_PORT, reason="Linux only: elsewhere the workers share one socket")
 
 
 @pytest.fixture(scope="module")
