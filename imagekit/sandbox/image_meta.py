@@ -9,7 +9,7 @@ those are read for finished images alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from sqlalchemy import bindparam, or_, select
 
@@ -38,6 +38,11 @@ _DOWNLOADS_BY = (select(_DOWNLOADS).where(_DOWNLOADS.c.image_id == bindparam("im
 _COLLECTION = select(_COLLECTIONS).where(_COLLECTIONS.c.collection_id == bindparam("collection_id"))
 
 
+def readable_by(image: Image | None, user: User) -> TypeGuard[Image]:
+    """Whether ``user`` may read ``image``: their own, or a public one."""
+    return image is not None and image.owner_id in (None, user.user_id)
+
+
 class ImageMeta:
     """The metadata documents of one app's images, read through ``reader``."""
 
@@ -50,7 +55,7 @@ class ImageMeta:
     def document(self, caller: User, image_id: int) -> dict[str, Any]:
         """Image ``image_id`` as ``caller`` sees it: their own or a public one; 404 otherwise."""
         image = self._read_image(image_id)
-        if image is None or image.owner_id not in (None, caller.user_id):
+        if not readable_by(image, caller):
             raise SandboxError("image_not_found", f"No image {image_id}.")
         upscaled: list[Image] = []
         downloads: list[DownloadLog] = []

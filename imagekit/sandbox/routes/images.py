@@ -15,7 +15,7 @@ from ..deps import ApiTypeHeader, CurrentUser, ImageId, PlatformHeader, SandboxD
 from ..engines.edits.codecs import encode_image
 from ..errors import SandboxError
 from ..extensions import charge_headers
-from ..image_meta import ImageMeta
+from ..image_meta import ImageMeta, readable_by
 from ..schemas import CreateBody, CreateOut, ImageMetaOut
 from ..tables import Charge, Collection, DownloadLog, Image, User
 from ..views import generated_image_view
@@ -77,7 +77,7 @@ def _create_response(sandbox, payer: User, charge: Charge, images: list[Image], 
 def visible_image(session, user: User, image_id: int, collection: bool = False) -> Image:
     """An image the caller may read: their own, or public; with ``collection`` a collection item."""
     image = session.get(Image, image_id)
-    visible = image is not None and image.owner_id in (None, user.user_id)
+    visible = readable_by(image, user)
     if collection:
         item_of = session.get(Collection, image.member_of) if visible and image.member_of else None
         visible = item_of is not None and item_of.owner_id in (None, user.user_id)
