@@ -286,7 +286,7 @@ def main() -> int:
         return 0
 
     with ExitStack() as stack:
-        cluster = None if args.sqlite_only else stack.enter_context(postgres_cluster())
+        cluster = None if args.sqlite_only else stack.enter_context(PostgresServer())
         sandboxes = [SANDBOX, *(postgres_rows(cluster) if cluster else []), *args.row]
         drives = measure(sandboxes, args.seconds, args.rounds, args.connections,
                          postmaster(cluster) if cluster else None)
@@ -318,16 +318,6 @@ def report(drives: dict[str, list[Drive]], sandboxes: list[Row], args: argparse.
 
 
 POSTGRES_ONE, POSTGRES_TWO = "sandbox, PostgreSQL, 1 worker", "sandbox, PostgreSQL, 2 workers"
-
-
-@contextmanager
-def postgres_cluster() -> Iterator[PostgresServer]:
-    """A throwaway cluster for the PostgreSQL rows."""
-    cluster = PostgresServer().start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
 
 
 def postmaster(cluster: PostgresServer) -> int:

@@ -31,11 +31,8 @@ def private_home(tmp_path_factory) -> Iterator[None]:
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresServer]:
     """A real PostgreSQL cluster for the whole run; ``postgres.new_database()`` gives each test its own."""
-    server = PostgresServer().start()
-    try:
+    with PostgresServer() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -33,7 +33,8 @@ def _free_port() -> int:
 
 
 class PostgresServer:
-    """One cluster on 127.0.0.1 owned by this test run; ``stop()`` removes it and its folder."""
+    """One cluster on 127.0.0.1 owned by this test run; ``stop()`` removes it and its folder.
+    ``with PostgresServer() as cluster:`` starts it and stops it at the end of the block."""
 
     def __init__(self) -> None:
         self.bin = _server_binaries()
@@ -53,6 +54,16 @@ class PostgresServer:
         )
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "server.log"), "-w", "start")
         return self
+
+    def __enter__(self) -> PostgresServer:
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()  # initdb or pg_ctl failed half-way: leave no folder or server behind
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():
