@@ -92,8 +92,7 @@ from .tags import tags
 from .wire import Wire
 
 if TYPE_CHECKING:
-    from .budgets import Budget
-    from .ledger import Ledger
+    from .ledger import Budget, Ledger
     from .models import (
         CreateResponse,
         EditResult,
@@ -146,7 +145,7 @@ __all__ = [
 
 _LAZY = {
     "Ledger": "ledger",
-    "Budget": "budgets",
+    "Budget": "ledger",
     **dict.fromkeys(("CreateResponse", "EditResult", "GeneratedImage", "ImageCaption", "ImageMeta", "Plan", "Style",
                      "TextPrompt", "Usage", "User"), "models"),
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),

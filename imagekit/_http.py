@@ -50,8 +50,10 @@ class Call:
     timeout: float | None = None
     operation: str | None = None
     """What the ledger calls this request (create, an edit's name, cancelEdit...); None for a read."""
+    read: str | None = None
+    """What a read the ledger learns from is (me, usage, styles, image); None for others."""
     source_id: int | None = None
-    """The image an edit starts from."""
+    """The image the call is about: an edit's source, a metadata read's image."""
     request_id: str | None = None
     """The edit request id this call sends, or the one it cancels."""
     retry: RetryPolicy | None = None

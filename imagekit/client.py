@@ -26,12 +26,12 @@ from .resources.users import AsyncUsers, Users
 from .tags import tags as _tags
 
 if TYPE_CHECKING:
-    from .budgets import Budget
     from .images import AsyncCreateResult, AsyncImage, CreateResult, Image
-    from .ledger import Ledger
+    from .ledger import Budget, Ledger
     from .media import ImageSource
     from .models import ImageCaption, Style, TextPrompt, Usage, User
     from .workflows.batch import Batch
+    from .workflows.rows import RowSource
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -54,7 +54,9 @@ class _ClientBase:
         self._open(self._transport)
         self._ledger = _ledger_for(options.get("ledger"), options.get("account"), config)
         if self._ledger is not None:
-            self._http.hooks.append(self._ledger.hook(self._config))
+            from .ledger.recorder import Recorder
+
+            self._http.hooks.append(Recorder(self._ledger, self._config))
 
     def _open(self, transport: Transport | None) -> None:
         raise NotImplementedError
@@ -197,7 +199,7 @@ class Client(_ClientBase):
         """Caption prompts describing an image."""
         return self.prompts.image_to_prompt(image, language=language)
 
-    def batch(self, rows: Any, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Batch:
+    def batch(self, rows: RowSource, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Batch:
         """A batch of create requests: ``rows`` is a list of prompts, of dicts, a DataFrame or a
         ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out;
         ``tags`` label its ledger entries (over the tags in effect where it runs)."""
@@ -272,7 +274,7 @@ class AsyncClient(_ClientBase):
         """Caption prompts describing an image."""
         return await self.prompts.image_to_prompt(image, language=language)
 
-    def batch(self, rows: Any, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Batch:
+    def batch(self, rows: RowSource, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Batch:
         """A batch of create requests, as ``Client.batch``; run it with ``await batch.arun()``."""
         from .workflows.batch import Batch
 

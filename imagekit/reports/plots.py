@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from .tables import Forecast
+
 __all__ = ["burn_down", "spend_by_operation_plot", "spend_by_style_plot", "lineage_plot"]
 
 
@@ -24,11 +26,11 @@ def _figure(width: float = 6.4, height: float = 3.6) -> tuple[Figure, Axes]:
     return figure, figure.add_subplot()
 
 
-def burn_down(balance: pd.DataFrame, forecast: object = None) -> Figure:
+def burn_down(balance: pd.DataFrame, forecast: Forecast | None = None) -> Figure:
     """Balance over time (from ``balance_over_time``), with the forecast's run-out date if given."""
     figure, ax = _figure()
     ax.step(balance["time"], balance["balance"], where="post", label="balance")
-    runs_out = getattr(forecast, "runs_out", None)
+    runs_out = forecast.runs_out if forecast is not None else None
     if runs_out is not None and len(balance):
         last = balance.iloc[-1]
         ax.plot([last["time"], pd.Timestamp(runs_out)], [last["balance"], 0], "--", label="forecast")
@@ -59,7 +61,8 @@ def lineage_plot(lineage: pd.DataFrame, source_id: int) -> Figure:
     """An edit chain's steps as boxes joined by arrows, source image first."""
     figure, ax = _figure(2.2 * (len(lineage) + 1), 1.6)
     labels = [f"#{source_id}\nsource"] + [
-        f"{row.op}\n#{row.image_id if pd.notna(row.image_id) else '—'}\n{row.status}" for row in lineage.itertuples()]
+        f"{record['op']}\n#{'—' if pd.isna(record['image_id']) else record['image_id']}\n{record['status']}"
+        for record in lineage.to_dict("records")]
     for x, label in enumerate(labels):
         failed = x > 0 and lineage.iloc[x - 1]["status"] != "done"
         ax.text(x, 0, label, ha="center", va="center", fontsize=8,

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..errors import ConfigError
 from .plots import burn_down, spend_by_operation_plot, spend_by_style_plot
 from .tables import Forecast, balance_over_time, forecast, limits, spend_by_day, spend_by_operation, spend_by_style
+
+if TYPE_CHECKING:
+    from ..client import Client
 
 __all__ = ["Report", "usage_report"]
 
@@ -48,19 +52,22 @@ class Report:
         return f"ledger {ledger:g} credits, balance change {billed:g} credits: {verdict}"
 
 
-def usage_report(client: Any, out_dir: str | Path | None = None, *, days: float = 7.0) -> Report:
+def usage_report(client: Client, out_dir: str | Path | None = None, *, days: float = 7.0) -> Report:
     """The usage report of ``client``'s account from its ledger, ``/usage`` and the plan; with
     ``out_dir``, also ``usage-*.csv`` tables and ``usage-*.png`` plots there."""
+    ledger = client.ledger
+    if ledger is None:
+        raise ConfigError("a usage report is made from the client's ledger, and this client has none (ledger=False)")
     user, usage, styles = client.me(), client.usage(), client.styles()  # the reads also price and reconcile
-    client.ledger.reconcile()
-    entries = client.ledger.to_pandas()
+    ledger.reconcile()
+    entries = ledger.to_pandas()
     now = float(usage.current_credit if usage.current_credit is not None else 0)
     names = {int(style.style_id): style.main_text for style in styles if style.style_id is not None and style.main_text}
     balance = balance_over_time(entries, now)
     report = Report(by_operation=spend_by_operation(entries), by_day=spend_by_day(entries),
                     by_style=spend_by_style(entries, names), balance=balance,
                     limits=limits(user, usage, entries), forecast=forecast(entries, now, days=days),
-                    reconciliation=client.ledger.reconciliation())
+                    reconciliation=ledger.reconciliation())
     if out_dir is not None:
         folder = Path(out_dir)
         folder.mkdir(parents=True, exist_ok=True)

@@ -5,17 +5,20 @@ from __future__ import annotations
 import io
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from PIL.Image import Image as Picture
+
+    from ..client import AsyncClient, Client
 
 __all__ = ["contact_sheet", "label_of"]
 
 
-def label_of(record: Mapping[str, Any], fields: Sequence[str]) -> str:
+def label_of(record: Mapping[Hashable, Any], fields: Sequence[str]) -> str:
     """A caption from some fields of a record: ``prompt · Oil paint #3 · ratio 16:9`` (a style is
     shown as its label, see ``style_label``)."""
     parts = []
@@ -27,21 +30,25 @@ def label_of(record: Mapping[str, Any], fields: Sequence[str]) -> str:
     return " · ".join(parts)
 
 
-def _pixels(source: Any, client: Any, thumb: int) -> Any:
+def _pixels(source: str | Path | int, client: Client | AsyncClient | None, thumb: int) -> Picture:
     from PIL import Image
+
+    from ..resources.images import Images
 
     if isinstance(source, (str, Path)):
         picture = Image.open(source)
     else:  # an image id: fetch it (blocking twin for async clients, which cannot be awaited here)
+        if client is None:
+            raise ValueError(f"image {source}: a contact sheet of image ids needs the client to read them")
         images = client.images
-        data = images.read_blocking(source, type="png") if hasattr(images, "read_blocking") else images.read(source)
+        data = images.read(source) if isinstance(images, Images) else images.read_blocking(source, type="png")
         picture = Image.open(io.BytesIO(data))
     picture.thumbnail((thumb * 2, thumb * 2))
     return picture.convert("RGBA")
 
 
-def contact_sheet(items: Sequence[tuple[str, Any]], client: Any = None, *, columns: int | None = None,
-                  thumb: int = 160, title: str | None = None) -> Figure:
+def contact_sheet(items: Sequence[tuple[str, str | Path | int]], client: Client | AsyncClient | None = None, *,
+                  columns: int | None = None, thumb: int = 160, title: str | None = None) -> Figure:
     """A figure of ``(caption, path or image id)`` items; ids are read through ``client``."""
     from matplotlib.figure import Figure
 

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+from ..ledger.entries import BALANCE, Status
+
+if TYPE_CHECKING:
+    from ..models import Usage, User
 
 __all__ = ["spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits",
            "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start"]
@@ -16,7 +21,7 @@ MIN_HISTORY = timedelta(days=1)
 """The spending history a forecast needs: less says too little about a rate per day."""
 
 
-def style_label(style_id: Any, names: dict[int, str] | None = None) -> str:
+def style_label(style_id: int | float | None, names: dict[int, str] | None = None) -> str:
     """How a style is named in every table, chart and sheet: its name where the caller's styles
     show it (``Oil paint #3``), else ``style 3``."""
     if pd.isna(style_id):
@@ -26,7 +31,7 @@ def style_label(style_id: Any, names: dict[int, str] | None = None) -> str:
 
 
 def _charged(ledger: pd.DataFrame) -> pd.DataFrame:
-    frame = ledger[ledger["operation"] != "balance"].copy()  # readings are not spending
+    frame = ledger[ledger["operation"] != BALANCE].copy()  # readings are not spending
     frame["credits"] = pd.to_numeric(frame["credits"], errors="coerce").fillna(0.0)
     # A refund is spend given back: it belongs to the operation it undoes (creates, here).
     frame["operation"] = frame["operation"].replace({"refund": "create"})
@@ -72,7 +77,7 @@ def spend_by_tag(ledger: pd.DataFrame, key: str) -> pd.DataFrame:
     tag ``key`` (refunds and settlements count under the tag of what they undo), dearest first;
     entries without the tag are one line, ``(untagged)``, so the lines add up to the whole spend."""
     frame = _charged(ledger)
-    answered = frame["status"].astype(str).str.startswith("2")
+    answered = frame["status"] == Status.ANSWERED.value
     frame = frame.assign(images=frame["image_ids"].map(len),
                          unknown=pd.to_numeric(ledger.loc[frame.index, "credits"], errors="coerce").isna() & answered,
                          value=frame["tags"].map(lambda tags: (tags or {}).get(key, UNTAGGED)))
@@ -92,11 +97,11 @@ def balance_over_time(ledger: pd.DataFrame, current: float | None = None) -> pd.
     return frame
 
 
-def period_start(user: Any, usage: Any, now: datetime | None = None) -> datetime:
+def period_start(user: User, usage: Usage, now: datetime | None = None) -> datetime:
     """When the plan's current period began: today (UTC) for a daily plan; for a monthly one, a
     month before the next plan charge (``nextPlanAt``), else the first of the month."""
     now = now or datetime.now(UTC)
-    period = usage.period or user.plan.period
+    period = usage.period or (user.plan.period if user.plan else None)
     if period == "day":
         return now.replace(hour=0, minute=0, second=0, microsecond=0)
     if user.next_plan_at is not None:
@@ -104,11 +109,12 @@ def period_start(user: Any, usage: Any, now: datetime | None = None) -> datetime
     return now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
 
 
-def limits(user: Any, usage: Any, ledger: pd.DataFrame | None = None, now: datetime | None = None) -> pd.DataFrame:
+def limits(user: User, usage: Usage, ledger: pd.DataFrame | None = None, now: datetime | None = None) -> pd.DataFrame:
     """Where the account stands against its plan (from ``me()``, ``usage()`` and the ledger): the
     credit balance against its cap, credits spent this period, edits and text-to-prompt used this
     period against their caps, and the plan's fixed limits. ``share`` is value / cap."""
-    plan, period = user.plan, usage.period or user.plan.period or "period"
+    plan = user.plan
+    period = usage.period or (plan.period if plan else None) or "period"
     spent = None
     if ledger is not None:
         frame = _charged(ledger)
@@ -118,8 +124,8 @@ def limits(user: Any, usage: Any, ledger: pd.DataFrame | None = None, now: datet
         (f"credits spent this {period}", spent, None),
         (f"edits this {period}", usage.edit_count, usage.max_edit_count),
         (f"text-to-prompt this {period}", usage.ttp_count, usage.max_ttp_count),
-        ("concurrent generations", None, plan.simultaneous_limit),
-        ("own styles", None, plan.max_style_number),
+        ("concurrent generations", None, plan.simultaneous_limit if plan else None),
+        ("own styles", None, plan.max_style_number if plan else None),
     ]
     frame = pd.DataFrame(rows, columns=["limit", "value", "cap"]).set_index("limit")
     frame["share"] = pd.to_numeric(frame["value"], errors="coerce") / pd.to_numeric(frame["cap"], errors="coerce")

@@ -30,6 +30,11 @@ CANCEL_TIMEOUT = 5.0  # a cancel runs while the caller waits on an error: keep i
 Pair = tuple[float, float]
 
 
+OPERATION_OF = {"enhance": "enhance", "outpaint": "outpaint", "retry": "retry", "fill": "fill",
+                "clean_up": "cleanUp", "remove_bg": "removeBg", "vectorize": "vectorize", "upsize": "upsize"}
+"""Each edit method's operation, as its request's path and the ledger name it (prices follow it too)."""
+
+
 def _edit(image_id: int, operation: str, **kwargs: Any) -> Call:
     return Call("POST", f"/api/images/{int(image_id)}/{operation}", operation=operation, source_id=int(image_id),
                 **kwargs)
@@ -59,7 +64,7 @@ def fill_call(image_id: int, mask: MaskSource, prompt: str, negative: str) -> Ca
 
 def clean_up_call(image_id: int, mask: MaskSource) -> Call:
     """POST /api/images/{id}/cleanUp (multipart)."""
-    return _edit(image_id, "cleanUp", files={"mask": ("mask.png", mask_png(mask), "image/png")})
+    return _edit(image_id, OPERATION_OF["clean_up"], files={"mask": ("mask.png", mask_png(mask), "image/png")})
 
 
 def cancel_call(request_id: str, timeout: float | None = None) -> Call:
@@ -134,7 +139,7 @@ class Edits(Namespace):
 
     def remove_bg(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
         """Remove the background."""
-        return self._run(_edit(image_id, "removeBg"), **options)
+        return self._run(_edit(image_id, OPERATION_OF["remove_bg"]), **options)
 
     def vectorize(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
         """Vectorize; the new image's binary is an SVG with ``type="svg"``."""
@@ -205,7 +210,7 @@ class AsyncEdits(AsyncNamespace):
 
     async def remove_bg(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
         """Remove the background."""
-        return await self._run(_edit(image_id, "removeBg"), **options)
+        return await self._run(_edit(image_id, OPERATION_OF["remove_bg"]), **options)
 
     async def vectorize(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
         """Vectorize; the new image's binary is an SVG with ``type="svg"``."""

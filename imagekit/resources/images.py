@@ -99,7 +99,7 @@ def _created(response: Response, config: Config) -> tuple[CreateResponse, Charge
 
 def meta_call(image_id: int, retry: RetryPolicy | None = None) -> Call:
     """The GET /api/images/{id} request (``retry``: its own retry policy, instead of the client's)."""
-    return Call("GET", f"/api/images/{int(image_id)}", retry=retry)
+    return Call("GET", f"/api/images/{int(image_id)}", read="image", source_id=int(image_id), retry=retry)
 
 
 def binary_call(config: Config, image_id: int, type: str | None = "png", scale: str | None = None,

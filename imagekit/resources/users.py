@@ -12,9 +12,9 @@ from ._common import AsyncNamespace, Namespace, parse
 if TYPE_CHECKING:
     from ..models import Style, Usage, User
 
-ME = Call("GET", "/api/users/me")
-USAGE = Call("GET", "/api/users/me/usage")
-STYLES = Call("GET", "/api/users/me/styles")
+ME = Call("GET", "/api/users/me", read="me")
+USAGE = Call("GET", "/api/users/me/usage", read="usage")
+STYLES = Call("GET", "/api/users/me/styles", read="styles")
 COLLECTION_COUNT = Call("GET", "/api/users/me/collectionCount")
 
 

@@ -14,18 +14,18 @@ sent and how a lost answer is settled.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
+from ..ledger import Prices
 from ..tags import current_tags, merged, tags as tagged
-from .journal import Entry, Journal, account_identity
-from .pricing import Prices
-from .rows import Row, make_rows
+from .journal import Journal, RowRecord, account_identity
+from .rows import Row, RowSource, make_rows
 from .runner import Runner, RunOptions, thumbnail_ids
 
 if TYPE_CHECKING:
@@ -33,8 +33,12 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ..client import AsyncClient, Client
+    from ..models import Style, User
 
 __all__ = ["Batch", "async_twin"]
+
+T = TypeVar("T")
+PathLike = str | os.PathLike[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +66,14 @@ def async_twin(client: Client | AsyncClient) -> AsyncClient:
 class Batch:
     """Create requests run together; built by ``Client.batch``."""
 
-    def __init__(self, client: Any, rows: Any, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> None:
+    def __init__(self, client: Client | AsyncClient, rows: RowSource, *, tags: Mapping[str, object] | None = None,
+                 **defaults: Any) -> None:
         self.client = client
         self.rows: list[Row] = make_rows(rows, defaults)
         """The requests, each with a stable key."""
         self.tags: dict[str, str] = merged({}, tags or {})
         """Tags of every operation the batch performs, over those in effect where it runs."""
-        self.entries: dict[str, Entry] = {}
+        self.entries: dict[str, RowRecord] = {}
         """The journal's view of each row after the last run, by key."""
         self.spent: float = 0.0
         """Credits the last run spent, net of refunds."""
@@ -80,8 +85,8 @@ class Batch:
         """Whether the service's image metadata showed group ids, so creates went side by side
         (see ``runner``)."""
         self._prices: Prices | None = None
-        self._styles: list[Any] = []
-        self._account: Any = None
+        self._styles: list[Style] = []
+        self._account: User | None = None
         self._journal: Journal | None = None
 
     def __len__(self) -> int:
@@ -99,21 +104,20 @@ class Batch:
     def estimate(self) -> float:
         """Credits the whole batch costs, from the plan's prices and the caller's styles."""
         prices = self._portal_call(self._load_prices)
-        return sum(prices.create(row.options) for row in self.rows)
+        return sum(row.cost(prices) for row in self.rows)
 
-    async def _load_prices(self, client: Any) -> Prices:
+    async def _load_prices(self, client: AsyncClient) -> Prices:
         if self._prices is None:
             self._styles = await client.styles()
             self._account = await client.me()
             learned = client.ledger.prices() if client.ledger is not None else {}
-            self._prices = Prices.from_account(self._account, self._styles, learned)
+            self._prices = Prices.of_account(self._account, self._styles, learned)
         return self._prices
 
     # --- running ----------------------------------------------------------------------------
 
     def run(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
-            out_dir: str | os.PathLike | None = None, journal: str | os.PathLike | None = None,
-            **tuning: Any) -> Batch:
+            out_dir: PathLike | None = None, journal: PathLike | None = None, **tuning: Any) -> Batch:
         """Run every row not finished yet; failures are recorded, not raised. Returns the batch.
 
         ``budget``: credits this run may spend (new work stops before passing it); budgets of its
@@ -125,8 +129,7 @@ class Batch:
         return self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning)
 
     async def arun(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
-                   out_dir: str | os.PathLike | None = None, journal: str | os.PathLike | None = None,
-                   **tuning: Any) -> Batch:
+                   out_dir: PathLike | None = None, journal: PathLike | None = None, **tuning: Any) -> Batch:
         """``run`` for async code."""
         client = async_twin(self.client)
         try:
@@ -135,10 +138,10 @@ class Batch:
         finally:
             await client.aclose()
 
-    def _portal_call(self, function: Any, *args: Any) -> Any:
+    def _portal_call(self, function: Callable[..., Awaitable[T]], *args: Any) -> T:
         # A background loop in its own thread: works from scripts and under Jupyter's running loop.
         outer = current_tags()  # that thread has a context of its own: the caller's tags go along
-        async def call() -> Any:
+        async def call() -> T:
             client = async_twin(self.client)
             try:
                 with tagged(outer), tagged(self.tags):
@@ -149,8 +152,8 @@ class Batch:
         with start_blocking_portal() as portal:
             return portal.call(call)
 
-    async def _run(self, client: Any, budget: float | None, concurrency: int | None, progress: bool,
-                   out_dir: Any, journal: Any, tuning: dict[str, Any]) -> Batch:
+    async def _run(self, client: AsyncClient, budget: float | None, concurrency: int | None, progress: bool,
+                   out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
         from tqdm.auto import tqdm
 
         out = Path(out_dir) if out_dir is not None else None
@@ -175,7 +178,7 @@ class Batch:
         self.tagged = runner.tagged
         return self
 
-    def _open_journal(self, journal: Any, out: Path | None) -> Journal:
+    def _open_journal(self, journal: PathLike | None, out: Path | None) -> Journal:
         if journal is not None:
             path = Path(journal)
         elif out is not None:
@@ -195,7 +198,7 @@ class Batch:
 
         lines = []
         for row in self.rows:
-            entry = self.entries.get(row.key, Entry(row.key))
+            entry = self.entries.get(row.key, RowRecord(row.key))
             images = entry.images or [{}]
             for image in images:
                 credits = image.get("credits")
@@ -212,12 +215,13 @@ class Batch:
             from ..reports.tables import style_label
 
             names = self._style_names()
-            frame.insert(frame.columns.get_loc("style") + 1, "style_name",
+            frame.insert(list(frame.columns).index("style") + 1, "style_name",
                          [style_label(value, names) for value in frame["style"]])
         return frame.astype({"image_id": "Int64"})
 
     def _style_names(self) -> dict[int, str]:
-        return {int(style.style_id): style.main_text for style in self._styles if style.main_text}
+        return {int(style.style_id): style.main_text for style in self._styles
+                if style.style_id is not None and style.main_text}
 
     def contact_sheet(self, *, columns: int | None = None, label: list[str] | None = None,
                       thumb: int = 160) -> Figure:

@@ -14,23 +14,33 @@ earlier results usable and recorded.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 
 from ..errors import APIConnectionError, APIError, APITimeoutError, ImagekitError
-from ..images import new_request_id
+from ..images import AsyncImage, Image, new_request_id
+from ..ledger import Prices
+from ..resources.edits import OPERATION_OF
 from ..tags import current_tags, merged, tags as tagged
-from .pricing import Prices
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from ..client import Client
+    from ..media import MaskSource
+    from ..resources.edits import Pair
+
 __all__ = ["chain", "Chain", "ChainResult", "Step"]
+
+H = TypeVar("H", Image, AsyncImage)
+"""The handle a chain runs on: an Image (``run``) or an AsyncImage (``arun``)."""
+StepRecord = dict[str, Any]
+"""One line of a lineage, as ``ChainResult.lineage`` lists its columns."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +51,7 @@ class Step:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def chain(client: Any = None, *, tags: Mapping[str, object] | None = None) -> Chain:
+def chain(client: Client | None = None, *, tags: Mapping[str, object] | None = None) -> Chain:
     """An empty edit chain; add steps with ``.enhance()``, ``.remove_bg()``... ``client`` is used by
     ``estimate`` (default: the client of the image it runs on, else ``imagekit.connect()``);
     ``tags`` label its edits in the ledger (over the tags in effect where it runs)."""
@@ -51,7 +61,7 @@ def chain(client: Any = None, *, tags: Mapping[str, object] | None = None) -> Ch
 class Chain:
     """An immutable, lazy sequence of edits."""
 
-    def __init__(self, steps: tuple[Step, ...] = (), client: Any = None,
+    def __init__(self, steps: tuple[Step, ...] = (), client: Client | None = None,
                  tags: Mapping[str, object] | None = None) -> None:
         self.steps = steps
         """The edits, in order."""
@@ -73,7 +83,7 @@ class Chain:
         """Add: enhance detail, upscaling by ``scale``."""
         return self._then("enhance", scale=scale)
 
-    def outpaint(self, *, canvas: tuple, size: tuple, at: tuple) -> Chain:
+    def outpaint(self, *, canvas: Pair, size: Pair, at: Pair) -> Chain:
         """Add: expand the canvas."""
         return self._then("outpaint", canvas=canvas, size=size, at=at)
 
@@ -81,11 +91,11 @@ class Chain:
         """Add: reimagine."""
         return self._then("retry", strength=strength)
 
-    def fill(self, mask: Any, prompt: str, negative: str = "") -> Chain:
+    def fill(self, mask: MaskSource, prompt: str, negative: str = "") -> Chain:
         """Add: regenerate the masked area from ``prompt``."""
         return self._then("fill", mask=mask, prompt=prompt, negative=negative)
 
-    def clean_up(self, mask: Any) -> Chain:
+    def clean_up(self, mask: MaskSource) -> Chain:
         """Add: remove the masked object."""
         return self._then("clean_up", mask=mask)
 
@@ -101,17 +111,19 @@ class Chain:
         """Add: upscale."""
         return self._then("upsize")
 
-    def estimate(self, client: Any = None) -> float:
-        """Credits one run of the chain costs, from the plan's CreditCostInfo."""
+    def estimate(self, client: Client | None = None) -> float:
+        """Credits one run of the chain costs, from the plan's CreditCostInfo and the prices its
+        client's ledger learned (as ``Batch.estimate`` prices a batch)."""
         client = client or self.client
         if client is None:
             from ..embedded import connect
 
             client = connect()
-        prices = Prices.from_account(client.me(), [])
-        return sum(prices.edit(step.op, step.params) for step in self.steps)
+        learned = client.ledger.prices() if client.ledger is not None else {}
+        prices = Prices.of_account(client.me(), (), learned)
+        return sum(prices.edit(OPERATION_OF[step.op], step.params.get("scale")) for step in self.steps)
 
-    def run(self, image: Any, *, deadline: float | None = None) -> ChainResult:
+    def run(self, image: Image, *, deadline: float | None = None) -> ChainResult[Image]:
         """Apply the steps to ``image`` (an Image); stops at the first failure, which is recorded.
 
         ``deadline``: seconds for the whole chain; when they run out the in-flight edit is
@@ -127,7 +139,7 @@ class Chain:
                 ledger.reconcile()
         return result
 
-    async def arun(self, image: Any, *, deadline: float | None = None) -> ChainResult:
+    async def arun(self, image: AsyncImage, *, deadline: float | None = None) -> ChainResult[AsyncImage]:
         """``run`` for async code: ``image`` is an AsyncImage; cancelling the task cancels the
         in-flight edit on the server."""
         ledger = image.client.ledger
@@ -140,30 +152,30 @@ class Chain:
                 ledger.reconcile()
         return result
 
-    def map(self, images: list[Any], *, concurrency: int | None = None,
-            deadline: float | None = None) -> list[ChainResult]:
+    def map(self, images: Sequence[Image], *, concurrency: int | None = None,
+            deadline: float | None = None) -> list[ChainResult[Image]]:
         """``run`` over many images at once (default: the plan's simultaneousLimit at a time)."""
         if not images:
             return []
         if concurrency is None:
-            concurrency = Prices.from_account(images[0].client.me(), []).simultaneous_limit
+            concurrency = Prices.of_account(images[0].client.me()).simultaneous_limit
         outer = current_tags()  # the pool's threads have contexts of their own: the caller's tags go along
 
-        def run(image: Any) -> ChainResult:
+        def run(image: Image) -> ChainResult[Image]:
             with tagged(outer):
                 return self.run(image, deadline=deadline)
 
         with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="imagekit-chain") as pool:
             return list(pool.map(run, images))
 
-    async def amap(self, images: list[Any], *, concurrency: int | None = None,
-                   deadline: float | None = None) -> list[ChainResult]:
+    async def amap(self, images: Sequence[AsyncImage], *, concurrency: int | None = None,
+                   deadline: float | None = None) -> list[ChainResult[AsyncImage]]:
         """``map`` for async code, over AsyncImages."""
         if not images:
             return []
         if concurrency is None:
-            concurrency = Prices.from_account(await images[0].client.me(), []).simultaneous_limit
-        results: list[Any] = [None] * len(images)
+            concurrency = Prices.of_account(await images[0].client.me()).simultaneous_limit
+        results: list[ChainResult[AsyncImage] | None] = [None] * len(images)
         slots = anyio.Semaphore(max(1, concurrency))
 
         async def one(index: int) -> None:
@@ -173,17 +185,17 @@ class Chain:
         async with anyio.create_task_group() as tasks:
             for index in range(len(images)):
                 tasks.start_soon(one, index)
-        return results
+        return [result for result in results if result is not None]  # each task filled its place
 
 
-class ChainResult:
+class ChainResult(Generic[H]):
     """What a chain run made: every step's image, the lineage, and where it stopped."""
 
-    def __init__(self, chain: Chain, source: Any, lineage: list[dict] | None = None, start: int = 0) -> None:
+    def __init__(self, chain: Chain, source: H, lineage: list[StepRecord] | None = None, start: int = 0) -> None:
         self.chain = chain
-        self.source = source
+        self.source: H = source
         """The image the run started from."""
-        self.images: list[Any] = []
+        self.images: list[H] = []
         """The image each finished step made, in order."""
         self.failed_step: int | None = None
         """Index of the step that failed, if one did."""
@@ -192,7 +204,7 @@ class ChainResult:
         self._start = start
 
     @property
-    def image(self) -> Any:
+    def image(self) -> H:
         """The last image made (the source if no step finished)."""
         return self.images[-1] if self.images else self.source
 
@@ -205,7 +217,7 @@ class ChainResult:
         state = "ok" if self.ok else f"failed at step {self.failed_step}: {self.error}"
         return f"ChainResult({self.image!r}, {len(self._lineage)} steps recorded, {state})"
 
-    def _go(self, deadline: float | None) -> ChainResult:
+    def _go(self, deadline: float | None) -> ChainResult[H]:
         ends = None if deadline is None else time.monotonic() + deadline
         for index in range(self._start, len(self.chain.steps)):
             edit, record = self._begin(index, ends)
@@ -218,7 +230,7 @@ class ChainResult:
                 raise
         return self
 
-    async def _ago(self, deadline: float | None) -> ChainResult:
+    async def _ago(self, deadline: float | None) -> ChainResult[H]:
         ends = None if deadline is None else time.monotonic() + deadline
         for index in range(self._start, len(self.chain.steps)):
             edit, record = self._begin(index, ends)
@@ -231,7 +243,7 @@ class ChainResult:
                 raise
         return self
 
-    def _begin(self, index: int, ends: float | None) -> tuple[Any, dict]:
+    def _begin(self, index: int, ends: float | None) -> tuple[Callable[[], Any], StepRecord]:
         """The call that runs step ``index`` on the last image, and its lineage record."""
         step, current = self.chain.steps[index], self.image
         left = None if ends is None else max(0.001, ends - time.monotonic())
@@ -240,7 +252,7 @@ class ChainResult:
         edit = getattr(current, step.op)
         return (lambda: edit(**step.params, request_id=record["request_id"], timeout=left)), record
 
-    def _done(self, record: dict, image: Any) -> None:
+    def _done(self, record: StepRecord, image: H) -> None:
         started = record.pop("started")
         credits, ledger = image.credits_charged, image.client.ledger
         if credits is None and ledger is not None:  # no credit headers: the price the ledger gave it
@@ -250,14 +262,14 @@ class ChainResult:
         self._lineage.append(record)
         self.images.append(image)
 
-    def _stopped(self, record: dict, exc: BaseException) -> ChainResult:
+    def _stopped(self, record: StepRecord, exc: BaseException) -> ChainResult[H]:
         started = record.pop("started")
         record.update(latency=round(time.monotonic() - started, 4), status=_status(exc), error=str(exc))
         self._lineage.append(record)
         self.failed_step, self.error = record["step"], exc
         return self
 
-    def resume(self, *, deadline: float | None = None) -> ChainResult:
+    def resume(self, *, deadline: float | None = None) -> ChainResult[H]:
         """Run the remaining steps from the failed one, starting from the last good image."""
         if self.ok:
             return self

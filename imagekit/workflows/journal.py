@@ -22,11 +22,12 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .._sqlite import open_wal
 from ..errors import JournalMismatchError
 
-__all__ = ["Journal", "Entry", "FINISHED", "account_identity"]
+__all__ = ["Journal", "RowRecord", "ImageRecord", "FINISHED", "account_identity"]
 
 FINISHED = frozenset({"done"})
 """States a re-run leaves alone (``uncertain`` too, unless asked)."""
@@ -53,8 +54,12 @@ def account_identity(user: object, base_url: str) -> tuple[str, str]:
     return "|".join(map(str, fields)), f"user {fields[0]}{f' <{email}>' if email else ''} at {base_url}"
 
 
+ImageRecord = dict[str, Any]
+"""What the journal knows about one image of a row: id, status, error, credits, file."""
+
+
 @dataclass
-class Entry:
+class RowRecord:
     """What the journal knows about one row."""
 
     key: str
@@ -64,7 +69,7 @@ class Entry:
     low_id: int | None = None
     """Highest own image id known when the last attempt was sent: the probe starts above it."""
     sent_at: float | None = None
-    images: list[dict] = field(default_factory=list)
+    images: list[ImageRecord] = field(default_factory=list)
     """One dict per image: id, status, error, credits, file."""
     credits: float | None = None
     error: str | None = None
@@ -108,19 +113,19 @@ class Journal:
                 f"The journal {self.path} was written against {row[1]}, not {described}: its rows name another "
                 "account's images. Pass another journal file, or delete this one to start over.")
 
-    def load(self) -> dict[str, Entry]:
+    def load(self) -> dict[str, RowRecord]:
         """Every row the journal knows, by key."""
         with self._lock:
             rows = self._db.execute(f"SELECT {', '.join(_FIELDS)} FROM rows").fetchall()
         return {row[0]: _entry(row) for row in rows}
 
-    def get(self, key: str) -> Entry:
+    def get(self, key: str) -> RowRecord:
         """One row (a fresh pending entry when unknown)."""
         with self._lock:
             row = self._db.execute(f"SELECT {', '.join(_FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
-        return _entry(row) if row else Entry(key)
+        return _entry(row) if row else RowRecord(key)
 
-    def save(self, entry: Entry) -> Entry:
+    def save(self, entry: RowRecord) -> RowRecord:
         """Write ``entry`` durably (before a request goes out, and after each answer)."""
         values = [getattr(entry, name) for name in _FIELDS]
         values[_FIELDS.index("images")] = json.dumps(entry.images)
@@ -140,7 +145,7 @@ class Journal:
             self._db.close()
 
 
-def _entry(row: tuple) -> Entry:
+def _entry(row: tuple[Any, ...]) -> RowRecord:
     values = dict(zip(_FIELDS, row))
     values["images"] = json.loads(values["images"] or "[]")
-    return Entry(**values)
+    return RowRecord(**values)

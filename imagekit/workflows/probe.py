@@ -11,19 +11,22 @@ creates without an answer at once.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 
 from ..errors import ImagekitError, ImageNotFoundError
 from ..models import ImageMeta
-from .journal import Entry, Journal
+from .journal import Journal, RowRecord
 from .options import RunOptions
+
+if TYPE_CHECKING:
+    from ..client import AsyncClient
 
 __all__ = ["find_images", "group_of"]
 
 
-async def find_images(client: Any, journal: Journal, entry: Entry, count: int, tagged: bool,
+async def find_images(client: AsyncClient, journal: Journal, entry: RowRecord, count: int, tagged: bool,
                       options: RunOptions) -> dict[int, ImageMeta]:
     """The images of ``entry``'s lost create by id, up to ``count``; ``tagged``: metadata shows group
     ids, so an image without the row's is another create's. Raises ImagekitError when a read fails."""

@@ -12,9 +12,17 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-__all__ = ["grid", "Row", "make_rows", "CREATE_OPTIONS"]
+from ..ledger.prices import Prices, create_key
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["grid", "Row", "RowSource", "make_rows", "CREATE_OPTIONS"]
+
+RowSource: TypeAlias = "str | Mapping[str, Any] | Iterable[str | Mapping[str, Any]] | pd.DataFrame"
+"""What a batch is made from: prompts, dicts of create options and labels, a DataFrame or a ``grid``."""
 
 CREATE_OPTIONS = ("prompt", "style", "image", "collection", "count", "ratio", "seed", "random_prompt",
                   "initial_prompt", "enhanced_prompt", "caption_prompt", "caption_t_prompt", "platform",
@@ -50,8 +58,27 @@ class Row:
         """Images this row asks for."""
         return int(self.options.get("count") or 1)
 
+    @property
+    def style(self) -> int | None:
+        """The style its create names, if any."""
+        return _id(self.options.get("style"))
 
-def make_rows(source: Any, defaults: Mapping[str, Any]) -> list[Row]:
+    @property
+    def collection(self) -> int | None:
+        """The collection its create names, if any."""
+        return _id(self.options.get("collection"))
+
+    @property
+    def price_key(self) -> str:
+        """The price key of one of its images (see ``imagekit.ledger.prices``)."""
+        return create_key(self.style, self.collection)
+
+    def cost(self, prices: Prices) -> float:
+        """Credits its create costs (an upper bound while the price is unknown)."""
+        return prices.create(self.style, self.collection, self.count)
+
+
+def make_rows(source: RowSource, defaults: Mapping[str, Any]) -> list[Row]:
     """Rows from prompts, dicts, a DataFrame or a grid, with ``defaults`` filling missing options."""
     records = _records(source)
     seen: Counter[str] = Counter()
@@ -69,9 +96,9 @@ def make_rows(source: Any, defaults: Mapping[str, Any]) -> list[Row]:
     return rows
 
 
-def _records(source: Any) -> list[Mapping[str, Any]]:
+def _records(source: RowSource) -> list[Mapping[str, Any]]:
     if hasattr(source, "to_dict") and hasattr(source, "columns"):  # a DataFrame, without importing pandas
-        return source.to_dict("records")
+        return [{str(name): value for name, value in record.items()} for record in source.to_dict("records")]
     if isinstance(source, (str, Mapping)):
         source = [source]
     return [{"prompt": item} if isinstance(item, str) else dict(item) for item in source]
@@ -85,3 +112,8 @@ def _plain(value: Any) -> Any:
 
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and value != value)  # NaN from DataFrames
+
+
+def _id(value: Any) -> int | None:
+    """An id option as an int (options are plain already: a Style became its id)."""
+    return None if value is None else int(value)

@@ -46,18 +46,18 @@ from ..errors import (
     ServiceUnavailableError,
     TooManyRequestsError,
 )
-from ..ledger import Entry as LedgerEntry
+from ..ledger import Entry, Prices, Source, Status
 from ..models import FAILED, PENDING
-from .journal import Entry, Journal
+from .journal import ImageRecord, Journal, RowRecord
 from .options import RunOptions
 from .pacing import Pace
-from .pricing import Prices
 from .probe import find_images, group_of
 from .rows import Row
 from .window import Window
 
 if TYPE_CHECKING:
-    pass
+    from ..client import AsyncClient
+    from ..models import Style
 
 __all__ = ["RunOptions", "Runner"]
 
@@ -88,7 +88,7 @@ class _Hold:
 class Runner:
     """Runs the rows of one batch against an AsyncClient, journaling every step."""
 
-    def __init__(self, client: Any, rows: list[Row], journal: Journal, prices: Prices, options: RunOptions,
+    def __init__(self, client: AsyncClient, rows: list[Row], journal: Journal, prices: Prices, options: RunOptions,
                  bar: Any, frontier: int | None) -> None:
         self.client, self.rows, self.journal, self.prices, self.options = client, rows, journal, prices, options
         self.bar, self.frontier = bar, frontier
@@ -153,7 +153,7 @@ class Runner:
                 entry.status, entry.error = "skipped", self.stopped
                 self.journal.save(entry)
                 return
-            cost = self.prices.create(row.options)
+            cost = row.cost(self.prices)
             if self.options.budget is not None and self.spent + self.reserved + cost > self.options.budget:
                 if self.spent + cost > self.options.budget:
                     self.stopped = f"budget of {self.options.budget:g} credits reached"
@@ -175,7 +175,7 @@ class Runner:
                 await self._download(row, entry)
             return
 
-    async def _create(self, row: Row, entry: Entry, hold: _Hold) -> None:
+    async def _create(self, row: Row, entry: RowRecord, hold: _Hold) -> None:
         try:
             if self.tagged:
                 await self._send_create(row, entry, hold.cost)
@@ -185,7 +185,7 @@ class Runner:
         finally:
             hold.release()  # the charge, if any, is in ``spent`` now
 
-    async def _send_create(self, row: Row, entry: Entry, cost: float) -> None:
+    async def _send_create(self, row: Row, entry: RowRecord, cost: float) -> None:
         if self.stopped:  # decided while this row waited for the lock
             entry.status, entry.error = "skipped", self.stopped
             self.journal.save(entry)
@@ -224,19 +224,19 @@ class Runner:
                    "file": None} for image in result.images]
         charged = result.credits_charged
         if charged is not None and images and all(image["status"] != FAILED for image in images):
-            self.prices.learn(row.options, charged / len(images))
+            self.prices.learn(row.price_key, charged / len(images))
         self._created(row, entry, images, charged)
 
-    def _created(self, row: Row, entry: Entry, images: list[dict], charged: float | None,
+    def _created(self, row: Row, entry: RowRecord, images: list[ImageRecord], charged: float | None,
                  earlier: bool = False) -> None:
         """The row's create ran (in an ``earlier``, interrupted run, or this one); ``charged`` is what
         it cost, when the service said so. Otherwise its price is known (then exact) or guessed high,
         and the guess is corrected once the images' metadata shows their creditCost (``_settle``)."""
         if charged is None:
-            unit = self.prices.exact(row.options)
+            unit = self.prices.exact(row.price_key)
             billed = [image for image in images if image["status"] != FAILED]  # failed at once: refunded
             if unit is None:
-                unit = self.prices.unit(row.options)
+                unit = self.prices.per_image(row.style, row.collection)
                 for image in billed:
                     image["guess"] = unit
             charged = unit * len(billed)
@@ -247,14 +247,15 @@ class Runner:
         self.frontier = max([self.frontier or 0, *(image["id"] for image in images)])
         self.journal.save(entry)
 
-    def _back_to_pending(self, entry: Entry) -> None:
+    def _back_to_pending(self, entry: RowRecord) -> None:
         entry.status = "pending"
         self.journal.save(entry)
 
-    async def _resolve(self, row: Row, entry: Entry, earlier: bool = False) -> None:
+    async def _resolve(self, row: Row, entry: RowRecord, earlier: bool = False) -> None:
         """Settle a create that got no answer, in this run or an ``earlier`` one (untagged: the caller
         holds ``create_lock``)."""
-        recorded, charged = ([], None)
+        recorded: list[int] = []
+        charged: float | None = None
         if self.ledger is not None and entry.group_id:
             recorded, charged = self.ledger.created_in_group(entry.group_id)
         if recorded:  # the answer came back, but the process died before the journal heard of it
@@ -278,12 +279,12 @@ class Runner:
         charged = sum(float(meta.credit_cost or 0) for meta in found.values())
         self._created(row, entry, [_image(image_id) for image_id in found], charged, earlier)
         if self.ledger is not None:
-            self.ledger.record(LedgerEntry(operation="create", status="recovered", image_ids=entry.image_ids,
-                                           group_id=entry.group_id, credits=charged, source="priced",
-                                           style_id=row.options.get("style"),
+            self.ledger.record(Entry(operation="create", status=Status.RECOVERED, image_ids=entry.image_ids,
+                                           group_id=entry.group_id, credits=charged, source=Source.PRICED,
+                                           style_id=row.style,
                                            error="answer lost; images found by probing"))
 
-    async def _settle(self, row: Row, entry: Entry) -> None:
+    async def _settle(self, row: Row, entry: RowRecord) -> None:
         """Wait until no image of the row is PENDING (holding the row's place in the window)."""
         # Counted from the create's sending, not its answer: the service's generation time runs from
         # its arrival, while the answer's own time varies with the load.
@@ -326,23 +327,23 @@ class Runner:
             await self.window.succeeded()
         self.journal.save(entry)
 
-    def _price_seen(self, row: Row, entry: Entry, image: dict, unit: float) -> None:
+    def _price_seen(self, row: Row, entry: RowRecord, image: ImageRecord, unit: float) -> None:
         correction = unit - image.pop("guess")
         if row.key in self._charged_here:
             self.spent += correction
         entry.credits = (entry.credits or 0) + correction
-        self.prices.learn(row.options, unit)
+        self.prices.learn(row.price_key, unit)
 
-    def _refund(self, entry: Entry, image: dict) -> None:
+    def _refund(self, entry: RowRecord, image: ImageRecord) -> None:
         # The service refunds a failed image's share; the answer that charged it came long before.
         self.spent -= image["credits"]
         entry.credits = (entry.credits or 0) - image["credits"]
         if self.ledger is not None:
-            self.ledger.record(LedgerEntry(operation="refund", status=FAILED, image_ids=[image["id"]],
-                                           group_id=entry.group_id, credits=-image["credits"], source="priced",
+            self.ledger.record(Entry(operation="refund", status=Status.REFUNDED, image_ids=[image["id"]],
+                                           group_id=entry.group_id, credits=-image["credits"], source=Source.PRICED,
                                            error=image["error"]))
 
-    async def _download(self, row: Row, entry: Entry) -> None:
+    async def _download(self, row: Row, entry: RowRecord) -> None:
         """Save finished images to the output folder, then close the row."""
         if entry.error and any(image["status"] in (None, PENDING) for image in entry.images):
             return  # still generating: a later run finishes it
@@ -364,7 +365,7 @@ class Runner:
         self.journal.save(entry)
 
 
-def _image(image_id: int) -> dict:
+def _image(image_id: int) -> ImageRecord:
     return {"id": int(image_id), "status": None, "error": None, "file": None}
 
 
@@ -372,6 +373,6 @@ def _slug(text: str, length: int = 40) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:length] or "image"
 
 
-def thumbnail_ids(styles: list[Any]) -> list[int]:
+def thumbnail_ids(styles: list[Style]) -> list[int]:
     """Image ids of the caller's own style thumbnails: known own images, a floor for the probe."""
     return [int(m.group(1)) for s in styles if (m := _THUMB.search(s.thumb_link or ""))]

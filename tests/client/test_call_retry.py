@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 import imagekit
-from imagekit.workflows.journal import Entry, Journal
+from imagekit.workflows.journal import Journal, RowRecord
 from imagekit.workflows.options import RunOptions
 from imagekit.workflows.probe import find_images
 
@@ -74,7 +74,7 @@ def test_a_probe_read_is_one_call_of_probe_reads_attempts(reads):
     async def probe() -> None:
         async with imagekit.AsyncClient("http://service.test", SECRET, transport=script.transport,
                                         retry_policy=PATIENT, ledger=False) as client:
-            await find_images(client, Journal(), Entry("row", low_id=10), 1, False,
+            await find_images(client, Journal(), RowRecord("row", low_id=10), 1, False,
                               RunOptions(settle_delay=0, probe_reads=reads))
 
     with pytest.raises(imagekit.ServiceUnavailableError):

@@ -8,13 +8,12 @@ import pytest
 
 import imagekit
 from imagekit.config import Config
-from imagekit.ledger import Entry, Ledger, account_of
+from imagekit.ledger import Entry, Ledger, Status, account_of
 from imagekit.resources.edits import cancel_call, enhance_call, prepare, retry_call
 from imagekit.resources.images import create_call, meta_call
 from imagekit.resources.prompts import text_call
 from tests.helpers import control
-
-from .conftest import balance
+from tests.workflows.conftest import balance
 
 
 @pytest.fixture
@@ -49,7 +48,8 @@ def test_a_create_is_recorded_with_ids_credits_balances_and_latency(connect, box
     result = ik.create("a lighthouse", style=ik.styles()[0], count=2, group_id="g-1")
     ik.me()  # reads are not operations
     [entry] = ik.ledger.entries()
-    assert entry.operation == "create" and entry.status == "200" and entry.group_id == "g-1"
+    assert entry.operation == "create" and entry.status == Status.ANSWERED and entry.http_status == 200
+    assert entry.group_id == "g-1"
     assert entry.image_ids == [image.id for image in result.images]
     # Without the credit headers the style's creditCost (read by styles()) prices it.
     assert entry.credits == 4 and entry.source == ("priced" if box.spec_exact else "reported")
@@ -63,7 +63,8 @@ def test_a_refused_operation_is_recorded_with_its_error(connect):
     with pytest.raises(imagekit.ImageNotFoundError):
         ik.image(10**9).remove_bg()
     [entry] = ik.ledger.entries()
-    assert (entry.operation, entry.status, entry.error, entry.source_id) == ("removeBg", "404", "image_not_found", 10**9)
+    assert (entry.operation, entry.status, entry.http_status) == ("removeBg", Status.FAILED, 404)
+    assert (entry.error, entry.source_id) == ("image_not_found", 10**9)
     assert entry.request_id  # the edit's request id, to cancel or trace it
 
 
@@ -93,7 +94,7 @@ def test_to_pandas_has_the_documented_columns(connect, box):
 
 def test_manual_entries_round_trip(tmp_path):
     ledger = Ledger(tmp_path / "l.sqlite", account="a")
-    ledger.record(Entry(operation="refund", status="FAILED", image_ids=[3], credits=-2.0))
+    ledger.record(Entry(operation="refund", status=Status.REFUNDED, image_ids=[3], credits=-2.0))
     assert ledger.total() == -2.0 and ledger.entries()[0].image_ids == [3]
 
 

@@ -17,12 +17,11 @@ import pandas as pd
 import pytest
 
 import imagekit
-from imagekit.ledger import Entry, Ledger
+from imagekit.ledger import Entry, Ledger, Status
 from imagekit.reports import spend_by_tag
 from tests.conftest import make_user
 from tests.helpers import PATIENT_RETRIES, control
-
-from .conftest import balance
+from tests.workflows.conftest import balance
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,7 +180,7 @@ def test_a_ledger_from_before_tags_is_migrated(tmp_path):
     old.close()
     for _ in range(2):  # opened twice: the second time finds nothing left to migrate
         ledger = Ledger(path, account="a")
-        ledger.record(Entry(operation="enhance", status="200", credits=1.0, tags={"experiment": "new"}))
+        ledger.record(Entry(operation="enhance", status=Status.ANSWERED, credits=1.0, tags={"experiment": "new"}))
         ledger.close()
     [first, *later] = Ledger(path, account="a").entries()
     assert (first.image_ids, first.tags, first.source) == ([7], {}, None)
@@ -203,7 +202,7 @@ def test_a_ledger_url_hides_its_password():
 
 
 def _worker(box, key: str, ledger: str, tags: dict[str, str], rows: int, barrier: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "tests.workflows.team_worker", box.url, key, ledger,
+    return subprocess.Popen([sys.executable, "-m", "tests.ledger.team_worker", box.url, key, ledger,
                              json.dumps(tags), str(rows), str(barrier)], cwd=ROOT, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -276,12 +275,12 @@ def test_a_postgresql_ledger_outlives_a_dropped_connection(postgres):
 
     url = postgres.new_database()
     ledger = Ledger(url, account="a")
-    ledger.record(Entry(operation="create", status="200", credits=2.0))
+    ledger.record(Entry(operation="create", status=Status.ANSWERED, credits=2.0))
     with psycopg.connect(url, autocommit=True) as admin:
         ended = admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                               "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()
     assert ended == (1,)
-    ledger.record(Entry(operation="create", status="200", credits=3.0))
+    ledger.record(Entry(operation="create", status=Status.ANSWERED, credits=3.0))
     assert ledger.total() == 5 and len(ledger.entries()) == 2
 
 

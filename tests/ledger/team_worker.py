@@ -1,6 +1,6 @@
 """One teammate's process for the shared-ledger tests: a tagged batch, then a tagged edit chain.
 
-    python -m tests.workflows.team_worker BASE_URL API_KEY LEDGER TAGS_JSON ROWS [BARRIER_DIR]
+    python -m tests.ledger.team_worker BASE_URL API_KEY LEDGER TAGS_JSON ROWS [BARRIER_DIR]
 
 With BARRIER_DIR it says it is ready (a file ``ready-<pid>`` there) and starts when ``go`` appears,
 so two workers really run at once. Its last line of stdout is why the batch stopped, or "finished".

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from ._sqlite import open_wal
-from .errors import ConfigError
+from .._sqlite import open_wal
+from ..errors import ConfigError
+from .entries import Status
 
 __all__ = ["Store", "open_store", "is_url", "shown_location"]
 
@@ -34,7 +35,8 @@ _SCHEMA = (
         time TEXT NOT NULL, account TEXT NOT NULL, operation TEXT NOT NULL,
         source_id {int}, image_ids TEXT NOT NULL, request_id TEXT, group_id TEXT, style_id {int},
         credits {real}, balance {real}, daily_credit {real}, monthly_credit {real}, default_credit {real},
-        status TEXT NOT NULL, error TEXT, latency {real}, source TEXT, tags TEXT NOT NULL DEFAULT '{{}}')""",
+        status TEXT NOT NULL, http_status {int}, error TEXT, latency {real}, source TEXT,
+        tags TEXT NOT NULL DEFAULT '{{}}')""",
     "CREATE INDEX IF NOT EXISTS entries_account ON entries (account, time)",
     """CREATE TABLE IF NOT EXISTS prices (
         account TEXT NOT NULL, key TEXT NOT NULL, credits {real} NOT NULL, source TEXT NOT NULL,
@@ -50,6 +52,7 @@ _SCHEMA = (
 _ADDED_COLUMNS = (
     ("entries", "source", "TEXT"),  # ledgers from before credit sources
     ("entries", "tags", "TEXT NOT NULL DEFAULT '{}'"),  # ledgers from before tags
+    ("entries", "http_status", "{int}"),  # ledgers from before named statuses
 )
 """Columns later versions added: a ledger file from an earlier version gets them when opened."""
 
@@ -188,7 +191,19 @@ class Store:
             self._cursor(statement.format(serial=self.serial, real=self.real, int=self.integer), ())
         for table, column, kind in _ADDED_COLUMNS:
             if column not in self._columns(table):
-                self._cursor(f"ALTER TABLE {table} ADD COLUMN {column} {kind}", ())
+                self._cursor(f"ALTER TABLE {table} ADD COLUMN {column} {kind.format(int=self.integer)}", ())
+        self._name_statuses()
+
+    def _name_statuses(self) -> None:
+        """Ledgers from before named statuses kept an HTTP code (or an image's FAILED) as the status:
+        give each its name, and the code its own column."""
+        for (old,) in self._cursor("SELECT DISTINCT status FROM entries WHERE status NOT IN (?, ?, ?, ?, ?)",
+                                   tuple(status.value for status in Status)).fetchall():
+            if old.isdigit():
+                name, code = (Status.ANSWERED if old.startswith("2") else Status.FAILED), int(old)
+            else:
+                name, code = (Status.REFUNDED if old == "FAILED" else Status.NO_RESPONSE), None
+            self._cursor("UPDATE entries SET status = ?, http_status = ? WHERE status = ?", (name.value, code, old))
 
     def _connect(self) -> Any:
         raise NotImplementedError

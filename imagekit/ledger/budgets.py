@@ -21,23 +21,19 @@ import threading
 import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
-from ._ledger_db import Store
-from .errors import BudgetExceededError, BudgetWarning, ConfigError
+from ..errors import BudgetExceededError, BudgetWarning, ConfigError
+from .entries import BALANCE, now
+from .store import Store
 
-__all__ = ["Budget", "HOLD_SECONDS", "define", "remove", "status", "hold", "now"]
+__all__ = ["Budget", "HOLD_SECONDS", "define", "remove", "status", "hold", "refuses", "warning"]
 
 HOLD_SECONDS = 3600.0
 """How long a hold whose operation never got an entry (its process died) keeps counting."""
 _EPSILON = 1e-9
 _warned: set[tuple[str, str, str, str]] = set()
 _warned_lock = threading.Lock()
-
-
-def now() -> str:
-    """The ledger's time format: UTC ISO 8601 with milliseconds (sorts as text)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
@@ -113,7 +109,7 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float) -> int |
         store.execute("DELETE FROM holds WHERE seq IS NULL AND time < ?", (_expiry(),))
         budgets = [_with_usage(store, row) for row in rows]
         for budget in budgets:
-            if budget.hard and (budget.left < cost - _EPSILON or budget.left <= _EPSILON):
+            if refuses(budget, cost):
                 raise BudgetExceededError(f"budget {budget}: this operation would cost about {cost:g} more, "
                                           "so it was not sent", budget=budget, cost=cost)
         row = store.fetchone("INSERT INTO holds (account, tags, credits, time) VALUES (?, ?, ?, ?) RETURNING hold_id",
@@ -137,7 +133,7 @@ def _with_usage(store: Store, row: tuple[Any, ...]) -> Budget:
     tag = store.tag_of("tags")
     # One statement, so one view: an entry and the hold it replaced are never both, or neither, seen.
     spent, held = store.fetchone(
-        f"SELECT (SELECT COALESCE(SUM(credits), 0) FROM entries WHERE operation != 'balance' AND {tag} = ?),"
+        f"SELECT (SELECT COALESCE(SUM(credits), 0) FROM entries WHERE operation != '{BALANCE}' AND {tag} = ?),"
         f" (SELECT COALESCE(SUM(credits), 0) FROM holds WHERE {tag} = ? AND (seq IS NOT NULL OR time >= ?))",
         (key, value, key, value, _expiry())) or (0, 0)
     return Budget(key, value, float(limit), None if warn_at is None else float(warn_at), bool(hard),
@@ -148,11 +144,24 @@ def _expiry() -> str:
     return (datetime.now(UTC) - timedelta(seconds=HOLD_SECONDS)).isoformat(timespec="milliseconds")
 
 
+def refuses(budget: Budget, cost: float) -> bool:
+    """Whether ``budget`` refuses an operation of ``cost`` now: a hard one refuses what would pass its
+    limit, and everything once nothing is left."""
+    return budget.hard and (budget.left < cost - _EPSILON or budget.left <= _EPSILON)
+
+
+def warning(budget: Budget, cost: float) -> Literal["warn", "over"] | None:
+    """The warning an operation of ``cost`` brings: ``over`` when it passes a soft budget's limit,
+    ``warn`` when spending reaches the budget's warning share, else None."""
+    share = (budget.spent + budget.held + cost) / budget.limit if budget.limit else float("inf")
+    if not budget.hard and share > 1 + _EPSILON:
+        return "over"
+    return "warn" if budget.warn_at is not None and share >= budget.warn_at - _EPSILON else None
+
+
 def _warn(store: Store, budget: Budget, cost: float) -> None:
     """Warn once per process when spending reaches the warning share, and (soft) passes the limit."""
-    share = (budget.spent + budget.held + cost) / budget.limit if budget.limit else float("inf")
-    level = "over" if not budget.hard and share > 1 + _EPSILON else (
-        "warn" if budget.warn_at is not None and share >= budget.warn_at - _EPSILON else None)
+    level = warning(budget, cost)
     if level is None:
         return
     seen = (store.location, budget.key, budget.value, level)

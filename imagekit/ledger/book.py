@@ -1,6 +1,6 @@
-"""The credit ledger: a record of every operation the toolkit performed, what it cost, and its tags.
+"""The book: every operation the toolkit performed, what it cost, and its tags, for one account.
 
-Each client feeds its ledger from the HTTP layer (see ``accounting``): every request other than a
+Each client feeds its ledger through the recorder (see ``recorder``): every request other than a
 read (create, edits, cancellations, prompts) becomes one entry with its time, operation, image ids,
 request id, credits charged and where that figure came from, balances after, status, latency and
 the tags in effect (``imagekit.tags``); the balances a read shows become ``balance`` entries.
@@ -8,98 +8,44 @@ Workflows add what only they can see: refunds of images that failed after an asy
 and charges of requests whose answer was lost (tagged as the operation was).
 
 A ledger is a SQLite file (default ``$IMAGEKIT_HOME/ledger.sqlite``) or a PostgreSQL database a
-team shares (``IMAGEKIT_LEDGER_URL`` or ``ledger="postgresql://..."``; see ``_ledger_db``). Entries
-are keyed by account (a hash of base URL and API key, never the key), so one ledger can serve
-several users and services. Budgets per tag value live in it too (see ``budgets``). A SQLite file
-opens on the first entry: a client that does nothing writes nothing.
+team shares (``IMAGEKIT_LEDGER_URL`` or ``ledger="postgresql://..."``; see ``store``). Entries are
+keyed by account (a hash of base URL and API key, never the key), so one ledger can serve several
+users and services. Budgets per tag value live in it too (see ``budgets``). A SQLite file opens on
+the first entry: a client that does nothing writes nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import budgets, config as _config
-from ._ledger_db import is_url, open_store, shown_location
+from .. import config as _config
+from ..errors import ConfigError
+from ..tags import checked_tags
+from . import budgets, reconcile as _reconcile
 from .budgets import Budget
-from .errors import ConfigError
-from .tags import checked_tags, current_tags
+from .entries import BALANCE, Entry, Source, Status, answered, now
+from .store import is_url, open_store, shown_location
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ._http import Hook
-    from .config import Config
-
-__all__ = ["Ledger", "Entry", "Budget", "account_of", "sandbox_account", "default_path", "ENV_LEDGER_URL"]
+__all__ = ["Ledger", "default_path", "ENV_LEDGER_URL"]
 
 ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
 """The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
 _COLUMNS = ("time", "account", "operation", "source_id", "image_ids", "request_id", "group_id", "style_id",
-            "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "error",
-            "latency", "source", "tags")
-SOURCES = ("reported", "priced", "reconciled")
-"""Where an entry's credits came from: the service's credit headers (an extension), the account's
-prices (CreditCostInfo, styles' and images' creditCost), or the balances the service reported."""
-BALANCE = "balance"
-"""The operation name of a balance reading (a read that showed the balance; not an operation)."""
+            "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "http_status",
+            "error", "latency", "source", "tags")
 
 
 def default_path() -> Path:
     """Where ledgers live unless told otherwise: ``$IMAGEKIT_HOME/ledger.sqlite``."""
     return _config.home_dir() / "ledger.sqlite"
-
-
-def account_of(base_url: str, api_key: str) -> str:
-    """A stable, non-secret id for one account on one service."""
-    return hashlib.sha256(f"{base_url.rstrip('/')}\0{api_key}".encode()).hexdigest()[:16]
-
-
-def sandbox_account(identity: str) -> str:
-    """The id of an embedded sandbox's demo account: its data folder's identity (a new port and
-    key each session would otherwise make yesterday's history someone else's)."""
-    return hashlib.sha256(f"sandbox\0{identity}".encode()).hexdigest()[:16]
-
-
-@dataclass
-class Entry:
-    """One operation as the ledger stores it."""
-
-    operation: str
-    """create, an edit name (enhance, removeBg...), cancelEdit, textToPrompt, refund, reconcile..."""
-    status: str
-    """HTTP status of the answer, or ``no_response``."""
-    account: str = ""
-    time: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"))
-    source_id: int | None = None
-    """The image an edit started from."""
-    image_ids: list[int] = field(default_factory=list)
-    """Images the operation made."""
-    request_id: str | None = None
-    """The edit request id the operation sent (a cancelEdit's: the one it cancelled)."""
-    group_id: str | None = None
-    style_id: int | None = None
-    credits: float | None = None
-    """Credits charged (negative for a refund); None while unknown."""
-    balance: float | None = None
-    """Total balance after the operation, when known."""
-    daily_credit: float | None = None
-    monthly_credit: float | None = None
-    default_credit: float | None = None
-    error: str | None = None
-    latency: float | None = None
-    source: str | None = None
-    """Where ``credits`` came from: one of ``SOURCES``; None while unknown, or nothing was charged."""
-    tags: dict[str, str] = field(default_factory=current_tags)
-    """Labels such as ``{"experiment": "grid-a"}``: by default, those in effect where the entry is made."""
-    seq: int | None = field(default=None, compare=False)
-    """Position in the file (set when read back)."""
 
 
 class Ledger:
@@ -133,8 +79,7 @@ class Ledger:
         """Append one entry (for this ledger's account unless the entry names one); ``hold`` is the
         budget hold it replaces (see ``budgets``)."""
         entry.account = entry.account or self.account
-        row = {**asdict(entry), "image_ids": json.dumps(entry.image_ids),
-               "tags": json.dumps(entry.tags, sort_keys=True)}
+        row = _row(entry)
         with self._store.transaction():
             inserted = self._store.fetchone(
                 f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) RETURNING seq",
@@ -143,16 +88,17 @@ class Ledger:
             entry.seq = int(inserted[0])
             if hold is None:
                 pass
-            elif entry.credits is None and entry.status.startswith("2"):  # answered, not yet priced:
+            elif entry.credits is None and answered(entry):  # answered, not yet priced:
                 self._store.execute("UPDATE holds SET seq = ? WHERE hold_id = ?", (entry.seq, hold))  # held till then
             else:
                 self._store.execute("DELETE FROM holds WHERE hold_id = ?", (hold,))
         return entry
 
-    def settle(self, seq: int, credits: float, source: str) -> None:
+    def settle(self, seq: int, credits: float, source: Source) -> None:
         """Give entry ``seq`` its credits, once they are known (its budget hold, if any, goes)."""
         with self._store.transaction():
-            self._store.execute("UPDATE entries SET credits = ?, source = ? WHERE seq = ?", (credits, source, seq))
+            self._store.execute("UPDATE entries SET credits = ?, source = ? WHERE seq = ?",
+                                (credits, source.value, seq))
             self._store.execute("DELETE FROM holds WHERE seq = ?", (seq,))
 
     def reading(self, balance: float) -> None:
@@ -162,7 +108,7 @@ class Ledger:
                                         "ORDER BY seq DESC LIMIT 1", (self.account,))
             if last == (BALANCE, balance):
                 return
-        self.record(Entry(operation=BALANCE, status="200", balance=balance, tags={}))  # not spending: untagged
+        self.record(Entry(operation=BALANCE, status=Status.ANSWERED, balance=balance, tags={}))  # untagged: not spending
 
     def prices(self) -> dict[str, float]:
         """Known prices of this account: ``cost:<CreditCostInfo type>``, ``style:<id>``,
@@ -171,12 +117,12 @@ class Ledger:
             return {}
         return dict(self._store.fetchall("SELECT key, credits FROM prices WHERE account = ?", (self.account,)))
 
-    def learn_price(self, key: str, credits: float, source: str) -> None:
-        """Remember a price (the newest sighting wins)."""
+    def learn_price(self, key: str, credits: float, source: Source) -> None:
+        """Remember a price (``prices``' keys; the newest sighting wins)."""
         self._store.execute("INSERT INTO prices (account, key, credits, source, time) VALUES (?, ?, ?, ?, ?)"
                             " ON CONFLICT (account, key) DO UPDATE SET credits = excluded.credits,"
                             " source = excluded.source, time = excluded.time",
-                            (self.account, key, float(credits), source, budgets.now()))
+                            (self.account, key, float(credits), source.value, now()))
 
     def entries(self, account: str | None = None, *, readings: bool = False) -> list[Entry]:
         """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
@@ -191,8 +137,7 @@ class Ledger:
         if where:
             query += " WHERE " + " AND ".join(clause for clause, _ in where)
         rows = self._store.fetchall(query + " ORDER BY seq", [value for _, value in where])
-        return [Entry(**{**dict(zip((*_COLUMNS, "seq"), row, strict=True)), "image_ids": json.loads(row[4]),
-                         "tags": json.loads(row[_COLUMNS.index("tags")] or "{}")}) for row in rows]
+        return [_entry(row) for row in rows]
 
     def created_in_group(self, group_id: str) -> tuple[list[int], float | None]:
         """Images and credits of the answered create that carried ``group_id`` (empty if none)."""
@@ -222,11 +167,11 @@ class Ledger:
         parsed, ``tags`` (a dict per entry) and a ``tag_<name>`` column per tag name that occurs."""
         import pandas as pd
 
-        frame = pd.DataFrame([asdict(entry) for entry in self.entries(account)], columns=list(_COLUMNS))
+        frame = pd.DataFrame([_row(entry, json_columns=False) for entry in self.entries(account)], columns=list(_COLUMNS))
         frame["time"] = pd.to_datetime(frame["time"], utc=True, format="ISO8601")
         for name in sorted({name for tags in frame["tags"] for name in tags}):
             frame[f"tag_{name}"] = frame["tags"].map(lambda tags, name=name: tags.get(name))
-        return frame.astype({"source_id": "Int64", "style_id": "Int64"})  # ids stay integers beside gaps
+        return frame.astype({"source_id": "Int64", "style_id": "Int64", "http_status": "Int64"})  # integers beside gaps
 
     # --- budgets per tag value (see ``budgets``) ----------------------------------------------
 
@@ -252,25 +197,18 @@ class Ledger:
         when none applies); BudgetExceededError when a hard one would be passed."""
         return budgets.hold(self._store, self.account, tags, cost)
 
-    def hook(self, config: Config) -> Hook:
-        """An HTTP hook recording every operation a client with ``config`` performs, and the
-        prices and balances its reads show (see ``accounting``)."""
-        from .accounting import Recorder  # here: reading a ledger (reports, the CLI) needs no HTTP stack
-
-        return Recorder(self, config)
-
     def reconcile(self) -> None:
-        """Give entries whose credits are unknown the credits the balances show (see ``accounting``)."""
-        from .accounting import reconcile
-
-        reconcile(self)
+        """Give entries whose credits are unknown the credits the balances show (see ``reconcile``)."""
+        settlement = _reconcile.settle(self.entries(readings=True))
+        for seq, credits in settlement.credits.items():
+            self.settle(seq, credits, Source.RECONCILED)
+        for key, credits in settlement.prices.items():
+            self.learn_price(key, credits, Source.RECONCILED)
 
     def reconciliation(self) -> pd.DataFrame:
         """Per stretch between two balance readings: what the ledger says was spent, what the
         balance says, and the difference (work done elsewhere, grants, or what is still unknown)."""
-        from .accounting import reconciliation
-
-        return reconciliation(self.entries(readings=True))
+        return _reconcile.reconciliation(self.entries(readings=True))
 
     def close(self) -> None:
         """Close the connection (it reopens on the next entry)."""
@@ -285,3 +223,19 @@ def _one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object])
     [(key, value)] = given.items()
     assert value is not None
     return key, value
+
+
+def _row(entry: Entry, json_columns: bool = True) -> dict[str, Any]:
+    """``entry`` as a row: names as text, and (for the database) lists and tags as JSON."""
+    row = {**asdict(entry), "status": Status(entry.status).value,
+           "source": Source(entry.source).value if entry.source else None}
+    if json_columns:
+        row.update(image_ids=json.dumps(entry.image_ids), tags=json.dumps(entry.tags, sort_keys=True))
+    return row
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    """An entry read back from its row (``_COLUMNS`` then ``seq``)."""
+    values = dict(zip((*_COLUMNS, "seq"), row, strict=True))
+    return Entry(**{**values, "status": Status(values["status"]), "source": values["source"] and Source(values["source"]),
+                    "image_ids": json.loads(values["image_ids"]), "tags": json.loads(values["tags"] or "{}")})

@@ -1,0 +1,21 @@
+"""The credit ledger: every operation the toolkit performed, what it cost, its tags and budgets.
+
+One home per concern, each layer importing only those above it in this list (and never the
+workflows, which import the ledger):
+
+- ``entries``: what is stored (``Entry``, its ``Status`` and credit ``Source``), account ids;
+- ``store``: where (a SQLite file or a PostgreSQL database a team shares);
+- ``budgets``: caps per tag value, held and settled in the store;
+- ``prices``: the one price model, used by the recorder and by every estimate;
+- ``reconcile``: the balances the service reported against the entries;
+- ``book``: ``Ledger``, the account's book over a store;
+- ``recorder``: the HTTP hook a client wires in to feed its ledger.
+"""
+
+from .book import ENV_LEDGER_URL, Ledger, default_path
+from .budgets import Budget
+from .entries import BALANCE, Entry, Source, Status, account_of, answered, sandbox_account
+from .prices import Prices
+
+__all__ = ["Ledger", "Entry", "Status", "Source", "Budget", "Prices", "BALANCE", "answered", "account_of",
+           "sandbox_account", "default_path", "ENV_LEDGER_URL"]

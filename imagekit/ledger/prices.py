@@ -1,0 +1,104 @@
+"""The one price model: what an operation costs, from the plan, the caller's styles and what the
+ledger has learned. The recorder prices entries with it; ``Batch.estimate`` and ``Chain.estimate``
+price work before it runs with it.
+
+Prices are kept by key, as the ledger stores them: ``cost:<CreditCostInfo type>`` (the plan's rows:
+``generate``, ``reference``, ``collection``, ``enhance-2x``, ``removeBg``...), ``style:<id>`` and
+``collection:<id>`` (credits per image). A create names exactly one of a style, a collection or a
+reference image; an edit's CreditCostInfo type is its operation's name (enhance: per scale).
+
+A style the caller does not own (a public one) has no price the API shows; until a charge, an
+image's creditCost or the balances show the real one, it is assumed to cost the dearest generation
+price known (an upper bound, so a budget is never passed by a guess).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..models import Style, User
+
+__all__ = ["Prices", "create_key", "edit_key", "GENERATION_TYPES", "FREE_OPERATIONS"]
+
+GENERATION_TYPES = ("generate", "reference", "collection", "collection-2x")
+"""CreditCostInfo types that price a generated image."""
+FREE_OPERATIONS = ("cancelEdit",)
+"""Operations that never cost anything."""
+_COST, _STYLE, _COLLECTION = "cost:", "style:", "collection:"
+
+
+def create_key(style: int | None = None, collection: int | None = None) -> str:
+    """The price key of one image of a create: by its style, else its collection, else a
+    reference image's (the spec's three kinds of create)."""
+    if style is not None:
+        return f"{_STYLE}{int(style)}"
+    if collection is not None:
+        return f"{_COLLECTION}{int(collection)}"
+    return f"{_COST}reference"
+
+
+def edit_key(operation: str, scale: str | None = None) -> str:
+    """The price key of an edit (``operation`` as the request names it: enhance, cleanUp, removeBg...;
+    enhance is priced per scale)."""
+    return f"{_COST}enhance-{scale or '2x'}" if operation == "enhance" else f"{_COST}{operation}"
+
+
+@dataclass
+class Prices:
+    """Credit prices of one account, by key (see the module)."""
+
+    known: dict[str, float] = field(default_factory=dict)
+    """Price key -> credits per operation (an edit) or per image (a create)."""
+    simultaneous_limit: int = 1
+    """The plan's (or the enterprise's) concurrent generation limit."""
+
+    @classmethod
+    def of_account(cls, user: User, styles: Iterable[Style] = (), learned: Mapping[str, float] | None = None) -> Prices:
+        """Prices from ``me()``, ``styles()`` and those a ledger learned (``Ledger.prices()``); what the
+        service shows now wins over what was learned."""
+        plan = user.plan
+        known = dict(learned or {})
+        known.update({f"{_COST}{cost.type}": float(cost.credit) for cost in (plan and plan.credit_cost_info) or []
+                      if cost.type and cost.credit is not None})
+        known.update({create_key(style=style.style_id): float(style.credit_cost) for style in styles
+                      if style.style_id is not None and style.credit_cost is not None})
+        limits = [getattr(user.enterprise, "simultaneous_limit", None), plan and plan.simultaneous_limit]
+        return cls(known, next((int(limit) for limit in limits if limit), 1))
+
+    def learn(self, key: str, credits: float) -> None:
+        """Remember the real price of ``key``."""
+        self.known[key] = float(credits)
+
+    def exact(self, key: str) -> float | None:
+        """The price of ``key`` when known (never guessed)."""
+        return self.known.get(key)
+
+    def per_image(self, style: int | None = None, collection: int | None = None) -> float:
+        """Credits one image of a create costs: its price, else an upper bound."""
+        known = self.exact(create_key(style, collection))
+        if known is not None:
+            return known
+        if collection is not None:  # premium collections cost collection-2x; the API does not say which are
+            return self._dearest(f"{_COST}collection", f"{_COST}collection-2x")
+        return self._dearest(*(f"{_COST}{kind}" for kind in GENERATION_TYPES),
+                             *(key for key in self.known if key.startswith((_STYLE, _COLLECTION))))
+
+    def create(self, style: int | None = None, collection: int | None = None, count: int = 1) -> float:
+        """Credits a create of ``count`` images costs (an upper bound while its price is unknown)."""
+        return self.per_image(style, collection) * count
+
+    def edit(self, operation: str, scale: str | None = None) -> float:
+        """Credits an edit costs: its price, else the dearest edit price known (0 when none is)."""
+        if operation in FREE_OPERATIONS:
+            return 0.0
+        known = self.exact(edit_key(operation, scale))
+        if known is not None:
+            return known
+        generation = {f"{_COST}{kind}" for kind in GENERATION_TYPES}
+        return self._dearest(*(key for key in self.known if key.startswith(_COST) and key not in generation))
+
+    def _dearest(self, *keys: str) -> float:
+        return max((self.known[key] for key in keys if key in self.known), default=0.0)

@@ -1,0 +1,83 @@
+"""Budget arithmetic, pure and on a real SQLite ledger (no sandbox): refusals, warnings, holds."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import imagekit
+from imagekit.ledger import Budget, Entry, Ledger, Source, Status
+from imagekit.ledger.budgets import refuses, warning
+
+
+@pytest.mark.parametrize(("budget", "cost", "refused"), [
+    (Budget("e", "a", limit=10, spent=6, held=2), 2, False),   # exactly to the limit
+    (Budget("e", "a", limit=10, spent=6, held=2), 2.5, True),  # past it
+    (Budget("e", "a", limit=10, spent=10), 0, True),           # nothing left: even a free guess waits
+    (Budget("e", "a", limit=10, spent=12, hard=False), 5, False),  # a soft budget only warns
+])
+def test_a_hard_budget_refuses_what_would_pass_its_limit(budget, cost, refused):
+    assert refuses(budget, cost) is refused
+
+
+@pytest.mark.parametrize(("budget", "cost", "level"), [
+    (Budget("e", "a", limit=10, spent=5), 2, None),
+    (Budget("e", "a", limit=10, spent=5), 3, "warn"),              # 80 % reached
+    (Budget("e", "a", limit=10, spent=5, warn_at=None), 3, None),  # never warns
+    (Budget("e", "a", limit=10, spent=9, hard=False), 2, "over"),
+    (Budget("e", "a", limit=0, hard=False), 1, "over"),
+])
+def test_warnings_come_at_the_share_and_past_a_soft_limit(budget, cost, level):
+    assert warning(budget, cost) == level
+
+
+def test_left_and_share_count_what_is_held_as_spent():
+    budget = Budget("e", "a", limit=20, spent=5, held=5)
+    assert (budget.left, budget.share) == (10, 0.5)
+    assert str(budget) == "e=a: 5 of 20 credits spent, 5 held (hard budget)"
+
+
+def test_holds_count_until_their_entry_replaces_them(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    ledger.set_budget(experiment="grid", limit=10)
+    tags = {"experiment": "grid"}
+    first = ledger.hold(tags, 6)
+    assert first is not None and ledger.budgets()[0].held == 6
+    with pytest.raises(imagekit.BudgetExceededError) as refused:
+        ledger.hold(tags, 5)
+    assert refused.value.budget.left == 4
+    # The answer's entry replaces the hold: spent now, no longer held.
+    ledger.record(Entry(operation="create", status=Status.ANSWERED, credits=6, source=Source.PRICED, tags=tags),
+                  hold=first)
+    [budget] = ledger.budgets()
+    assert (budget.spent, budget.held) == (6, 0)
+    assert ledger.hold({"other": "x"}, 100) is None  # no budget applies: nothing held
+
+
+def test_an_answered_entry_without_credits_keeps_its_hold_until_settled(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    ledger.set_budget(experiment="grid", limit=10, warn_at=None)
+    tags = {"experiment": "grid"}
+    hold = ledger.hold(tags, 4)
+    entry = ledger.record(Entry(operation="create", status=Status.ANSWERED, tags=tags), hold=hold)
+    assert ledger.budgets()[0].held == 4
+    assert entry.seq is not None
+    ledger.settle(entry.seq, 3.0, Source.RECONCILED)
+    assert (ledger.budgets()[0].spent, ledger.budgets()[0].held) == (3, 0)
+
+
+def test_a_budget_warns_once_per_process(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    ledger.set_budget(experiment="warned", limit=10, warn_at=0.5)
+    with pytest.warns(imagekit.BudgetWarning, match="reached 50%"):
+        ledger.hold({"experiment": "warned"}, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ledger.hold({"experiment": "warned"}, 1)
+
+
+@pytest.mark.parametrize(("limit", "warn_at"), [(-1, 0.8), (10, 0), (10, 1.5)])
+def test_a_budget_with_a_bad_limit_or_share_is_refused(tmp_path, limit, warn_at):
+    with pytest.raises(imagekit.ConfigError):
+        Ledger(tmp_path / "ledger.sqlite").set_budget(experiment="x", limit=limit, warn_at=warn_at)

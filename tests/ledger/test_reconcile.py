@@ -1,0 +1,59 @@
+"""Reconciliation as pure functions of entries: what each stretch between two balance readings
+spent, shared among the entries whose credits are unknown."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from imagekit.ledger import BALANCE, Entry, Status
+from imagekit.ledger.reconcile import reconciliation, settle, stretches
+
+_seq = iter(range(1, 10**6))
+
+
+def reading(balance: float) -> Entry:
+    return Entry(operation=BALANCE, status=Status.ANSWERED, balance=balance, tags={}, seq=next(_seq))
+
+
+def op(operation: str = "create", credits: float | None = None, images: int = 1, style: int | None = None,
+       status: Status = Status.ANSWERED, balance: float | None = None) -> Entry:
+    return Entry(operation=operation, status=status, credits=credits, image_ids=list(range(images)),
+                 style_id=style, balance=balance, tags={}, seq=next(_seq))
+
+
+def test_what_the_balance_fell_by_beyond_known_entries_goes_to_the_unknown_ones_by_images():
+    two, one, known = op(images=2), op("enhance"), op("removeBg", credits=1)
+    settlement = settle([reading(100), two, one, known, reading(90)])
+    assert settlement.credits == {two.seq: 6.0, one.seq: 3.0}  # 9 unexplained, shared 2:1
+    assert settlement.prices == {}  # two unknown entries: no single price to learn
+
+
+def test_a_create_alone_in_its_stretch_teaches_its_styles_price():
+    alone = op(images=4, style=7)
+    settlement = settle([reading(50), alone, reading(42)])
+    assert settlement.credits == {alone.seq: 8.0} and settlement.prices == {"style:7": 2.0}
+
+
+def test_a_grant_in_the_stretch_settles_nothing():
+    assert settle([reading(10), op(), reading(30)]).credits == {}
+
+
+def test_failed_and_unanswered_operations_are_not_given_credits():
+    refused, lost = op(status=Status.FAILED), op(status=Status.NO_RESPONSE)
+    answered = op()
+    assert settle([reading(10), refused, lost, answered, reading(7)]).credits == {answered.seq: 3.0}
+
+
+def test_readings_are_every_balance_an_answer_shows_or_with_quiet_only_the_reads():
+    entries = [reading(20), op(credits=2, balance=18), op(credits=2, balance=16), reading(16)]
+    assert [len(s.between) for s in stretches(entries)] == [1, 1, 1]
+    [whole] = stretches(entries, quiet=True)
+    assert (whole.spent_by_balance, len(whole.between)) == (4, 3)
+
+
+def test_the_reconciliation_view_lays_ledger_and_balance_side_by_side():
+    frame = reconciliation([reading(20), op(credits=2), op(), reading(15), op(credits=1), reading(13)])
+    assert frame[["spent_by_balance", "spent_by_ledger", "unknown", "difference"]].values.tolist() == [
+        [5, 2, 1, 3], [2, 1, 0, 1]]
+    assert isinstance(frame["from"].dtype, pd.DatetimeTZDtype)
+    assert reconciliation([]).empty

@@ -1,0 +1,45 @@
+"""The ledger's storage: entries round-trip with their named statuses and sources, and a ledger file
+from before named statuses is brought forward when opened."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from imagekit.ledger import Entry, Ledger, Source, Status
+
+OLD_ENTRIES = """CREATE TABLE entries (seq INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, account TEXT NOT NULL,
+    operation TEXT NOT NULL, source_id INTEGER, image_ids TEXT NOT NULL, request_id TEXT, group_id TEXT,
+    style_id INTEGER, credits REAL, balance REAL, daily_credit REAL, monthly_credit REAL, default_credit REAL,
+    status TEXT NOT NULL, error TEXT, latency REAL, source TEXT, tags TEXT NOT NULL DEFAULT '{}')"""
+
+
+def test_an_entry_comes_back_as_it_was_recorded(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    made = ledger.record(Entry(operation="create", status=Status.ANSWERED, http_status=200, image_ids=[4, 5],
+                               credits=4.0, source=Source.REPORTED, tags={"experiment": "a"}, style_id=7))
+    [back] = Ledger(tmp_path / "ledger.sqlite", account="acct").entries()
+    assert back == made and back.seq == made.seq
+    assert isinstance(back.status, Status) and isinstance(back.source, Source)
+
+
+def test_the_dataframe_names_statuses_as_text(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    ledger.record(Entry(operation="removeBg", status=Status.FAILED, http_status=404, tags={}))
+    ledger.record(Entry(operation="refund", status=Status.REFUNDED, credits=-2.0, source=Source.PRICED, tags={}))
+    frame = ledger.to_pandas()
+    assert frame["status"].tolist() == ["failed", "refunded"] and type(frame["status"][0]) is str
+    assert frame["http_status"].tolist()[0] == 404 and str(frame["http_status"].dtype) == "Int64"
+
+
+def test_a_ledger_from_before_named_statuses_is_brought_forward(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(OLD_ENTRIES)
+        for operation, status in [("create", "200"), ("removeBg", "404"), ("refund", "FAILED"),
+                                  ("enhance", "no_response"), ("create", "recovered"), ("balance", "200")]:
+            db.execute("INSERT INTO entries (time, account, operation, image_ids, status) VALUES (?, ?, ?, '[]', ?)",
+                       ("2026-01-01T00:00:00.000+00:00", "acct", operation, status))
+    entries = Ledger(path, account="acct").entries(readings=True)
+    assert [(e.status, e.http_status) for e in entries] == [
+        (Status.ANSWERED, 200), (Status.FAILED, 404), (Status.REFUNDED, None), (Status.NO_RESPONSE, None),
+        (Status.RECOVERED, None), (Status.ANSWERED, 200)]
