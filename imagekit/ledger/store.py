@@ -35,7 +35,7 @@ _SCHEMA = (
         time TEXT NOT NULL, account TEXT NOT NULL, operation TEXT NOT NULL,
         source_id {int}, image_ids TEXT NOT NULL, request_id TEXT, group_id TEXT, style_id {int},
         credits {real}, balance {real}, daily_credit {real}, monthly_credit {real}, default_credit {real},
-        status TEXT NOT NULL, http_status {int}, error TEXT, latency {real}, source TEXT,
+        status TEXT NOT NULL, http_status INTEGER, error TEXT, latency {real}, source TEXT,
         tags TEXT NOT NULL DEFAULT '{{}}')""",
     "CREATE INDEX IF NOT EXISTS entries_account ON entries (account, time)",
     """CREATE TABLE IF NOT EXISTS prices (
@@ -52,7 +52,7 @@ _SCHEMA = (
 _ADDED_COLUMNS = (
     ("entries", "source", "TEXT"),  # ledgers from before credit sources
     ("entries", "tags", "TEXT NOT NULL DEFAULT '{}'"),  # ledgers from before tags
-    ("entries", "http_status", "{int}"),  # ledgers from before named statuses
+    ("entries", "http_status", "INTEGER"),  # ledgers from before named statuses
 )
 """Columns later versions added: a ledger file from an earlier version gets them when opened."""
 
@@ -191,7 +191,7 @@ class Store:
             self._cursor(statement.format(serial=self.serial, real=self.real, int=self.integer), ())
         for table, column, kind in _ADDED_COLUMNS:
             if column not in self._columns(table):
-                self._cursor(f"ALTER TABLE {table} ADD COLUMN {column} {kind.format(int=self.integer)}", ())
+                self._cursor(f"ALTER TABLE {table} ADD COLUMN {column} {kind}", ())
         self._name_statuses()
 
     def _name_statuses(self) -> None:

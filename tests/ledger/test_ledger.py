@@ -10,8 +10,9 @@ import imagekit
 from imagekit.config import Config
 from imagekit.ledger import Entry, Ledger, Status, account_of
 from imagekit.resources.edits import cancel_call, enhance_call, prepare, retry_call
-from imagekit.resources.images import create_call, meta_call
+from imagekit.resources.images import binary_call, create_call, meta_call
 from imagekit.resources.prompts import text_call
+from imagekit.resources.users import ME, STYLES, USAGE
 from tests.helpers import control
 from tests.workflows.conftest import balance
 
@@ -25,17 +26,21 @@ def ledger_location(either_ledger) -> str:
 CONFIG = Config("http://sandbox.test", "key")
 
 
-@pytest.mark.parametrize(("call", "operation", "source_id", "request_id"), [
-    (create_call(CONFIG, "a fox", {"style": 1}), "create", None, None),
-    (prepare(CONFIG, enhance_call(CONFIG, 12, "2x"), "r-1", None)[0], "enhance", 12, "r-1"),
-    (retry_call(CONFIG, 3, None), "retry", 3, None),
-    (cancel_call("r 2"), "cancelEdit", None, "r 2"),
-    (text_call(CONFIG, "a fox", None), "textToPrompt", None, None),
-    (meta_call(12), None, None, None),
+@pytest.mark.parametrize(("call", "operation", "read", "source_id", "request_id"), [
+    (create_call(CONFIG, "a fox", {"style": 1}), "create", None, None, None),
+    (prepare(CONFIG, enhance_call(CONFIG, 12, "2x"), "r-1", None)[0], "enhance", None, 12, "r-1"),
+    (retry_call(CONFIG, 3, None), "retry", None, 3, None),
+    (cancel_call("r 2"), "cancelEdit", None, None, "r 2"),
+    (text_call(CONFIG, "a fox", None), "textToPrompt", None, None, None),
+    (meta_call(12), None, "image", 12, None),
+    (ME, None, "me", None, None),
+    (STYLES, None, "styles", None, None),
+    (USAGE, None, "usage", None, None),
+    (binary_call(CONFIG, 12), None, None, None, None),
 ])
-def test_each_request_says_what_the_ledger_records(call, operation, source_id, request_id):
+def test_each_request_says_what_the_ledger_records(call, operation, read, source_id, request_id):
     """Named where the request is built, never guessed from its path."""
-    assert (call.operation, call.source_id, call.request_id) == (operation, source_id, request_id)
+    assert (call.operation, call.read, call.source_id, call.request_id) == (operation, read, source_id, request_id)
 
 
 def test_the_account_id_hides_the_key():
