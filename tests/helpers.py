@@ -3,8 +3,11 @@ retry policies for tests, and waiting on a sandbox's state by polling it (never 
 
 from __future__ import annotations
 
+import re
+import textwrap
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -72,3 +75,17 @@ def wait_for_edit(box: Any, user_id: int, request_id: str, states: frozenset[str
 def wait_idle(box: Any, user_id: int) -> None:
     """Poll until nothing of the user runs in the sandbox (no generation or edit holds a slot)."""
     wait_until(lambda: box.sandbox.gate.running(user_id) == 0, what=f"user {user_id} idle")
+
+
+def revealed_types(snippet: str, folder: Path) -> tuple[list[str], str]:
+    """What mypy, with the project's settings, reveals for each ``reveal_type`` in ``snippet`` (written
+    to ``folder``), and its whole output; fails the test if mypy finds an error."""
+    from mypy import api
+
+    root = Path(__file__).resolve().parents[1]
+    path = folder / "snippet.py"
+    path.write_text(textwrap.dedent(snippet))
+    out, err, status = api.run(["--config-file", str(root / "pyproject.toml"), "--no-error-summary",
+                                "--cache-dir", str(root / ".mypy_cache"), str(path)])
+    assert status == 0 and "error:" not in out, out + err
+    return re.findall(r'Revealed type is "(.+)"', out), out

@@ -3,14 +3,9 @@ async alike (``Awaitable`` of them on AsyncClient), never ``Any``."""
 
 from __future__ import annotations
 
-import re
-import textwrap
-from pathlib import Path
-
 import pytest
-from mypy import api
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import revealed_types
 
 SNIPPET = '''
 import imagekit
@@ -66,11 +61,6 @@ EXPECTED = [
 
 @pytest.mark.slow
 def test_shortcuts_reveal_real_classes_for_both_clients(tmp_path):
-    snippet = tmp_path / "snippet.py"
-    snippet.write_text(textwrap.dedent(SNIPPET))
-    out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--no-error-summary",
-                                "--cache-dir", str(ROOT / ".mypy_cache"), str(snippet)])
-    revealed = re.findall(r'Revealed type is "(.+)"', out)
-    assert revealed == EXPECTED, out + err
+    revealed, out = revealed_types(SNIPPET, tmp_path)
+    assert revealed == EXPECTED, out
     assert not any("Any" in kind for kind in revealed if "Coroutine" not in kind), revealed
-    assert status == 0 and "error:" not in out, out

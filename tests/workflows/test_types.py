@@ -3,13 +3,7 @@ a batch, a chain, the ledger and the report functions return, never ``Any``."""
 
 from __future__ import annotations
 
-import re
-import textwrap
-from pathlib import Path
-
-from mypy import api
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import revealed_types
 
 SNIPPET = '''
 import pandas as pd
@@ -75,11 +69,6 @@ EXPECTED = [
 
 
 def test_workflows_ledger_and_reports_reveal_real_classes(tmp_path):
-    snippet = tmp_path / "snippet.py"
-    snippet.write_text(textwrap.dedent(SNIPPET))
-    out, err, status = api.run(["--config-file", str(ROOT / "pyproject.toml"), "--no-error-summary",
-                                "--cache-dir", str(ROOT / ".mypy_cache"), str(snippet)])
-    revealed = re.findall(r'Revealed type is "(.+)"', out)
-    assert [kind.removeprefix("builtins.") for kind in revealed] == [kind.removeprefix("builtins.") for kind in EXPECTED], out + err
+    revealed, out = revealed_types(SNIPPET, tmp_path)
+    assert [kind.removeprefix("builtins.") for kind in revealed] == [kind.removeprefix("builtins.") for kind in EXPECTED], out
     assert not any("Any" in kind for kind in revealed), revealed
-    assert status == 0 and "error:" not in out, out
