@@ -39,6 +39,15 @@ def slow_box(tmp_path_factory):
         yield running
 
 
+@pytest.fixture(scope="module")
+def long_box(tmp_path_factory):
+    """A sandbox where every generation and edit takes 3 s: an interrupt sent once an edit is seen
+    running still finds it running, however slowly a busy machine schedules the test's threads (at
+    0.6 s, the edit sometimes finished first and the interrupt had nothing to cancel)."""
+    with EmbeddedSandbox(tmp_path_factory.mktemp("long"), latency=3.0, base_size=128) as running:
+        yield running
+
+
 @pytest.fixture(autouse=True)
 def no_faults(box):
     yield
@@ -195,15 +204,15 @@ def test_an_edit_past_its_timeout_is_cancelled_on_the_server(user_client, slow_b
     _settled(slow_box, client.user_id, info.value.request_id, client, before)
 
 
-def test_keyboard_interrupt_cancels_a_sync_edit(slow_box):
-    user_id, key = make_user(slow_box)
-    with imagekit.Client(slow_box.url, key) as client:
+def test_keyboard_interrupt_cancels_a_sync_edit(long_box):
+    user_id, key = make_user(long_box)
+    with imagekit.Client(long_box.url, key) as client:
         source = client.create("a kite", style=client.styles()[0]).images[0]
         before = _usage(client)
         main = threading.main_thread().ident
 
         def interrupt_once_running() -> None:  # Ctrl+C while the edit runs on the server
-            wait_for_edit(slow_box, user_id, "interrupted-1", {"running"})
+            wait_for_edit(long_box, user_id, "interrupted-1", {"running"})
             signal.pthread_kill(main, signal.SIGINT)
 
         interrupter = threading.Thread(target=interrupt_once_running)
@@ -213,13 +222,13 @@ def test_keyboard_interrupt_cancels_a_sync_edit(slow_box):
                 source.remove_bg(request_id="interrupted-1")
         finally:
             interrupter.join()
-        _settled(slow_box, user_id, "interrupted-1", client, before)
+        _settled(long_box, user_id, "interrupted-1", client, before)
 
 
 @pytest.mark.anyio
-async def test_a_cancelled_task_cancels_its_async_edit(slow_box):
-    user_id, key = make_user(slow_box)
-    async with imagekit.AsyncClient(slow_box.url, key) as client:
+async def test_a_cancelled_task_cancels_its_async_edit(long_box):
+    user_id, key = make_user(long_box)
+    async with imagekit.AsyncClient(long_box.url, key) as client:
         source = (await client.create("a kite", style=(await client.styles())[0])).images[0]
         before = (await client.usage()).model_dump()
         async with anyio.create_task_group() as tasks:
@@ -228,9 +237,9 @@ async def test_a_cancelled_task_cancels_its_async_edit(slow_box):
                 await source.remove_bg(request_id="abandoned-1")
 
             tasks.start_soon(edit)  # abandoned once it runs on the server
-            await anyio.to_thread.run_sync(wait_for_edit, slow_box, user_id, "abandoned-1", {"running"})
+            await anyio.to_thread.run_sync(wait_for_edit, long_box, user_id, "abandoned-1", {"running"})
             tasks.cancel_scope.cancel()
         assert tasks.cancel_scope.cancelled_caught
-        await anyio.to_thread.run_sync(wait_for_edit, slow_box, user_id, "abandoned-1", EDIT_OUTCOMES)
-        await anyio.to_thread.run_sync(wait_idle, slow_box, user_id)
+        await anyio.to_thread.run_sync(wait_for_edit, long_box, user_id, "abandoned-1", EDIT_OUTCOMES)
+        await anyio.to_thread.run_sync(wait_idle, long_box, user_id)
         assert (await client.usage()).model_dump() == before
