@@ -44,6 +44,7 @@ _COLUMNS = ("time", "account", "operation", "source_id", "image_ids", "request_i
             "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "http_status",
             "error", "latency", "source", "tags", "uid")
 T = TypeVar("T")
+U = TypeVar("U")
 log = logging.getLogger("imagekit")
 
 
@@ -262,28 +263,26 @@ class Ledger:
 
     def _write(self, kind: str, payload: dict[str, Any], write: Callable[[], T], uid: str | None = None) -> T | None:
         """``write`` to the database; while it cannot be reached, keep ``payload`` in the spool."""
-        if self._spool is None:
-            return write()
-        if self._spool.due():
-            try:
-                self._flush()
-                return write()
-            except LedgerUnavailableError as exc:
-                self._outage(exc)
-        self._spool.put(kind, self.account, payload, uid)
-        return None
+        def wait() -> None:
+            assert self._spool is not None
+            self._spool.put(kind, self.account, payload, uid)
 
-    def _read(self, read: Callable[[], T], meanwhile: Callable[[], T]) -> T:
+        return self._read(write, wait)
+
+    def _read(self, read: Callable[[], T], meanwhile: Callable[[], U]) -> T | U:
         """``read`` from the database (what waits in the spool written first); while it cannot be
-        reached, what ``meanwhile`` says."""
+        reached, what ``meanwhile`` does."""
         if self._spool is None:
             return read()
         if self._spool.due():
             try:
                 self._flush()
-                return read()
+                found = read()
             except LedgerUnavailableError as exc:
                 self._outage(exc)
+            else:
+                self._answered()
+                return found
         return meanwhile()
 
     def _flush(self) -> None:
@@ -293,6 +292,11 @@ class Ledger:
         with self._spool.draining() as waiting:
             for kind, payload in waiting:
                 _WRITES[kind](self._store, payload)
+        if waiting:
+            self._answered()
+
+    def _answered(self) -> None:
+        assert self._spool is not None
         if self._spool.came_back():
             log.warning("the ledger at %s answers again: what waited in %s is written", self.location, self.spool)
 
