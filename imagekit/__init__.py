@@ -56,6 +56,7 @@ from .errors import (
     InvalidStrengthError,
     InvalidTypeError,
     JournalMismatchError,
+    LedgerUnavailableError,
     MalformedJSONError,
     MaskSizeMismatchError,
     MethodNotAllowedError,
@@ -122,6 +123,7 @@ __all__ = [
     # errors
     "ImagekitError", "ConfigError", "APIError", "APIConnectionError", "APITimeoutError",
     "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError", "BudgetExceededError", "BudgetWarning",
+    "LedgerUnavailableError",
     "BadRequestError", "InvalidRequestError", "MalformedJSONError", "InvalidGenerationModeError",
     "InvalidPlatformError", "InvalidAPITypeError", "UnsupportedImageSourceError", "InvalidImageError",
     "InvalidMaskError", "EmptyMaskError", "MaskSizeMismatchError", "InvalidOutpaintError", "SVGNotAvailableError", "InvalidRequestIdError",

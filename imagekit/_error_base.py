@@ -33,6 +33,7 @@ __all__ = [
     "JournalMismatchError",
     "WaitTimeoutError",
     "BudgetExceededError",
+    "LedgerUnavailableError",
     "BudgetWarning",
 ]
 
@@ -260,6 +261,12 @@ class BudgetExceededError(ImagekitError):
         super().__init__(message)
         self.budget = budget
         self.cost = cost
+
+
+class LedgerUnavailableError(ImagekitError):
+    """A shared ledger's database cannot be reached now (stopped, restarting, or the network is
+    down). Work goes on and its entries wait in a local spool; this is raised only by what needs the
+    database itself: reading the entries back, or setting a budget."""
 
 
 class BudgetWarning(UserWarning):

@@ -32,6 +32,7 @@ ImagekitError
 ├── GenerationFailedError              an image ended in the FAILED state
 ├── JournalMismatchError               a batch journal belongs to another account
 ├── BudgetExceededError                a hard budget of a tag value would be passed (nothing sent)
+├── LedgerUnavailableError             a shared ledger's database cannot be reached now
 └── WaitTimeoutError                   an image was still PENDING when the wait ran out
 
 The error name in the body's ``data`` picks the class; an unknown name falls back to the class of its

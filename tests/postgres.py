@@ -48,12 +48,20 @@ class PostgresServer:
 
     def start(self) -> PostgresServer:
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        self.resume()
+        return self
+
+    def halt(self) -> None:
+        """Stop the server and keep its data, as an outage does (``resume()`` ends it)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server on its data (and its port) again."""
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.folder} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         )
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "server.log"), "-w", "start")
-        return self
 
     def __enter__(self) -> PostgresServer:
         try:

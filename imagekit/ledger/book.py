@@ -17,19 +17,21 @@ the first entry: a client that does nothing writes nothing.
 from __future__ import annotations
 
 import json
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import config as _config
-from ..errors import ConfigError
+from ..errors import ConfigError, LedgerUnavailableError
 from ..tags import checked_tags
 from . import budgets, reconcile as _reconcile
 from .budgets import Budget
-from .entries import BALANCE, Entry, Source, Status, answered, now
-from .store import is_url, open_store, shown_location
+from .entries import BALANCE, Entry, Source, Status, now
+from .spool import spool_for
+from .store import Store, is_url, open_store, shown_location
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,7 +42,10 @@ ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
 """The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
 _COLUMNS = ("time", "account", "operation", "source_id", "image_ids", "request_id", "group_id", "style_id",
             "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "http_status",
-            "error", "latency", "source", "tags")
+            "error", "latency", "source", "tags", "uid")
+T = TypeVar("T")
+U = TypeVar("U")
+log = logging.getLogger("imagekit")
 
 
 def default_path() -> Path:
@@ -50,7 +55,11 @@ def default_path() -> Path:
 
 class Ledger:
     """Operations and credits of one account, in a SQLite file or a PostgreSQL database several
-    processes and machines share; ``to_pandas()`` reads them back, with their tags."""
+    processes and machines share; ``to_pandas()`` reads them back, with their tags.
+
+    While a shared database cannot be reached, writes wait in a local spool (see ``spool``) and go
+    to the database, exactly once, when it answers again: the work is never stopped by its
+    bookkeeping. Reading entries back needs the database (LedgerUnavailableError meanwhile)."""
 
     def __init__(self, location: str | os.PathLike[str] | None = None, *, account: str = "") -> None:
         chosen = location if location is not None else os.environ.get(ENV_LEDGER_URL) or default_path()
@@ -60,11 +69,17 @@ class Ledger:
         """The SQLite file (None for a ledger on PostgreSQL)."""
         self.account = account
         """The account this ledger records and shows ("" shows every account in the ledger)."""
+        self._spool = None if self.path else spool_for(self._store.location)
 
     @property
     def location(self) -> str:
         """The SQLite file or the PostgreSQL URL, password hidden."""
         return shown_location(self._store.location)
+
+    @property
+    def spool(self) -> Path | None:
+        """The local file where writes wait while the database cannot be reached (None for SQLite)."""
+        return self._spool.path if self._spool else None
 
     def __repr__(self) -> str:
         return f"Ledger({self.location!r}, account={self.account!r})"
@@ -72,62 +87,61 @@ class Ledger:
     def for_account(self, account: str) -> Ledger:
         """The same ledger, recording and showing ``account``."""
         twin = Ledger.__new__(Ledger)
-        twin._store, twin.path, twin.account = self._store, self.path, account
+        twin._store, twin.path, twin.account, twin._spool = self._store, self.path, account, self._spool
         return twin
 
     def record(self, entry: Entry, *, hold: int | None = None) -> Entry:
         """Append one entry (for this ledger's account unless the entry names one); ``hold`` is the
-        budget hold it replaces (see ``budgets``)."""
+        budget hold it replaces (see ``budgets``). An entry that waits in the spool has no ``seq``."""
         entry.account = entry.account or self.account
-        row = _row(entry)
-        with self._store.transaction():
-            inserted = self._store.fetchone(
-                f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) RETURNING seq",
-                [row[name] for name in _COLUMNS])
-            assert inserted is not None
-            entry.seq = int(inserted[0])
-            if hold is None:
-                pass
-            elif entry.credits is None and answered(entry):  # answered, not yet priced:
-                self._store.execute("UPDATE holds SET seq = ? WHERE hold_id = ?", (entry.seq, hold))  # held till then
-            else:
-                self._store.execute("DELETE FROM holds WHERE hold_id = ?", (hold,))
+        row = {**_row(entry), "hold": hold}
+        seq = self._write("entry", row, lambda: _insert(self._store, row), uid=entry.uid)
+        entry.seq = seq if isinstance(seq, int) else None
         return entry
 
-    def settle(self, seq: int, credits: float, source: Source) -> None:
-        """Give entry ``seq`` its credits, once they are known (its budget hold, if any, goes)."""
-        with self._store.transaction():
-            self._store.execute("UPDATE entries SET credits = ?, source = ? WHERE seq = ?",
-                                (credits, source.value, seq))
-            self._store.execute("DELETE FROM holds WHERE seq = ?", (seq,))
+    def settle(self, entry: Entry, credits: float, source: Source) -> None:
+        """Give ``entry`` its credits, once they are known (its budget hold, if any, goes)."""
+        if entry.seq is not None:
+            self._write("settle", {"seq": entry.seq, "credits": credits, "source": source.value},
+                        lambda: _set_credits(self._store, "seq", entry.seq, credits, source.value))
+        elif entry.uid is not None and not (self._spool and self._spool.settle(entry.uid, credits, source.value)):
+            self._write("settle", {"uid": entry.uid, "credits": credits, "source": source.value},
+                        lambda: _set_credits(self._store, "uid", entry.uid, credits, source.value))
 
     def reading(self, balance: float) -> None:
         """Record a balance the service showed, unless the last entry is the same reading."""
-        if self._store.exists():
-            last = self._store.fetchone("SELECT operation, balance FROM entries WHERE account = ? "
-                                        "ORDER BY seq DESC LIMIT 1", (self.account,))
-            if last == (BALANCE, balance):
-                return
-        self.record(Entry(operation=BALANCE, status=Status.ANSWERED, balance=balance, tags={}))  # untagged: not spending
+        last = self._read(lambda: self._store.fetchone("SELECT operation, balance FROM entries WHERE account = ? "
+                                                       "ORDER BY seq DESC LIMIT 1", (self.account,)), lambda: None)
+        if last != (BALANCE, balance):
+            self.record(Entry(operation=BALANCE, status=Status.ANSWERED, balance=balance, tags={}))  # untagged
 
     def prices(self) -> dict[str, float]:
         """Known prices of this account: ``cost:<CreditCostInfo type>``, ``style:<id>``,
-        ``collection:<id>`` -> credits per operation or image."""
-        if not self._store.exists():
-            return {}
-        return dict(self._store.fetchall("SELECT key, credits FROM prices WHERE account = ?", (self.account,)))
+        ``collection:<id>`` -> credits per operation or image (the last known while the database
+        cannot be reached)."""
+        def read() -> dict[str, float]:
+            known = dict(self._store.fetchall("SELECT key, credits FROM prices WHERE account = ?", (self.account,)))
+            if self._spool:  # what estimates use while the database cannot be asked
+                self._spool.remember(f"prices:{self.account}", lambda: known)
+            return known
+
+        def meanwhile() -> dict[str, float]:  # as last read, with those learned since
+            assert self._spool is not None
+            known = self._spool.recall(f"prices:{self.account}") or {}
+            return {**known, **{row["key"]: row["credits"] for row in self._spool.waiting("price", self.account)}}
+
+        return self._read(read, meanwhile)
 
     def learn_price(self, key: str, credits: float, source: Source) -> None:
         """Remember a price (``prices``' keys; the newest sighting wins)."""
-        self._store.execute("INSERT INTO prices (account, key, credits, source, time) VALUES (?, ?, ?, ?, ?)"
-                            " ON CONFLICT (account, key) DO UPDATE SET credits = excluded.credits,"
-                            " source = excluded.source, time = excluded.time",
-                            (self.account, key, float(credits), source.value, now()))
+        row = {"account": self.account, "key": key, "credits": float(credits), "source": source.value, "time": now()}
+        self._write("price", row, lambda: _upsert_price(self._store, row))
 
     def entries(self, account: str | None = None, *, readings: bool = False) -> list[Entry]:
         """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
         ``readings``, the balance readings among them."""
         account = self.account if account is None else account
+        self._flush()
         if not self._store.exists():
             return []
         where = [("account = ?", account)] if account else []
@@ -141,22 +155,38 @@ class Ledger:
 
     def created_in_group(self, group_id: str) -> tuple[list[int], float | None]:
         """Images and credits of the answered create that carried ``group_id`` (empty if none)."""
-        row = self._store.fetchone(
-            "SELECT image_ids, credits FROM entries WHERE account = ? AND group_id = ? AND operation = 'create'"
-            " AND image_ids != '[]' ORDER BY seq DESC LIMIT 1", (self.account, group_id))
-        return (json.loads(row[0]), row[1]) if row else ([], None)
+        def waiting() -> tuple[list[int], float | None]:
+            found = [e for e in self._waiting() if e["group_id"] == group_id and e["operation"] == "create"
+                     and e["image_ids"] != "[]"]
+            return (json.loads(found[-1]["image_ids"]), found[-1]["credits"]) if found else ([], None)
+
+        def read() -> tuple[list[int], float | None]:
+            row = self._store.fetchone(
+                "SELECT image_ids, credits FROM entries WHERE account = ? AND group_id = ? AND operation = 'create'"
+                " AND image_ids != '[]' ORDER BY seq DESC LIMIT 1", (self.account, group_id))
+            return (json.loads(row[0]), row[1]) if row else ([], None)
+
+        return self._read(read, waiting)
 
     def credits_of(self, request_id: str) -> float | None:
         """Credits of this account's operation sent with ``request_id`` (an edit's), when known
         (not of a cancelEdit, whose entry names the request it cancelled)."""
-        row = self._store.fetchone("SELECT credits FROM entries WHERE account = ? AND request_id = ? "
-                                   "AND operation != 'cancelEdit' ORDER BY seq DESC LIMIT 1", (self.account, request_id))
-        return row[0] if row else None
+        def waiting() -> float | None:
+            found = [e for e in self._waiting() if e["request_id"] == request_id and e["operation"] != "cancelEdit"]
+            return found[-1]["credits"] if found else None
+
+        def read() -> float | None:
+            row = self._store.fetchone("SELECT credits FROM entries WHERE account = ? AND request_id = ? "
+                                       "AND operation != 'cancelEdit' ORDER BY seq DESC LIMIT 1",
+                                       (self.account, request_id))
+            return row[0] if row else None
+
+        return self._read(read, waiting)
 
     def max_image_id(self) -> int | None:
-        """The highest image id this account's entries name."""
-        ids = [i for entry in self.entries() for i in entry.image_ids]
-        return max(ids, default=None)
+        """The highest image id this account's entries name (those waiting in the spool included)."""
+        ids = [i for entry in self._read(self.entries, _none_read) for i in entry.image_ids]
+        return max([*ids, *(i for waiting in self._waiting() for i in json.loads(waiting["image_ids"]))], default=None)
 
     def total(self, account: str | None = None) -> float:
         """Credits charged, net of refunds."""
@@ -194,14 +224,27 @@ class Ledger:
 
     def hold(self, tags: dict[str, str], cost: float) -> int | None:
         """Hold ``cost`` credits against the budgets of ``tags`` before sending an operation (None
-        when none applies); BudgetExceededError when a hard one would be passed."""
-        return budgets.hold(self._store, self.account, tags, cost)
+        when none applies); BudgetExceededError when a hard one would be passed, or could be and
+        the database cannot be asked (a budget is never passed on a guess)."""
+        def unchecked() -> None:
+            budgets.refuse_unchecked(self._spool.recall("budgets") if self._spool else None, tags, cost, self.location)
+
+        def check() -> int | None:
+            held = budgets.hold(self._store, self.account, tags, cost)
+            if self._spool:  # what a hard budget says while the database cannot be asked
+                self._spool.remember("budgets", lambda: budgets.known(self._store))
+            return held
+
+        return self._read(check, unchecked)
 
     def reconcile(self) -> None:
-        """Give entries whose credits are unknown the credits the balances show (see ``reconcile``)."""
-        settlement = _reconcile.settle(self.entries(readings=True))
+        """Give entries whose credits are unknown the credits the balances show (see ``reconcile``).
+        While the database cannot be reached, nothing: the next reconciliation does it."""
+        entries = self._read(lambda: self.entries(readings=True), _none_read)
+        by_seq = {entry.seq: entry for entry in entries}
+        settlement = _reconcile.settle(entries)
         for seq, credits in settlement.credits.items():
-            self.settle(seq, credits, Source.RECONCILED)
+            self.settle(by_seq[seq], credits, Source.RECONCILED)
         for key, credits in settlement.prices.items():
             self.learn_price(key, credits, Source.RECONCILED)
 
@@ -211,8 +254,59 @@ class Ledger:
         return _reconcile.reconciliation(self.entries(readings=True))
 
     def close(self) -> None:
-        """Close the connection (it reopens on the next entry)."""
+        """Write what waits in the spool if the database answers, and close the connection (it
+        reopens on the next entry)."""
+        self._read(self._flush, lambda: None)
         self._store.close()
+
+    # --- the database, or the spool while it cannot be reached -------------------------------
+
+    def _write(self, kind: str, payload: dict[str, Any], write: Callable[[], T], uid: str | None = None) -> T | None:
+        """``write`` to the database; while it cannot be reached, keep ``payload`` in the spool."""
+        def wait() -> None:
+            assert self._spool is not None
+            self._spool.put(kind, self.account, payload, uid)
+
+        return self._read(write, wait)
+
+    def _read(self, read: Callable[[], T], meanwhile: Callable[[], U]) -> T | U:
+        """``read`` from the database (what waits in the spool written first); while it cannot be
+        reached, what ``meanwhile`` does."""
+        if self._spool is None:
+            return read()
+        if self._spool.due():
+            try:
+                self._flush()
+                found = read()
+            except LedgerUnavailableError as exc:
+                self._outage(exc)
+            else:
+                self._answered()
+                return found
+        return meanwhile()
+
+    def _flush(self) -> None:
+        """Write what waits in the spool (exactly once: see ``spool``)."""
+        if self._spool is None:
+            return
+        with self._spool.draining() as waiting:
+            for kind, payload in waiting:
+                _WRITES[kind](self._store, payload)
+        if waiting:
+            self._answered()
+
+    def _answered(self) -> None:
+        assert self._spool is not None
+        if self._spool.came_back():
+            log.warning("the ledger at %s answers again: what waited in %s is written", self.location, self.spool)
+
+    def _outage(self, exc: LedgerUnavailableError) -> None:
+        assert self._spool is not None
+        if self._spool.went_down():
+            log.warning("%s; the work goes on and its entries wait in %s until it answers", exc, self.spool)
+
+    def _waiting(self) -> list[dict[str, Any]]:
+        return self._spool.waiting("entry", self.account) if self._spool else []
 
 
 def _one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object]) -> tuple[str, str]:
@@ -223,6 +317,51 @@ def _one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object])
     [(key, value)] = given.items()
     assert value is not None
     return key, value
+
+
+def _none_read() -> list[Entry]:
+    """What reads of entries give while the database cannot be reached, where nothing is fine."""
+    return []
+
+
+def _insert(store: Store, row: dict[str, Any]) -> int:
+    """Insert an entry's row (once per uid) and settle the budget hold it replaces; its ``seq``."""
+    with store.transaction():
+        store.execute(f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+                      " ON CONFLICT (uid) DO NOTHING", [row[name] for name in _COLUMNS])
+        found = store.fetchone("SELECT seq, credits FROM entries WHERE uid = ?", (row["uid"],))
+        assert found is not None
+        seq, credits = int(found[0]), found[1]
+        if row["hold"] is None:
+            pass
+        elif credits is None and row["status"] == Status.ANSWERED.value:  # answered, not yet priced:
+            store.execute("UPDATE holds SET seq = ? WHERE hold_id = ?", (seq, row["hold"]))  # held till then
+        else:
+            store.execute("DELETE FROM holds WHERE hold_id = ?", (row["hold"],))
+    return seq
+
+
+def _set_credits(store: Store, by: str, key: object, credits: float, source: str) -> None:
+    """Give the entry whose ``by`` (seq or uid) is ``key`` its credits; its budget hold goes."""
+    with store.transaction():
+        store.execute(f"UPDATE entries SET credits = ?, source = ? WHERE {by} = ?", (credits, source, key))
+        store.execute(f"DELETE FROM holds WHERE seq IN (SELECT seq FROM entries WHERE {by} = ?)", (key,))
+
+
+def _upsert_price(store: Store, row: dict[str, Any]) -> None:
+    store.execute("INSERT INTO prices (account, key, credits, source, time) VALUES (?, ?, ?, ?, ?)"
+                  " ON CONFLICT (account, key) DO UPDATE SET credits = excluded.credits,"
+                  " source = excluded.source, time = excluded.time",
+                  (row["account"], row["key"], row["credits"], row["source"], row["time"]))
+
+
+_WRITES: dict[str, Callable[[Store, dict[str, Any]], object]] = {
+    "entry": _insert,
+    "price": _upsert_price,
+    "settle": lambda store, p: _set_credits(store, "uid" if "uid" in p else "seq", p.get("uid", p.get("seq")),
+                                            p["credits"], p["source"]),
+}
+"""How each kind of write that waited in the spool is written."""
 
 
 def _row(entry: Entry, json_columns: bool = True) -> dict[str, Any]:

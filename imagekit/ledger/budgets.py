@@ -27,7 +27,8 @@ from ..errors import BudgetExceededError, BudgetWarning, ConfigError
 from .entries import BALANCE, now
 from .store import Store
 
-__all__ = ["Budget", "HOLD_SECONDS", "define", "remove", "status", "hold", "refuses", "warning"]
+__all__ = ["Budget", "HOLD_SECONDS", "define", "remove", "status", "hold", "refuses", "warning", "known",
+           "refuse_unchecked"]
 
 HOLD_SECONDS = 3600.0
 """How long a hold whose operation never got an entry (its process died) keeps counting."""
@@ -118,6 +119,32 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float) -> int |
         _warn(store, budget, cost)
     assert row is not None
     return int(row[0])
+
+
+def known(store: Store) -> list[list[Any]]:
+    """Every budget as ``[key, value, limit, hard]``: what is kept for when the store cannot be asked."""
+    rows = store.fetchall("SELECT tag_key, tag_value, credit_limit, hard FROM budgets ORDER BY tag_key, tag_value")
+    return [[key, value, float(limit), bool(hard)] for key, value, limit, hard in rows]
+
+
+def refuse_unchecked(budgets: list[list[Any]] | None, tags: dict[str, str], cost: float, where: str) -> None:
+    """While the store cannot be asked: refuse an operation tagged with a hard budget's tag value, or
+    any tagged one when no budget was ever seen (one might bind it). A budget is never passed on a guess."""
+    if not tags:
+        return
+    if budgets is None:
+        raise BudgetExceededError(f"the budgets of {_shown(tags)} cannot be checked (the ledger at {where} cannot be "
+                                  "reached, and has not been read here before): the operation was not sent",
+                                  budget=None, cost=cost)
+    for key, value, limit, hard in budgets:
+        if hard and tags.get(key) == value:
+            budget = Budget(key, value, limit)
+            raise BudgetExceededError(f"budget {key}={value} (hard) cannot be checked: the ledger at {where} cannot "
+                                      "be reached, so the operation was not sent", budget=budget, cost=cost)
+
+
+def _shown(tags: dict[str, str]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in sorted(tags.items()))
 
 
 def _matching(tags: dict[str, str], key: str | None = None) -> tuple[str, list[str]]:

@@ -4,6 +4,7 @@ named source for its credits. The lowest layer of the ledger: it imports nothing
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -92,8 +93,11 @@ class Entry:
     """Where ``credits`` came from; None while unknown, or when nothing was charged."""
     tags: dict[str, str] = field(default_factory=current_tags)
     """Labels such as ``{"experiment": "grid-a"}``: by default, those in effect where the entry is made."""
+    uid: str | None = field(default_factory=lambda: uuid.uuid4().hex)
+    """Made with the entry: it is written once, however often a spool's flush of it is tried (None
+    for entries written before uids)."""
     seq: int | None = field(default=None, compare=False)
-    """Position in the ledger (set when recorded or read back)."""
+    """Position in the ledger (set when written or read back; None while it waits in a spool)."""
 
 
 def answered(entry: Entry) -> bool:

@@ -131,9 +131,9 @@ class Recorder:
         if entry is None:
             return
         if answer == self.wire.cancelled:
-            self.ledger.settle(_seq(entry), 0.0, Source.PRICED)
+            self.ledger.settle(entry, 0.0, Source.PRICED)
         elif answer == self.wire.not_running and price is not None:
-            self.ledger.settle(_seq(entry), price, Source.PRICED)
+            self.ledger.settle(entry, price, Source.PRICED)
 
     def _estimate(self, call: Call) -> float:
         """An operation's cost before it is sent: its price, else the dearest price known for its kind
@@ -200,7 +200,7 @@ class Recorder:
         entry, key, images = self._unpriced.pop(call.source_id)
         for other in entry.image_ids:
             self._unpriced.pop(other, None)
-        self.ledger.settle(_seq(entry), unit * images, Source.PRICED)
+        self.ledger.settle(entry, unit * images, Source.PRICED)
         self.ledger.learn_price(key, unit, Source.PRICED)
 
 
@@ -219,12 +219,6 @@ def _total(payload: dict[str, Any]) -> float | None:
     buckets = [_number(payload.get(name)) for name in _BUCKETS]
     known = [bucket for bucket in buckets if bucket is not None]
     return sum(known) if len(known) == len(buckets) else None
-
-
-def _seq(entry: Entry) -> int:
-    """An entry's place in the ledger: set by ``Ledger.record``, which every entry settled here went through."""
-    assert entry.seq is not None
-    return entry.seq
 
 
 def _json(response: Response) -> Any:

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from .._sqlite import open_wal
-from ..errors import ConfigError
+from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
 
 __all__ = ["Store", "open_store", "is_url", "shown_location"]
@@ -28,6 +28,8 @@ __all__ = ["Store", "open_store", "is_url", "shown_location"]
 T = TypeVar("T")
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 POSTGRES_EXTRA = "pip install 'imagekit[postgres]'"
+CONNECT_SECONDS = 5
+"""How long opening a connection to a PostgreSQL ledger may take before it counts as an outage."""
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS entries (
@@ -36,7 +38,7 @@ _SCHEMA = (
         source_id {int}, image_ids TEXT NOT NULL, request_id TEXT, group_id TEXT, style_id {int},
         credits {real}, balance {real}, daily_credit {real}, monthly_credit {real}, default_credit {real},
         status TEXT NOT NULL, http_status INTEGER, error TEXT, latency {real}, source TEXT,
-        tags TEXT NOT NULL DEFAULT '{{}}')""",
+        tags TEXT NOT NULL DEFAULT '{{}}', uid TEXT)""",
     "CREATE INDEX IF NOT EXISTS entries_account ON entries (account, time)",
     """CREATE TABLE IF NOT EXISTS prices (
         account TEXT NOT NULL, key TEXT NOT NULL, credits {real} NOT NULL, source TEXT NOT NULL,
@@ -53,6 +55,7 @@ _ADDED_COLUMNS = (
     ("entries", "source", "TEXT"),  # ledgers from before credit sources
     ("entries", "tags", "TEXT NOT NULL DEFAULT '{}'"),  # ledgers from before tags
     ("entries", "http_status", "INTEGER"),  # ledgers from before named statuses
+    ("entries", "uid", "TEXT"),  # ledgers from before the spool
 )
 """Columns later versions added: a ledger file from an earlier version gets them when opened."""
 
@@ -126,12 +129,22 @@ class Store:
             self._once_more(lambda: self._cursor(sql, params))
 
     def _once_more(self, run: Callable[[], T]) -> T:
+        """``run``, once more on a new connection if the server dropped the old one; a database that
+        cannot be reached raises LedgerUnavailableError (an outage, not a configuration error)."""
         try:
-            return run()
-        except Exception:
-            if self._depth or self._db is None or not self._lost():
+            try:
+                return run()
+            except Exception:
+                if self._depth or self._db is None or not self._lost():
+                    raise
+                return run()  # on a new connection (see ``_connection``)
+        except LedgerUnavailableError:
+            raise
+        except Exception as exc:
+            if not self._outage(exc):
                 raise
-            return run()  # on a new connection (see ``_connection``)
+            raise LedgerUnavailableError(f"the ledger at {shown_location(self.location)} cannot be reached: "
+                                         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from exc
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -154,7 +167,7 @@ class Store:
                     self._rollback(db)
                 raise
             self._depth = 0
-            self._commit(db)
+            self._once_more(lambda: self._commit(db))
 
     def close(self) -> None:
         with self.lock:
@@ -186,12 +199,18 @@ class Store:
         """Whether the connection is gone for good (it must be opened again)."""
         return False
 
+    def _outage(self, exc: Exception) -> bool:
+        """Whether ``exc`` says the database cannot be reached (rather than a statement was wrong)."""
+        return False
+
     def _create(self) -> None:
         for statement in _SCHEMA:
             self._cursor(statement.format(serial=self.serial, real=self.real, int=self.integer), ())
         for table, column, kind in _ADDED_COLUMNS:
             if column not in self._columns(table):
                 self._cursor(f"ALTER TABLE {table} ADD COLUMN {column} {kind}", ())
+        # An entry is written once, however often a spool's flush of it is tried (see ``spool``).
+        self._cursor("CREATE UNIQUE INDEX IF NOT EXISTS entries_uid ON entries (uid)", ())
         self._name_statuses()
 
     def _name_statuses(self) -> None:
@@ -264,13 +283,16 @@ class PostgresStore(Store):
         except ModuleNotFoundError as exc:
             raise ConfigError(f"a ledger on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
         scheme, rest = self.location.split("://", 1)
-        try:
-            return psycopg.connect(f"postgresql://{rest}", autocommit=True)
-        except psycopg.OperationalError as exc:
-            raise ConfigError(f"cannot open the ledger at {shown_location(self.location)}: {exc}") from exc
+        # A refused connection fails at once; a host that does not answer at all, after this long.
+        return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=CONNECT_SECONDS)
 
     def _lost(self) -> bool:
-        return bool(self._db.closed or self._db.broken)
+        return bool(self._db is not None and (self._db.closed or self._db.broken))
+
+    def _outage(self, exc: Exception) -> bool:
+        import psycopg
+
+        return isinstance(exc, psycopg.OperationalError) or self._lost()
 
     def _create(self) -> None:
         # Two processes creating the tables at once would collide in the catalogue: one at a time.

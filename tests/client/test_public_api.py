@@ -23,7 +23,7 @@ PUBLIC = [
     "InternalServerError", "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidHostError",
     "InvalidImageError", "InvalidMaskError", "InvalidOutpaintError", "InvalidPlatformError", "InvalidQualityError",
     "InvalidRequestError", "InvalidRequestIdError", "InvalidScaleSizeError", "InvalidStrengthError",
-    "InvalidTypeError", "JournalMismatchError", "Ledger", "MalformedJSONError", "MaskSizeMismatchError",
+    "InvalidTypeError", "JournalMismatchError", "Ledger", "LedgerUnavailableError", "MalformedJSONError", "MaskSizeMismatchError",
     "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotEnterpriseError",
     "NotFoundError", "NotLoggedInError", "PayloadTooLargeError", "PaymentRequiredError", "PermissionDeniedError",
     "Plan", "PremiumRequiredError", "PromptLimitExceededError", "RateLimitedError", "RetryPolicy",

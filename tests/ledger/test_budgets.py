@@ -63,7 +63,7 @@ def test_an_answered_entry_without_credits_keeps_its_hold_until_settled(tmp_path
     entry = ledger.record(Entry(operation="create", status=Status.ANSWERED, tags=tags), hold=hold)
     assert ledger.budgets()[0].held == 4
     assert entry.seq is not None
-    ledger.settle(entry.seq, 3.0, Source.RECONCILED)
+    ledger.settle(entry, 3.0, Source.RECONCILED)
     assert (ledger.budgets()[0].spent, ledger.budgets()[0].held) == (3, 0)
 
 

@@ -1,0 +1,161 @@
+"""The spool: what a shared ledger could not write while its database was unreachable, kept in a local
+SQLite file (``$IMAGEKIT_HOME/spool/``) and written to the database once it answers again.
+
+Three kinds of write wait here, in the order they were made: entries (with the budget hold each
+replaces), prices learned, and settlements (credits given to an entry afterwards). Writing each is
+idempotent: an entry carries its uid and the database keeps one row per uid, a price is an upsert, a
+settlement sets an entry's credits by uid. So a flush cut off anywhere, tried again, or run by two
+processes at once writes every entry exactly once. Rows leave the spool in the transaction that
+wrote them, under the spool's write lock.
+
+The spool also keeps what the database last said about budgets and prices, so that while it cannot
+be asked a hard budget still refuses work, and estimates still have prices.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .. import config as _config
+from .._sqlite import open_wal
+
+__all__ = ["Spool", "spool_for", "RETRY_SECONDS"]
+
+RETRY_SECONDS = 2.0
+"""After a failed attempt, how long writes go straight to the spool before the database is tried again."""
+REMEMBER_SECONDS = 10.0
+"""How often the budgets and prices kept for an outage are brought up to date."""
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS waiting (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,"
+    " account TEXT NOT NULL, uid TEXT, payload TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS seen (name TEXT PRIMARY KEY, payload TEXT NOT NULL)",
+)
+_spools: dict[str, Spool] = {}
+_spools_lock = threading.Lock()
+
+
+def spool_for(location: str) -> Spool:
+    """The process's spool of the ledger at ``location`` (one file per ledger, in ``$IMAGEKIT_HOME``)."""
+    with _spools_lock:
+        if location not in _spools:
+            name = hashlib.sha256(location.encode()).hexdigest()[:16]
+            _spools[location] = Spool(_config.home_dir() / "spool" / f"ledger-{name}.sqlite")
+        return _spools[location]
+
+
+class Spool:
+    """One spool file, and what this process knows of its ledger's reachability."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self.down_since: float | None = None
+        """When the database was last found unreachable (monotonic); None while it answers."""
+        self.retry_at = 0.0
+        self._db: sqlite3.Connection | None = None
+        self._remembered: dict[str, float] = {}
+        self._maybe_waiting = path.exists()  # rows a process that died left behind are flushed too
+
+    def due(self) -> bool:
+        """Whether to try the database now (it answers, or its retry time came)."""
+        return self.down_since is None or time.monotonic() >= self.retry_at
+
+    def went_down(self) -> bool:
+        """Note a failed attempt; True the first time of an outage (warn then, once)."""
+        now = time.monotonic()
+        self.retry_at = now + RETRY_SECONDS
+        first, self.down_since = self.down_since is None, self.down_since or now
+        return first
+
+    def came_back(self) -> bool:
+        """Note a successful attempt; True when it ends an outage."""
+        ended, self.down_since = self.down_since is not None, None
+        return ended
+
+    # --- writes that wait ------------------------------------------------------------------
+
+    def put(self, kind: str, account: str, payload: dict[str, Any], uid: str | None = None) -> None:
+        """Keep one write for later."""
+        with self.lock:
+            self._connection().execute("INSERT INTO waiting (kind, account, uid, payload) VALUES (?, ?, ?, ?)",
+                                       (kind, account, uid, json.dumps(payload)))
+            self._maybe_waiting = True
+
+    def settle(self, uid: str, credits: float, source: str) -> bool:
+        """Give a waiting entry its credits; False when it is not waiting here (it was written)."""
+        with self.lock:
+            if not self._maybe_waiting:
+                return False
+            db = self._connection()
+            row = db.execute("SELECT id, payload FROM waiting WHERE kind = 'entry' AND uid = ?", (uid,)).fetchone()
+            if row is None:
+                return False
+            payload = {**json.loads(row[1]), "credits": credits, "source": source}
+            db.execute("UPDATE waiting SET payload = ? WHERE id = ?", (json.dumps(payload), row[0]))
+            return True
+
+    def waiting(self, kind: str, account: str) -> list[dict[str, Any]]:
+        """The writes of ``kind`` (entry, price) for ``account`` waiting here, oldest first."""
+        with self.lock:
+            if not self._maybe_waiting:
+                return []
+            rows = self._connection().execute("SELECT payload FROM waiting WHERE kind = ? AND account = ?"
+                                              " ORDER BY id", (kind, account)).fetchall()
+            return [json.loads(payload) for (payload,) in rows]
+
+    @contextmanager
+    def draining(self) -> Iterator[list[tuple[str, dict[str, Any]]]]:
+        """The writes waiting, oldest first, under the spool's write lock: they leave the spool when
+        the block ends, and stay when it raises (nothing is lost; writing them again is harmless)."""
+        with self.lock:
+            if not self._maybe_waiting:
+                yield []
+                return
+            db = self._connection()
+            db.execute("BEGIN IMMEDIATE")  # another process draining waits: each row is written by one
+            try:
+                rows = db.execute("SELECT id, kind, payload FROM waiting ORDER BY id").fetchall()
+                yield [(kind, json.loads(payload)) for _, kind, payload in rows]
+                db.executemany("DELETE FROM waiting WHERE id = ?", [(row_id,) for row_id, _, _ in rows])
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            self._maybe_waiting = False
+
+    # --- what the database last said --------------------------------------------------------
+
+    def remember(self, name: str, value: Callable[[], Any]) -> None:
+        """Keep the database's answer to ``name`` (budgets, an account's prices): ``value()`` is
+        asked at most every ``REMEMBER_SECONDS``, so reads on the request path stay one query."""
+        with self.lock:
+            if time.monotonic() < self._remembered.get(name, float("-inf")) + REMEMBER_SECONDS:
+                return
+            self._connection().execute("INSERT INTO seen (name, payload) VALUES (?, ?) ON CONFLICT (name)"
+                                       " DO UPDATE SET payload = excluded.payload", (name, json.dumps(value())))
+            self._remembered[name] = time.monotonic()
+
+    def recall(self, name: str) -> Any:
+        """The last answer kept for ``name``, or None if there is none."""
+        with self.lock:
+            if not self.path.exists():
+                return None
+            row = self._connection().execute("SELECT payload FROM seen WHERE name = ?", (name,)).fetchone()
+            return None if row is None else json.loads(row[0])
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = open_wal(str(self.path))
+            for statement in _SCHEMA:
+                db.execute(statement)
+            self._db = db
+        return self._db
