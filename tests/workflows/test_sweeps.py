@@ -9,8 +9,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,13 @@ import psycopg
 import pytest
 from sqlalchemy import func, select
 
+from imagekit.cli import main
+from imagekit.errors import ConfigError, JournalMismatchError
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.tables import Image, Style
+from imagekit.sweep_cli import status_lines
+from imagekit.workflows.shared_journal import SharedJournal
 from tests.conftest import make_user
 from tests.helpers import wait_until
 
@@ -149,3 +153,37 @@ def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgre
 def _exists(journal: str) -> bool:
     with psycopg.connect(journal) as db:
         return db.execute("SELECT to_regclass('sweep_rows') IS NOT NULL").fetchone()[0]
+
+
+def test_sweep_status_says_what_is_done_running_and_left(served, postgres, tmp_path, capsys):
+    _, [key] = users(served, 1)
+    journal = postgres.new_database()
+    finish(*zip(start(served, tmp_path, 0, [key], journal, rows=4)))
+    assert main(["sweep", "status", "--journal", journal, "lighthouses"]) == 0
+    out = capsys.readouterr().out
+    credits = sum(credits for _, _, credits in rows_of(journal).values())
+    assert out.startswith(f"sweep lighthouses: 4 of 4 rows done, 0 running, 0 failed, 0 uncertain, 0 left; {credits:g} "
+                          "credits spent\n")
+    assert "nothing left to run" in out
+    assert main(["sweep", "status", "--journal", journal, "nowhere"]) == 1
+    assert "no sweep named 'nowhere'" in capsys.readouterr().err
+
+
+def test_the_expected_finish_follows_the_pace_so_far():
+    first = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
+    found = {"done": 11, "total": 31, "failed": 1, "uncertain": 0, "credits": 22.0, "running": {"host:1:ab": 2},
+             "first_done": first, "last_done": first + timedelta(seconds=20)}
+    lines = status_lines("s", found, now=first + timedelta(seconds=20))
+    assert lines[0] == "sweep s: 11 of 31 rows done, 2 running, 1 failed, 0 uncertain, 19 left; 22 credits spent"
+    assert lines[1:] == ["  running on host:1:ab: 2", "  at the pace so far (2.00 s a row): done around 2026-01-01 12:00:58 UTC"]
+
+
+def test_another_grid_under_the_same_name_is_refused_in_one_line(postgres):
+    url = postgres.new_database()
+    SharedJournal(url, "grid").register(["a", "b"])
+    with pytest.raises(JournalMismatchError, match=r"^The sweep 'grid' in .* has another grid \(2 rows, not 3"):
+        SharedJournal(url, "grid").register(["a", "b", "c"])
+    with pytest.raises(ConfigError, match="needs a name"):
+        SharedJournal(url, "")
+    with pytest.raises(ConfigError, match="lease"):
+        SharedJournal(url, "grid", lease=0)
