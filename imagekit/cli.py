@@ -317,6 +317,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "ledger, and its budgets (reads the ledger only)")
     usage.add_argument("--days", type=float, default=7.0, help="days of spend the forecast follows")
     usage.set_defaults(run=cmd_usage)
+
+    from .sweep_cli import add_sweep_commands
+
+    add_sweep_commands(commands)
     return parser
 
 
