@@ -22,6 +22,7 @@ from .engines.base import GenerationEngine
 from .faults import FAULTS_KEY, Faults
 from .jobs import ConcurrencyGate, JobRegistry
 from .recovery import Recovered, recover
+from .render_cache import RenderCache
 from .settings import SandboxSettings
 from .storage import ImageStore
 from .tables import Model, Plan, State
@@ -53,11 +54,12 @@ class Sandbox:
                 schema.check(self.db.engine, init_command(settings))
             self.clock = Clock(self.db)
             self.store = ImageStore(settings.image_dir)
+            cache = RenderCache(settings.image_dir / "cache", round(settings.render_cache_mb * 1024 * 1024))
         except (OSError, SQLAlchemyError, DataDirError) as exc:
             self.db.dispose()
             detail = str(exc) if isinstance(exc, DataDirError) else reason(exc)
             raise DataDirError(f"cannot use {settings.data_dir}: {detail}") from None
-        self.renderer = Renderer(self.store, settings.render_slots)
+        self.renderer = Renderer(self.store, cache, settings.render_slots)
         self.gate = ConcurrencyGate(self.db, self.clock)
         self.jobs = JobRegistry(self.db, self.clock)
         self.faults = Faults(self.db)

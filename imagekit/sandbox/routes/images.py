@@ -6,7 +6,7 @@ import base64
 from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import lazyload
 
 from .. import credits, generation
@@ -105,7 +105,11 @@ def binary(id: ImageId, sandbox: SandboxDep, user: CurrentUser,
     scale = parse_scale(scaleSize)
     with sandbox.db.read() as session:
         image = visible_image(session, user, id, collection=isCollection)
-    path, media_type = sandbox.renderer.file(image, type, scale, watermark or image.watermarked)
-    with sandbox.db.write() as session:
-        session.add(DownloadLog(image_id=id, user_id=user.user_id, created_at=sandbox.clock.now()))
-    return FileResponse(path, media_type=media_type)
+    found = sandbox.renderer.file(image, type, scale, watermark or image.watermarked)
+    try:
+        with sandbox.db.write() as session:
+            session.add(DownloadLog(image_id=id, user_id=user.user_id, created_at=sandbox.clock.now()))
+    except BaseException:
+        found.close()
+        raise
+    return found.response()
