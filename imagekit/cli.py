@@ -119,6 +119,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .sandbox import is_loopback, listening_sockets
     from .sandbox.app import create_app
     from .sandbox.datadir import DataDirError
+    from .sandbox.disk import LOW_SPACE
     from .sandbox.faults import quiet_dropped_connections
     from .sandbox.seed import initialize, is_initialized
     from .sandbox.workers import serve_workers
@@ -142,6 +143,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise
     if not is_initialized(sandbox):
         print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
+    shortage = sandbox.disk.shortage(sandbox.renderer.cache.limit + LOW_SPACE)
+    if shortage:
+        print(f"warning: {shortage}", file=sys.stderr, flush=True)
     quiet_dropped_connections()
     port = sockets[0].getsockname()[1]
     mode = ", spec-exact" if args.spec_exact else ""

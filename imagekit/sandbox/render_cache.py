@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
+from .disk import DiskSpace
+from .errors import SandboxError
 from .storage import write_atomically
 
 _TEMPORARY = ".tmp-"
@@ -25,10 +27,11 @@ _TEMPORARY = ".tmp-"
 class RenderCache:
     """Rendered variants in one folder, at most ``limit`` bytes of them."""
 
-    def __init__(self, folder: Path, limit: int) -> None:
+    def __init__(self, folder: Path, limit: int, disk: DiskSpace) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.limit = limit
+        self._disk = disk
         self._lock = threading.Lock()
         self._last_use = 0
 
@@ -43,12 +46,17 @@ class RenderCache:
 
     def put(self, name: str, data: bytes) -> BinaryIO | None:
         """Keep ``data`` as the variant ``name`` and open it, evicting the least recently used to make
-        room; None when it is not kept (larger than the whole cache: the caller streams ``data``
-        itself)."""
+        room; None when it is not kept (larger than the whole cache, or no room on the disk: the
+        caller streams ``data`` itself)."""
         if len(data) > self.limit:
             return None
         self.evict(room=len(data))
-        write_atomically(self.folder / name, data)
+        try:
+            self._disk.ensure()
+            with self._disk.writing():
+                write_atomically(self.folder / name, data)
+        except SandboxError:  # a full disk: the answer needs no cache
+            return None
         return self.open(name)  # None if another worker evicted it already
 
     def evict(self, room: int = 0) -> int:

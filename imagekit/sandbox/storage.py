@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .disk import DiskSpace
 from .engines.edits.codecs import encode_image
 
 
@@ -16,15 +17,19 @@ class ImageStore:
     """Image files named by image id: ``<id>.png`` for pixels, ``<id>.svg`` for vectors (rendered
     variants are the render cache's, in ``cache/``: see :mod:`.render_cache`)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, disk: DiskSpace):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
+        self._disk = disk
 
     def path(self, name: str) -> Path:
         return self.root / name
 
     def write_bytes(self, name: str, data: bytes) -> str:
-        write_atomically(self.root / name, data)
+        """Store a file whole; 507 insufficient_storage when the folder has no room for it."""
+        self._disk.ensure()
+        with self._disk.writing():
+            write_atomically(self.root / name, data)
         return name
 
     def sweep(self, owned: set[str]) -> int:

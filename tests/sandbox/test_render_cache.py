@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from imagekit.sandbox.disk import DiskSpace
 from imagekit.sandbox.render_cache import RenderCache
 
 
 def two_workers(folder: Path, limit: int) -> tuple[RenderCache, RenderCache]:
-    return RenderCache(folder, limit), RenderCache(folder, limit)
+    disk = DiskSpace(folder.parent)
+    return RenderCache(folder, limit, disk), RenderCache(folder, limit, disk)
 
 
 def kept(folder: Path) -> set[str]:
