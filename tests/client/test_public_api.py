@@ -20,7 +20,7 @@ PUBLIC = [
     "DuplicateRequestIdError", "EditCancelledError", "EditFailedError", "EditLimitExceededError", "EditResult",
     "EmailTakenError", "EmptyMaskError", "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image",
     "ImageCaption", "ImageMeta", "ImageNotFoundError", "ImageNotReadyError", "ImageTooLargeError", "ImagekitError",
-    "InternalServerError", "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidHostError",
+    "InsufficientStorageError", "InternalServerError", "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidHostError",
     "InvalidImageError", "InvalidMaskError", "InvalidOutpaintError", "InvalidPlatformError", "InvalidQualityError",
     "InvalidRequestError", "InvalidRequestIdError", "InvalidScaleSizeError", "InvalidStrengthError",
     "InvalidTypeError", "JournalMismatchError", "Ledger", "LedgerUnavailableError", "MalformedJSONError", "MaskSizeMismatchError",
