@@ -60,9 +60,8 @@ def log_batch(batch: Batch, run_name: str | None = None, *, experiment: str | No
         mlflow.log_metrics(metrics)
         mlflow.log_dict({"axes": axes, "defaults": constants}, "grid.json")
         names = _image_names(done)
-        results = _table(frame)
-        results["artifact"] = [names.get(index) for index in frame.index]
-        mlflow.log_table(results, "results.json")
+        frame["artifact"] = [names.get(index) for index in frame.index]
+        mlflow.log_table(_table(frame), "results.json")
         mlflow.log_figure(batch.contact_sheet(), "contact_sheet.png")
         if images:
             sources = [(record["file"] or int(record["image_id"]), names[index])

@@ -11,13 +11,14 @@ EXPERIMENT = "imagekit-tests"
 
 
 @pytest.fixture
-def tracking(tmp_path, monkeypatch):
+def tracking(tmp_path):
     """An MlflowClient on a SQLite tracking store in ``tmp_path`` (no server), where MLflow's own API
     sends runs too; its experiment ``EXPERIMENT`` keeps artifacts in ``tmp_path/artifacts``."""
-    from mlflow import MlflowClient
+    import mlflow
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
-    client = MlflowClient(uri)
+    mlflow.set_tracking_uri(uri)  # over whatever an earlier test (or a README block) set
+    client = mlflow.MlflowClient(uri)
     client.experiment_id = client.create_experiment(EXPERIMENT, artifact_location=(tmp_path / "artifacts").as_uri())
-    return client
+    yield client
+    mlflow.set_tracking_uri(None)  # and MLFLOW_TRACKING_URI, which MLflow set to match
