@@ -172,6 +172,20 @@ def test_usage_is_one_run_nested_in_the_active_run(connect, tracking):
         assert plot.format == "PNG"
 
 
+def test_a_batch_not_run_yet_with_an_axis_longer_than_a_param(tracking):
+    # No request is made: the rows, their table and an empty contact sheet are all there is.
+    with imagekit.Client("http://127.0.0.1:9", "iks_unused", ledger=False) as ik:
+        prompts = [f"a lighthouse, take {n:03d}" for n in range(300)]
+        batch = ik.batch(imagekit.grid(prompt=prompts, ratio=["1:1", "16:9"]), style=1)
+        run = tracking.get_run(log_batch(batch, experiment=EXPERIMENT, images=False))
+    assert run.data.params["axis.prompt"] == "300 values (see grid.json)"  # past MLflow's limit on a param
+    assert run.data.params["axis.ratio"] == '["1:1", "16:9"]' and run.data.params["style"] == "1"
+    assert json.loads(artifacts(tracking, run.info.run_id)["grid.json"].read_text())["axes"]["prompt"] == prompts
+    assert run.data.metrics == {"rows": 600, "images": 0, "failures": 0, "failed_images": 0, "not_run": 600,
+                                "credits_spent": 0}
+    assert set(table(tracking, run.info.run_id, "results.json")["row_status"]) == {"pending"}
+
+
 def test_without_mlflow_the_call_says_what_to_install():
     code = ("import sys; sys.modules['mlflow'] = None\n"  # as if it were not installed
             "from imagekit.integrations.mlflow import log_batch\n"
