@@ -54,7 +54,7 @@ def log_batch(batch: Batch, run_name: str | None = None, *, experiment: str | No
                **latency_metrics([entry.latency for entry in entries if entry is not None])}
     with _run(mlflow, run_name, experiment, batch.tags, "batch", batch.client) as run, \
             tempfile.TemporaryDirectory(prefix="imagekit-mlflow-") as scratch:
-        mlflow.log_params(_params(mlflow, {**constants, **{f"axis.{k}": v for k, v in axes.items()}}))
+        mlflow.log_params(_params({**constants, **{f"axis.{k}": v for k, v in axes.items()}}))
         if batch.stopped:
             mlflow.set_tag("imagekit.stopped", batch.stopped)
         mlflow.log_metrics(metrics)
@@ -86,7 +86,7 @@ def log_chain(result: ChainResult[Any], run_name: str | None = None, *, experime
     client = result.source.client
     with _run(mlflow, run_name, experiment, result.chain.tags, "chain", client) as run, \
             tempfile.TemporaryDirectory(prefix="imagekit-mlflow-") as scratch:
-        mlflow.log_params(_params(mlflow, params))
+        mlflow.log_params(_params(params))
         mlflow.log_metrics(metrics)
         mlflow.log_table(_table(lineage), "lineage.json")
         mlflow.log_figure(result.plot(), "lineage.png")
@@ -150,7 +150,7 @@ def _run(mlflow: Any, run_name: str | None, experiment: str | None, tags: Mappin
         yield run
 
 
-def _params(mlflow: Any, values: Mapping[str, Any]) -> dict[str, str]:
+def _params(values: Mapping[str, Any]) -> dict[str, str]:
     """Params as MLflow keeps them: text, lists as JSON; a value past MLflow's length limit says how
     many values it had (``grid.json`` keeps them all)."""
     from mlflow.utils.validation import MAX_PARAM_VAL_LENGTH
