@@ -101,7 +101,7 @@ def test_import_stays_light():
     heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm",
              # loaded on first use (see imagekit/__init__.py): async code, the ledger, workflows, the models
              "asyncio", "anyio", "sqlite3", "imagekit.ledger", "imagekit.workflows", "imagekit.models.users",
-             "psycopg"]
+             "psycopg", "imagekit.integrations", "mlflow", "papermill"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
