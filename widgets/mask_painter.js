@@ -251,7 +251,8 @@ function render({ model, el }) {
   const onMask = () => {
     if (model.get("revision") <= revision) return; // our own echo, or older than what we show
     revision = model.get("revision");
-    loadMask();
+    const shown = revision;
+    loadMask().then(() => { el.dataset.loaded = String(shown); }); // the kernel's mask, on screen
   };
   const onReceived = () => {
     if (!pending || model.get("received") < pending.revision) return;

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import anywidget
@@ -22,6 +24,7 @@ from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, validate
 
 from ._assets import asset_module, asset_text
 from ._common import binary_trait, load_picture, plain_error
+from .mask_ops import to_bits
 
 __all__ = ["MaskPainter"]
 
@@ -31,8 +34,8 @@ log = logging.getLogger("imagekit.widgets")
 class MaskPainter(anywidget.AnyWidget):
     """Paint a mask over an image (Image handle, PIL image or path) with brush, eraser, undo and redo.
 
-    ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size, ``mask_array()`` the
-    same as a boolean array; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
+    ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size (settable from any
+    image or array, ``save_mask(path)`` writes it), ``mask_array()`` the same as a boolean array; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
     with it (Image handles only) and show the result beside the original; ``continue_on_result()`` (or
     its button) paints on the result next.
     """
@@ -100,21 +103,19 @@ class MaskPainter(anywidget.AnyWidget):
 
     @mask.setter
     def mask(self, value: Any) -> None:
-        """Replace the mask: a PIL image, a bool or uint8 array (nonzero = painted), or None to clear."""
-        if value is None:
-            array = np.zeros((self.height, self.width), bool)
-        elif isinstance(value, PILImage.Image):
-            array = np.asarray(value.convert("L").resize((self.width, self.height))) >= 128
-        else:
-            array = np.asarray(value)
-            array = array >= 128 if array.dtype == np.uint8 else array.astype(bool)
-        if array.shape != (self.height, self.width):
-            raise ValueError(f"a mask of shape {array.shape} does not fit a {self.width}x{self.height} image")
+        """Replace the mask (the browser can undo it): a PIL image or array of any mode, thresholded
+        at half its range (alpha where there is one), or None to clear; another size is refused."""
         out = io.BytesIO()
-        PILImage.fromarray(array).save(out, format="PNG")  # a bool array is a 1-bit image
+        PILImage.fromarray(to_bits(value, (self.width, self.height))).save(out, format="PNG")  # 1-bit
         with self.hold_sync():
             self.revision += 1
             self.mask_png = out.getvalue()
+
+    def save_mask(self, path: str | os.PathLike[str]) -> Path:
+        """Save the mask as an image file (255 = painted; the format follows the name, PNG is exact)."""
+        path = Path(path)
+        self.mask.save(path)
+        return path
 
     def mask_array(self) -> np.ndarray:
         """The mask as a boolean array of shape (height, width)."""

@@ -80,6 +80,12 @@ class Painter:
         self.page.wait_for_function(
             "([el, n]) => Number(el.dataset.synced || 0) >= n", arg=[self.root.element_handle(), revision])
 
+    def set_mask(self, code: str) -> None:
+        """Set the mask in the kernel (``code`` is the value) and wait until the page shows it."""
+        revision = int(self.notebook.run(f"painter.mask = {code}\nprint(painter.revision)"))
+        self.page.wait_for_function("([el, n]) => Number(el.dataset.loaded || 0) >= n",
+                                    arg=[self.root.element_handle(), revision])
+
     def kernel_mask(self, name: str) -> np.ndarray:
         path = self.folder / f"mask-{name}.png"
         self.notebook.run(f"painter.mask.save({str(path)!r})")

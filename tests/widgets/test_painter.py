@@ -90,8 +90,25 @@ def test_python_sets_clears_and_inverts(painter):
     assert np.array_equal(painter.mask_array(), mask)
     painter.clear()
     assert not painter.mask_array().any() and painter.revision == 4
-    with pytest.raises(ValueError, match="does not fit"):
-        painter.mask = np.zeros((10, 10), bool)
+    with pytest.raises(ValueError, match="the mask is 10x20 but the image is 120x80"):
+        painter.mask = np.zeros((20, 10), bool)
+    with pytest.raises(ValueError, match="the mask is 60x40 but the image is 120x80"):
+        painter.mask = Image.new("L", (60, 40), 255)  # never stretched to fit
+
+
+def test_mask_from_any_mode_and_saved(painter, tmp_path):
+    mask = np.zeros((80, 120), bool)
+    mask[10:50, 30:70] = True
+    rgba = np.zeros((80, 120, 4), np.uint8)
+    rgba[mask] = (255, 0, 0, 255)  # red paint on transparent: the alpha marks it, not the grey
+    painter.mask = Image.fromarray(rgba, "RGBA")
+    assert np.array_equal(painter.mask_array(), mask)
+    painter.mask = mask.astype(np.float32) * 0.9
+    assert np.array_equal(painter.mask_array(), mask)
+    path = painter.save_mask(tmp_path / "mask.png")
+    saved = Image.open(path)
+    assert saved.mode == "L" and saved.size == (120, 80)
+    assert np.array_equal(np.asarray(saved) == 255, mask) and set(np.unique(saved)) == {0, 255}
 
 
 def test_brush_size_defaults_to_the_image_and_stays_positive(painter):

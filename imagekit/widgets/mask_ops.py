@@ -1,0 +1,67 @@
+"""The painter's mask as a boolean array: read from any image or array, and edited at image resolution.
+
+Pure NumPy and Pillow, no widget: the MaskPainter's methods call these, and their tests need no browser.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PIL import Image as PILImage
+
+from ..media import size_mismatch
+
+__all__ = ["to_bits"]
+
+_LUMA = np.array([0.299, 0.587, 0.114])  # as Pillow's convert("L")
+
+
+def _half(dtype: np.dtype) -> float:
+    """The threshold at half a dtype's range: 0.5 for floats, 32768 for uint16, else 128 (8-bit values)."""
+    if np.issubdtype(dtype, np.floating):
+        return 0.5
+    return 32768 if dtype == np.uint16 else 128
+
+
+def _array_bits(array: np.ndarray) -> np.ndarray:
+    if array.dtype == bool and array.ndim == 2:
+        return array
+    if array.ndim == 3 and array.shape[2] in (2, 4):  # the last channel is alpha: alpha marks the paint
+        array = array[..., -1]
+    elif array.ndim == 3 and array.shape[2] == 3:
+        array = array @ _LUMA
+    elif array.ndim == 3 and array.shape[2] == 1:
+        array = array[..., 0]
+    if array.ndim != 2:
+        raise ValueError(f"a mask array must be (height, width) or (height, width, 1-4 channels), got {array.shape}")
+    return array.astype(bool) if array.dtype == bool else array >= _half(array.dtype)
+
+
+def _image_bits(picture: PILImage.Image) -> np.ndarray:
+    if picture.mode == "P":
+        picture = picture.convert("RGBA" if "transparency" in picture.info else "L")
+    if picture.mode == "1":
+        return np.asarray(picture, bool)
+    if "A" in picture.getbands() or "a" in picture.getbands():
+        band = "A" if "A" in picture.getbands() else "a"
+        return np.asarray(picture.getchannel(band)) >= 128
+    if picture.mode.startswith(("I", "F")):
+        return _array_bits(np.asarray(picture))
+    return np.asarray(picture.convert("L")) >= 128
+
+
+def to_bits(value: Any, size: tuple[int, int]) -> np.ndarray:
+    """A mask of ``size`` (width, height) as a boolean array, from a PIL image or array of any mode.
+
+    Thresholded at half the value range: an image with alpha is painted where alpha >= 128 (as the
+    painter's own masks are), any other where its grey value is (16-bit at 32768, floats at 0.5);
+    a bool array is taken as it is; None is an empty mask. Another size raises ValueError naming both.
+    """
+    if value is None:
+        return np.zeros((size[1], size[0]), bool)
+    bits = _image_bits(value) if isinstance(value, PILImage.Image) else _array_bits(np.asarray(value))
+    if bits.shape != (size[1], size[0]):
+        raise ValueError(f"{size_mismatch((bits.shape[1], bits.shape[0]), size)}; "
+                         "make the mask at the image's size")
+    return bits
