@@ -18,12 +18,37 @@ function button(parent, action, label, title, onClick, name = label) {
   return b;
 }
 
-function slider(parent, label, props, describe, onInput) {
-  const wrap = make("label", "ik-slider", { textContent: label });
+// Keys that move a slider, as steps: in JupyterLab something above the output cancels the browser's
+// own arrow keys on a range input, so the slider moves itself and keeps the key from going further.
+const SLIDER_KEYS = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
+
+function keyed(input) {
+  input.addEventListener("keydown", (event) => {
+    const [min, max, step] = [Number(input.min), Number(input.max), Number(input.step) || 1];
+    const steps = SLIDER_KEYS[event.key];
+    let value = null;
+    if (steps) value = Number(input.value) + steps * (Math.abs(steps) > 1 ? Math.max(step, (max - min) / 10) : step);
+    else if (event.key === "Home") value = min;
+    else if (event.key === "End") value = max;
+    if (value === null || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    event.stopPropagation();
+    input.value = String(Math.min(max, Math.max(min, value))); // the input snaps it to its step
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+}
+
+// A range input named by its label alone ("Size"); its value is spoken from aria-valuetext and shown
+// beside it. Arrow keys (and Page Up/Down, Home, End) move it.
+export function slider(parent, label, props, describe, onInput) {
+  const wrap = make("label", "ik-slider");
   const input = make("input", "", { type: "range", ...props });
+  input.setAttribute("aria-label", label); // the shown value below would otherwise join the name
   const shown = make("output", "ik-value");
+  shown.setAttribute("aria-hidden", "true"); // aria-valuetext says it already
   input.addEventListener("input", () => onInput(Number(input.value)));
-  wrap.append(input, shown);
+  keyed(input);
+  wrap.append(make("span", "", { textContent: label }), input, shown);
   parent.append(wrap);
   return (value) => {
     input.value = value;

@@ -87,9 +87,10 @@ def test_controls_have_accessible_names_and_values(notebook, shots):
     names = ["Brush", "Eraser", "Undo", "Redo", "Clear", "Invert", "Zoom out", "Zoom in", "Fit", "Fill", "Clean up"]
     for name in names:
         assert painter.root.get_by_role("button", name=name, exact=True).count() == 1, name
-    size = painter.root.get_by_role("slider", name="Size")
+    # A slider's name is its label alone; its value is in aria-valuetext.
+    size = painter.root.get_by_role("slider", name="Size", exact=True)
     assert size.get_attribute("aria-valuetext") == "64 px"
-    assert painter.root.get_by_role("slider", name="Opacity").get_attribute("aria-valuetext") == "50%"
+    assert painter.root.get_by_role("slider", name="Opacity", exact=True).get_attribute("aria-valuetext") == "50%"
     assert painter.root.get_by_role("application").get_attribute("aria-label").startswith("image to paint")
     assert painter.root.get_by_role("img", name="the painted mask").count() == 1
     assert painter.root.get_by_role("textbox", name="Fill with").count() == 1
@@ -224,3 +225,23 @@ def test_a_mask_set_in_python_shows_undoes_and_saves(notebook, shots):
     refused = notebook.run("try:\n    painter.mask = np.zeros((100, 200), bool)\nexcept ValueError as e:\n    print(e)")
     assert refused.startswith("the mask is 200x100 but the image is 1024x1024"), refused
     painter.shot("mask-in-and-out")
+
+
+def test_arrow_keys_move_every_slider(notebook, shots):
+    notebook.run(painter_setup(brush=BRUSH))
+    painter = Painter(notebook, shots)
+    sliders = painter.root.get_by_role("slider")
+    names = [sliders.nth(i).get_attribute("aria-label") for i in range(sliders.count())]
+    assert "Size" in names and "Opacity" in names, names
+    for name in names:
+        slider = painter.root.get_by_role("slider", name=name, exact=True)
+        before = slider.get_attribute("aria-valuetext")
+        slider.focus()
+        notebook.page.keyboard.press("ArrowRight")
+        notebook.page.keyboard.press("ArrowRight")
+        notebook.page.wait_for_function("([s, v]) => s.getAttribute('aria-valuetext') !== v",
+                                        arg=[slider.element_handle(), before])
+        notebook.page.keyboard.press("ArrowLeft")
+        notebook.page.wait_for_function("s => s.value !== s.min", arg=slider.element_handle())
+    assert notebook.run("print(painter.brush_size, round(painter.opacity, 2))") == "65 0.55\n"
+    painter.shot("sliders-moved")
