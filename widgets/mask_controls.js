@@ -85,6 +85,15 @@ export function controls(model, actions) {
   button(tools, "redo", "Redo", "redo what was undone (Ctrl+Shift+Z or Ctrl+Y)", actions.redo);
   button(tools, "clear", "Clear", "unpaint everything", actions.clear);
   button(tools, "invert", "Invert", "swap painted and unpainted", actions.invert);
+  const shape = make("div", "ik-group", { role: "group" }); // grow, shrink, smooth: by one amount
+  shape.setAttribute("aria-label", "change the mask's outline");
+  let by = 4;
+  const amount = slider(shape, "Amount", { min: 1, max: 64, step: 1 }, (v) => `${v} px`, (v) => { by = v; amount(v); });
+  amount(by);
+  button(shape, "grow", "Grow", "paint the amount further out on every side, in image pixels", () => actions.morph("grow", by));
+  button(shape, "shrink", "Shrink", "unpaint the amount from every edge, in image pixels", () => actions.morph("shrink", by));
+  button(shape, "smooth", "Smooth", "remove specks and close gaps narrower than the amount", () => actions.morph("smooth", by));
+  tools.append(shape);
   button(tools, "zoom-out", "−", "zoom out (-)", actions.zoomOut, "Zoom out");
   button(tools, "zoom-in", "+", "zoom in (+, or Ctrl+wheel)", actions.zoomIn, "Zoom in");
   button(tools, "fit", "Fit", "show the whole image (0)", actions.fit);

@@ -151,6 +151,8 @@ function render({ model, el }) {
     edit: (op, prompt = "", negative = "") => {
       sending = sending.then(() => model.send({ event: "edit", op, prompt, negative }));
     },
+    // Grow, shrink, smooth: done by the kernel at the image's resolution; its mask comes back as one undo step.
+    morph: (op, px) => { sending = sending.then(() => model.send({ event: "morph", op, px })); },
   };
   const { tools, edits, refresh } = controls(model, actions);
   el.append(tools, panes, edits);

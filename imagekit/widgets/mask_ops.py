@@ -12,7 +12,7 @@ from PIL import Image as PILImage
 
 from ..media import size_mismatch
 
-__all__ = ["to_bits"]
+__all__ = ["grow", "shrink", "smooth", "to_bits"]
 
 _LUMA = np.array([0.299, 0.587, 0.114])  # as Pillow's convert("L")
 
@@ -65,3 +65,49 @@ def to_bits(value: Any, size: tuple[int, int]) -> np.ndarray:
         raise ValueError(f"{size_mismatch((bits.shape[1], bits.shape[0]), size)}; "
                          "make the mask at the image's size")
     return bits
+
+
+def _row_distance(bits: np.ndarray, cap: int) -> np.ndarray:
+    """Each pixel's distance along its row to the nearest set pixel, capped at ``cap``."""
+    height, width = bits.shape
+    out = np.empty(bits.shape, np.int16)
+    x = np.arange(width, dtype=np.int32)
+    for top in range(0, height, 512):  # in bands: an 8192 px mask needs no full-size int32 arrays
+        band = bits[top:top + 512]
+        left = np.maximum.accumulate(np.where(band, x, -2 * cap - 2), axis=1)
+        right = np.minimum.accumulate(np.where(band, x, width + 2 * cap + 2)[:, ::-1], axis=1)[:, ::-1]
+        out[top:top + 512] = np.minimum(np.minimum(x - left, right - x), cap)
+    return out
+
+
+def _amount(px: int) -> int:
+    if int(px) != px or px < 0:
+        raise ValueError(f"grow, shrink and smooth take a whole number of pixels, 0 or more, got {px!r}")
+    return int(px)
+
+
+def grow(bits: np.ndarray, px: int) -> np.ndarray:
+    """Paint every pixel whose centre lies within ``px`` of a painted one's (a disc, exactly)."""
+    px = _amount(px)
+    if not px:
+        return bits.copy()
+    rows = _row_distance(bits, px + 1)
+    height = bits.shape[0]
+    out = np.zeros_like(bits)
+    for dy in range(-px, px + 1):  # the disc, row by row: each row reaches floor(sqrt(px² - dy²))
+        reach = int(np.floor(np.sqrt(px * px - dy * dy)))
+        out[max(0, -dy):height - max(0, dy)] |= rows[max(0, dy):height + min(0, dy)] <= reach
+    return out
+
+
+def shrink(bits: np.ndarray, px: int) -> np.ndarray:
+    """Keep the pixels more than ``px`` inside the painted area. Beyond the image's edges counts as
+    painted, so paint touching an edge stays on it (as an editor's Contract does)."""
+    return ~grow(~bits, px)
+
+
+def smooth(bits: np.ndarray, px: int) -> np.ndarray:
+    """Round off what is narrower than about twice ``px``: gaps and notches close (a closing), then
+    specks and spurs go (an opening); corners round, large shapes keep their place and size."""
+    closed = shrink(grow(bits, px), px)
+    return grow(shrink(closed, px), px)

@@ -24,7 +24,7 @@ from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, validate
 
 from ._assets import asset_module, asset_text
 from ._common import binary_trait, load_picture, plain_error
-from .mask_ops import to_bits
+from . import mask_ops
 
 __all__ = ["MaskPainter"]
 
@@ -35,7 +35,8 @@ class MaskPainter(anywidget.AnyWidget):
     """Paint a mask over an image (Image handle, PIL image or path) with brush, eraser, undo and redo.
 
     ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size (settable from any
-    image or array, ``save_mask(path)`` writes it), ``mask_array()`` the same as a boolean array; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
+    image or array, ``save_mask(path)`` writes it), ``mask_array()`` the same as a boolean array;
+    ``grow``, ``shrink`` and ``smooth`` (or their buttons) change it by a number of image pixels; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
     with it (Image handles only) and show the result beside the original; ``continue_on_result()`` (or
     its button) paints on the result next.
     """
@@ -106,7 +107,7 @@ class MaskPainter(anywidget.AnyWidget):
         """Replace the mask (the browser can undo it): a PIL image or array of any mode, thresholded
         at half its range (alpha where there is one), or None to clear; another size is refused."""
         out = io.BytesIO()
-        PILImage.fromarray(to_bits(value, (self.width, self.height))).save(out, format="PNG")  # 1-bit
+        PILImage.fromarray(mask_ops.to_bits(value, (self.width, self.height))).save(out, format="PNG")  # 1-bit
         with self.hold_sync():
             self.revision += 1
             self.mask_png = out.getvalue()
@@ -128,6 +129,18 @@ class MaskPainter(anywidget.AnyWidget):
     def invert(self) -> None:
         """Swap painted and unpainted (the browser can undo it)."""
         self.mask = ~self.mask_array()
+
+    def grow(self, px: int) -> None:
+        """Grow the painted area by ``px`` image pixels on every side (one undo step in the browser)."""
+        self.mask = mask_ops.grow(self.mask_array(), px)
+
+    def shrink(self, px: int) -> None:
+        """Shrink the painted area by ``px`` image pixels (paint on the image's edge stays; one undo step)."""
+        self.mask = mask_ops.shrink(self.mask_array(), px)
+
+    def smooth(self, px: int) -> None:
+        """Remove specks and close gaps narrower than ``px`` image pixels, rounding corners (one undo step)."""
+        self.mask = mask_ops.smooth(self.mask_array(), px)
 
     def _mask_arrived(self, change: dict) -> None:
         self.received = self.revision
@@ -181,6 +194,8 @@ class MaskPainter(anywidget.AnyWidget):
                 self.run_in_background(self.fill, content.get("prompt", ""), content.get("negative", ""))
             else:
                 self.run_in_background(self.clean_up)
+        elif event == "morph" and content.get("op") in ("grow", "shrink", "smooth"):
+            getattr(self, content["op"])(int(content.get("px", 0)))
         elif event == "continue" and self.result is not None:
             self.continue_on_result()
 

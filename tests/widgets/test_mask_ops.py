@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from imagekit.widgets.mask_ops import to_bits
+from imagekit.widgets.mask_ops import grow, shrink, smooth, to_bits
 
 SIZE = (6, 4)
 PAINTED = np.zeros((4, 6), bool)
@@ -37,3 +37,50 @@ def test_none_is_empty_and_another_size_names_both():
         to_bits(PAINTED.T, SIZE)
     with pytest.raises(ValueError, match="channels"):
         to_bits(np.zeros((4, 6, 5)), SIZE)
+
+
+def square(side: int = 40, at: int = 30, size: int = 100) -> np.ndarray:
+    bits = np.zeros((size, size), bool)
+    bits[at:at + side, at:at + side] = True
+    return bits
+
+
+def extent(bits: np.ndarray) -> tuple[int, int]:
+    """The painted width along the middle row and height along the middle column."""
+    middle = bits.shape[0] // 2
+    return int(bits[middle].sum()), int(bits[:, middle].sum())
+
+
+@pytest.mark.parametrize("px", [1, 3, 10])
+def test_grow_and_shrink_a_square_by_exactly_px(px):
+    assert extent(grow(square(), px)) == (40 + 2 * px, 40 + 2 * px)
+    assert extent(shrink(square(), px)) == (40 - 2 * px, 40 - 2 * px)
+    assert np.array_equal(shrink(grow(square(), px), px), square())  # a square's closing is itself
+
+
+def test_grow_is_a_disc_of_pixel_centres():
+    dot = np.zeros((21, 21), bool)
+    dot[10, 10] = True
+    y, x = np.mgrid[:21, :21]
+    assert np.array_equal(grow(dot, 7), (x - 10) ** 2 + (y - 10) ** 2 <= 49)
+    assert np.array_equal(grow(dot, 0), dot) and grow(dot, 0) is not dot
+
+
+def test_shrink_keeps_paint_on_the_image_edge():
+    edge = np.zeros((50, 50), bool)
+    edge[:, :20] = True
+    expected = np.zeros((50, 50), bool)
+    expected[:, :15] = True
+    assert np.array_equal(shrink(edge, 5), expected)
+
+
+def test_smooth_removes_specks_and_closes_gaps_but_keeps_the_shape():
+    bits = square()
+    bits[5, 5] = bits[90:92, 90:92] = True  # specks
+    bits[48:51, 48:51] = False  # a hole
+    smoothed = smooth(bits, 3)
+    assert not smoothed[:20, :20].any() and not smoothed[85:, 85:].any()
+    assert smoothed[48:51, 48:51].all() and extent(smoothed) == (40, 40)
+    assert np.array_equal(smoothed[35:65], square()[35:65])  # away from its corners the square stays
+    with pytest.raises(ValueError, match="whole number"):
+        grow(bits, -1)
