@@ -69,8 +69,13 @@ export function controls(model, actions) {
   const save = (name, value) => { model.set(name, value); model.save_changes(); };
   const tools = make("div", "ik-toolbar", { role: "toolbar" });
   tools.setAttribute("aria-label", "mask tools");
-  const brush = button(tools, "brush", "Brush", "paint the mask (B)", () => save("tool", "brush"));
-  const eraser = button(tools, "eraser", "Eraser", "unpaint (E)", () => save("tool", "eraser"));
+  const pick = (tool, shape) => { model.set(shape ? { tool, shape } : { tool }); model.save_changes(); };
+  const brush = button(tools, "brush", "Brush", "paint the mask (B)", () => pick("brush", "stroke"));
+  const eraser = button(tools, "eraser", "Eraser", "unpaint; with Box or Lasso, take the shape away (E)", () => pick("eraser"));
+  const box = button(tools, "box", "Box", "drag a rectangle to add; Alt or the eraser takes it away (M)", () => pick("brush", "box"));
+  const lasso = button(tools, "lasso", "Lasso",
+    "drag around an area, or click points and close (first point, double-click or Enter) to add; Alt or the eraser takes it away (L)",
+    () => pick("brush", "lasso"));
   const longSide = Math.max(model.get("width"), model.get("height"));
   const size = slider(tools, "Size", { min: 1, max: Math.max(8, Math.round(longSide / 4)), step: 1 },
     (v) => `${v} px`, (v) => save("brush_size", v));
@@ -114,7 +119,10 @@ export function controls(model, actions) {
   const refresh = () => {
     const busy = model.get("busy");
     const editable = model.get("editable");
-    for (const [node, on] of [[brush, model.get("tool") === "brush"], [eraser, model.get("tool") === "eraser"]]) {
+    const [tool, shape] = [model.get("tool"), model.get("shape")];
+    const pressed = [[brush, tool === "brush" && shape === "stroke"], [eraser, tool === "eraser"],
+      [box, shape === "box"], [lasso, shape === "lasso"]];
+    for (const [node, on] of pressed) {
       node.classList.toggle("ik-active", on);
       node.setAttribute("aria-pressed", String(on));
     }

@@ -12,7 +12,7 @@ from PIL import Image as PILImage
 
 from ..media import size_mismatch
 
-__all__ = ["grow", "shrink", "smooth", "to_bits"]
+__all__ = ["box", "grow", "polygon", "shrink", "smooth", "to_bits"]
 
 _LUMA = np.array([0.299, 0.587, 0.114])  # as Pillow's convert("L")
 
@@ -111,3 +111,39 @@ def smooth(bits: np.ndarray, px: int) -> np.ndarray:
     specks and spurs go (an opening); corners round, large shapes keep their place and size."""
     closed = shrink(grow(bits, px), px)
     return grow(shrink(closed, px), px)
+
+
+def polygon(size: tuple[int, int], points: Any) -> np.ndarray:
+    """The pixels of an image of ``size`` (width, height) whose centres lie inside the polygon
+    (even-odd rule, image pixels), as the painter's Lasso fills them in the browser."""
+    corners = np.asarray(points, float).reshape(-1, 2)
+    if len(corners) < 3:
+        raise ValueError(f"a polygon needs at least 3 points, got {len(corners)}")
+    width, height = size
+    out = np.zeros((height, width), bool)
+    y0, y1 = max(0, int(np.floor(corners[:, 1].min()))), min(height, int(np.ceil(corners[:, 1].max())))
+    if y0 >= y1:
+        return out
+    a, b = corners, np.roll(corners, -1, axis=0)
+    yc = np.arange(y0, y1)[:, None] + 0.5
+    crosses = (a[:, 1] <= yc) != (b[:, 1] <= yc)  # (rows, edges)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xs = np.where(crosses, a[:, 0] + ((yc - a[:, 1]) * (b[:, 0] - a[:, 0])) / (b[:, 1] - a[:, 1]), np.inf)
+    xs.sort(axis=1)
+    count = crosses.sum(axis=1)
+    edges = np.zeros((y1 - y0, width + 1), np.int32)  # +1 where a span starts, -1 where it ends
+    for k in range(0, int(count.max()) - 1, 2):
+        rows = np.nonzero(count > k + 1)[0]
+        start = np.clip(np.ceil(xs[rows, k] - 0.5), 0, width).astype(int)
+        end = np.clip(np.ceil(xs[rows, k + 1] - 0.5), 0, width).astype(int)
+        np.add.at(edges, (rows, start), 1)
+        np.add.at(edges, (rows, end), -1)
+    out[y0:y1] = np.cumsum(edges, axis=1)[:, :width] > 0
+    return out
+
+
+def box(size: tuple[int, int], corners: tuple[float, float, float, float]) -> np.ndarray:
+    """The pixels of the box (left, top, right, bottom) in an image of ``size``; right and bottom
+    are exclusive, as in PIL's crop."""
+    left, top, right, bottom = corners
+    return polygon(size, [(left, top), (right, top), (right, bottom), (left, bottom)])

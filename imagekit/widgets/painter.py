@@ -22,9 +22,9 @@ from ipywidgets import CallbackDispatcher
 from PIL import Image as PILImage
 from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, validate
 
+from . import mask_ops
 from ._assets import asset_module, asset_text
 from ._common import binary_trait, load_picture, plain_error
-from . import mask_ops
 
 __all__ = ["MaskPainter"]
 
@@ -36,7 +36,8 @@ class MaskPainter(anywidget.AnyWidget):
 
     ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size (settable from any
     image or array, ``save_mask(path)`` writes it), ``mask_array()`` the same as a boolean array;
-    ``grow``, ``shrink`` and ``smooth`` (or their buttons) change it by a number of image pixels; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
+    ``grow``, ``shrink`` and ``smooth`` (or their buttons) change it by a number of image pixels, and
+    ``select_box`` and ``select_polygon`` (or the Box and Lasso tools) add or take away a shape; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
     with it (Image handles only) and show the result beside the original; ``continue_on_result()`` (or
     its button) paints on the result next.
     """
@@ -50,7 +51,9 @@ class MaskPainter(anywidget.AnyWidget):
     mask_png = binary_trait("the mask as a PNG: 1-bit white = painted, or alpha = painted (b'' = nothing)")
     revision = Int(0, help="bumped by whichever side changed mask_png, so a side skips its own echo").tag(sync=True)
     received = Int(0, help="the last mask revision the kernel decoded; the browser times syncs by it").tag(sync=True)
-    tool = Enum(("brush", "eraser"), "brush", help="what a stroke does: brush paints, eraser unpaints").tag(sync=True)
+    tool = Enum(("brush", "eraser"), "brush", help="what a drag does: brush paints, eraser unpaints").tag(sync=True)
+    shape = Enum(("stroke", "box", "lasso"), "stroke",
+                 help="what a drag draws: a brush stroke, a box, or a lasso (freehand or clicked points)").tag(sync=True)
     brush_size = Int(24, help="brush diameter in image pixels (at least 1)").tag(sync=True)
     opacity = Float(0.5, min=0.0, max=1.0, help="opacity of the mask overlay").tag(sync=True)
     mask_color = Unicode("#ff2a5a", help="colour of the mask overlay, #rrggbb").tag(sync=True)
@@ -141,6 +144,18 @@ class MaskPainter(anywidget.AnyWidget):
     def smooth(self, px: int) -> None:
         """Remove specks and close gaps narrower than ``px`` image pixels, rounding corners (one undo step)."""
         self.mask = mask_ops.smooth(self.mask_array(), px)
+
+    def select_box(self, box: tuple[float, float, float, float], subtract: bool = False) -> None:
+        """Add the box (left, top, right, bottom; image pixels, right and bottom exclusive) to the mask,
+        or take it away with ``subtract`` (one undo step)."""
+        self._select(mask_ops.box((self.width, self.height), box), subtract)
+
+    def select_polygon(self, points: Any, subtract: bool = False) -> None:
+        """Add the polygon [(x, y), ...] (image pixels) to the mask, or take it away (one undo step)."""
+        self._select(mask_ops.polygon((self.width, self.height), points), subtract)
+
+    def _select(self, shape: np.ndarray, subtract: bool) -> None:
+        self.mask = self.mask_array() & ~shape if subtract else self.mask_array() | shape
 
     def _mask_arrived(self, change: dict) -> None:
         self.received = self.revision

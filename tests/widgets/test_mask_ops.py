@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from imagekit.widgets.mask_ops import grow, shrink, smooth, to_bits
+from imagekit.widgets.mask_ops import box, grow, polygon, shrink, smooth, to_bits
 
 SIZE = (6, 4)
 PAINTED = np.zeros((4, 6), bool)
@@ -84,3 +84,21 @@ def test_smooth_removes_specks_and_closes_gaps_but_keeps_the_shape():
     assert np.array_equal(smoothed[35:65], square()[35:65])  # away from its corners the square stays
     with pytest.raises(ValueError, match="whole number"):
         grow(bits, -1)
+
+
+def test_a_box_is_its_pixels_right_and_bottom_exclusive():
+    expected = np.zeros((8, 10), bool)
+    expected[1:4, 2:5] = True
+    assert np.array_equal(box((10, 8), (2, 1, 5, 4)), expected)
+    assert not box((10, 8), (3, 3, 3, 6)).any()  # no area, no pixels
+
+
+def test_a_polygon_holds_the_pixels_whose_centres_are_inside():
+    triangle = polygon((100, 100), [(10, 10), (90, 10), (10, 90)])
+    y, x = np.mgrid[:100, :100] + 0.5
+    assert np.array_equal(triangle, (x > 10) & (y > 10) & (x + y < 100))
+    bow = polygon((20, 20), [(0, 0), (20, 20), (20, 0), (0, 20)])  # crossed: even-odd, two triangles
+    assert bow[10, 2] and bow[10, 17] and not bow[2, 10] and not bow[17, 10]
+    assert np.array_equal(polygon((30, 30), [(-10, -10), (40, -10), (40, 40), (-10, 40)]), np.ones((30, 30), bool))
+    with pytest.raises(ValueError, match="at least 3 points"):
+        polygon((10, 10), [(0, 0), (5, 5)])

@@ -166,3 +166,17 @@ def test_clean_up_and_fill_show_the_result(sandbox):
         with pytest.raises(imagekit.EmptyMaskError):
             painter.clean_up()
         assert painter.status.startswith("Empty mask (400)")
+
+
+def test_select_box_and_polygon_add_and_subtract(painter):
+    painter.select_box((10, 20, 50, 60))
+    expected = np.zeros((80, 120), bool)
+    expected[20:60, 10:50] = True
+    assert np.array_equal(painter.mask_array(), expected) and painter.revision == 1
+    painter.select_box((30, 0, 120, 40), subtract=True)
+    expected[:40, 30:] = False
+    assert np.array_equal(painter.mask_array(), expected)
+    painter.select_polygon([(100, 10), (110, 10), (110, 20), (100, 20)])
+    expected[10:20, 100:110] = True
+    assert np.array_equal(painter.mask_array(), expected) and painter.revision == 3
+    assert painter.shape == "stroke"
