@@ -90,6 +90,9 @@ export function controls(model, actions) {
   button(tools, "redo", "Redo", "redo what was undone (Ctrl+Shift+Z or Ctrl+Y)", actions.redo);
   button(tools, "clear", "Clear", "unpaint everything", actions.clear);
   button(tools, "invert", "Invert", "swap painted and unpainted", actions.invert);
+  // Subject: the service's background removal makes the mask; its price shows before the click.
+  const subject = button(tools, "subject", "Subject", "", (event) => actions.subject(event.altKey || model.get("tool") === "eraser"));
+  subject.setAttribute("aria-label", "Subject");
   const shape = make("div", "ik-group", { role: "group" }); // grow, shrink, smooth: by one amount
   shape.setAttribute("aria-label", "change the mask's outline");
   let by = 4;
@@ -129,6 +132,12 @@ export function controls(model, actions) {
     size(model.get("brush_size"));
     opacity(model.get("opacity"));
     colour.value = model.get("mask_color");
+    const price = model.get("subject_price");
+    subject.textContent = price ? `Subject · ${price}` : "Subject";
+    subject.disabled = busy || !editable;
+    subject.title = editable
+      ? `add the subject the service finds (its background removal${price ? `, ${price}` : ""}); Alt or the eraser takes it away`
+      : "needs an image on the service: make the painter from an Image handle";
     fill.disabled = busy || !editable || !prompt.value.trim();
     cleanUp.disabled = busy || !editable;
     const why = editable ? "" : " (needs an image on the service: make the painter from an Image handle)";

@@ -170,6 +170,7 @@ function render({ model, el }) {
     },
     // Grow, shrink, smooth: done by the kernel at the image's resolution; its mask comes back as one undo step.
     morph: (op, px) => { sending = sending.then(() => model.send({ event: "morph", op, px })); },
+    subject: (subtract) => { sending = sending.then(() => model.send({ event: "subject", subtract })); },
   };
   const { tools, edits, refresh } = controls(model, actions);
   el.append(tools, panes, edits);
@@ -333,7 +334,7 @@ function render({ model, el }) {
     "change:opacity": onOpacity,
     "change:mask_color": onColour,
     "change:width change:height": onSize,
-    "change:tool change:shape change:brush_size change:opacity change:mask_color change:status change:busy change:editable": refresh,
+    "change:tool change:shape change:subject_price change:brush_size change:opacity change:mask_color change:status change:busy change:editable": refresh,
   });
   resize();
   showImage();

@@ -37,7 +37,8 @@ class MaskPainter(anywidget.AnyWidget):
     ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size (settable from any
     image or array, ``save_mask(path)`` writes it), ``mask_array()`` the same as a boolean array;
     ``grow``, ``shrink`` and ``smooth`` (or their buttons) change it by a number of image pixels, and
-    ``select_box`` and ``select_polygon`` (or the Box and Lasso tools) add or take away a shape; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
+    ``select_box`` and ``select_polygon`` (or the Box and Lasso tools) add or take away a shape, and
+    ``select_subject`` (the Subject button) the subject the service's background removal finds; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
     with it (Image handles only) and show the result beside the original; ``continue_on_result()`` (or
     its button) paints on the result next.
     """
@@ -62,6 +63,8 @@ class MaskPainter(anywidget.AnyWidget):
     status = Unicode("", help="what the painter is doing, or the last error in plain words").tag(sync=True)
     busy = Bool(False, help="an edit is running (the edit buttons wait and a progress bar shows)").tag(sync=True)
     editable = Bool(False, help="the image is on the service, so Fill and Clean up can run").tag(sync=True)
+    subject_price = Unicode("", help="what Subject costs now: the plan's removeBg price, 'free' once the "
+                            "image's cut-out is kept, '' when unknown").tag(sync=True)
 
     def __init__(self, image: Any, *, brush_size: int | None = None, **traits: Any) -> None:
         data, picture, handle = load_picture(image)
@@ -77,6 +80,8 @@ class MaskPainter(anywidget.AnyWidget):
         self._mask_callbacks = CallbackDispatcher()
         self._result_callbacks = CallbackDispatcher()
         self._pool: ThreadPoolExecutor | None = None
+        self._cutouts: dict[int, Any] = {}  # image id -> its removeBg result, so Subject is paid once an image
+        self._price_subject()
         self.observe(self._mask_arrived, "mask_png")
         self.on_msg(self._browser_asked)
 
@@ -157,6 +162,43 @@ class MaskPainter(anywidget.AnyWidget):
     def _select(self, shape: np.ndarray, subtract: bool) -> None:
         self.mask = self.mask_array() & ~shape if subtract else self.mask_array() | shape
 
+    def select_subject(self, subtract: bool = False) -> None:
+        """Add the image's subject to the mask (or take it away): the alpha of the service's own
+        background removal, paid as removeBg once an image (the cut-out is kept for the next time)."""
+        if self.source is None:
+            raise ValueError("Subject needs an image on the service: make the painter from an Image handle")
+        source = self.source
+        self.status, self.busy = "Finding the subject…", True
+        try:
+            if source.id not in self._cutouts:
+                self._cutouts[source.id] = source.remove_bg()
+            cutout = PILImage.open(io.BytesIO(self._cutouts[source.id].read("png")))
+            subject = mask_ops.to_bits(cutout.convert("RGBA").getchannel("A"), (self.width, self.height))
+            self._select(subject, subtract)
+        except Exception as exc:
+            self.status = plain_error(exc)
+            raise
+        finally:
+            self.busy = False
+        self.status = ""
+        self._price_subject()
+
+    def _price_subject(self) -> None:
+        """Show what Subject costs before it is clicked: free for a kept cut-out, else the plan's price."""
+        if self.source is None:
+            self.subject_price = ""
+        elif self.source.id in self._cutouts:
+            self.subject_price = "free"
+        else:
+            from ..ledger.prices import Prices, edit_key
+
+            try:
+                price = Prices.of_account(self.source.client.me()).exact(edit_key("removeBg"))
+            except Exception as exc:  # noqa: BLE001 - the button then shows no price, and works
+                log.debug("no removeBg price: %s", exc)
+                price = None
+            self.subject_price = "" if price is None else f"{price:g} credits"
+
     def _mask_arrived(self, change: dict) -> None:
         self.received = self.revision
         self._mask_callbacks(self)
@@ -183,6 +225,7 @@ class MaskPainter(anywidget.AnyWidget):
             self.image_data, self.result_data = data, b""
         self.source, self.result = result, None
         self.history.append(result)
+        self._price_subject()  # a new image: its own cut-out, paid once
         return result
 
     def _edit(self, doing: str, run: Callable[[Any, Any], Any]) -> Any:
@@ -211,6 +254,8 @@ class MaskPainter(anywidget.AnyWidget):
                 self.run_in_background(self.clean_up)
         elif event == "morph" and content.get("op") in ("grow", "shrink", "smooth"):
             getattr(self, content["op"])(int(content.get("px", 0)))
+        elif event == "subject" and not self.busy:
+            self.run_in_background(self.select_subject, bool(content.get("subtract")))
         elif event == "continue" and self.result is not None:
             self.continue_on_result()
 

@@ -11,6 +11,7 @@ from traitlets import TraitError
 
 import imagekit
 from imagekit.widgets import MaskPainter
+from imagekit.widgets.mask_ops import box
 from tests.conftest import make_user
 
 
@@ -180,3 +181,26 @@ def test_select_box_and_polygon_add_and_subtract(painter):
     expected[10:20, 100:110] = True
     assert np.array_equal(painter.mask_array(), expected) and painter.revision == 3
     assert painter.shape == "stroke"
+
+
+def test_select_subject_is_paid_once_an_image_and_priced_before(sandbox, tmp_path):
+    with imagekit.Client(sandbox.url, make_user(sandbox)[1], ledger=tmp_path / "ledger.sqlite") as ik:
+        image = ik.create("a friendly robot on the beach", style=ik.styles()[0].style_id, count=1).images[0]
+        painter = MaskPainter(image)
+        price = next(cost.credit for cost in ik.me().plan.credit_cost_info if cost.type == "removeBg")
+        assert painter.subject_price == f"{price:g} credits"
+        before = ik.usage().current_credit
+        painter.select_subject()
+        subject = painter.mask_array()
+        assert 0.02 < subject.mean() < 0.98 and painter.subject_price == "free" and painter.status == ""
+        assert ik.usage().current_credit == before - price
+        painter.clear()
+        painter.select_box((0, 0, 10, 10))
+        painter.select_subject()  # the kept cut-out: free
+        assert np.array_equal(painter.mask_array(), subject | box((1024, 1024), (0, 0, 10, 10)))
+        painter.select_subject(subtract=True)
+        assert np.array_equal(painter.mask_array(), box((1024, 1024), (0, 0, 10, 10)) & ~subject)
+        assert ik.usage().current_credit == before - price
+        paid = [entry for entry in ik.ledger.entries() if entry.operation == "removeBg"]
+        assert [(entry.source_id, entry.credits) for entry in paid] == [(image.id, price)]
+        painter.close()

@@ -4,6 +4,7 @@ kernel's mask: grow, shrink and smooth; Box and Lasso, adding and (Alt or the er
 from __future__ import annotations
 
 import numpy as np
+from PIL import Image
 
 from imagekit.widgets.mask_ops import box, grow, polygon, shrink, smooth
 
@@ -150,3 +151,44 @@ def test_box_and_lasso_add_and_subtract_each_one_undo_step(notebook, shots):
     np.testing.assert_array_equal(painter.kernel_mask("python-box-undone"), closed)
     keep_figures(shots, {key: round(value, 4) for key, value in figures.items()})
     painter.shot("shapes")
+
+
+def test_subject_priced_before_the_click_recorded_and_free_the_second_time(notebook, shots):
+    notebook.run(painter_setup(prompt="a friendly robot on the beach", brush=16))
+    painter = Painter(notebook, shots)
+    price = notebook.run("price = next(c.credit for c in ik.me().plan.credit_cost_info if c.type == 'removeBg')\n"
+                         "print(f'{price:g}')").strip()
+    subject = painter.root.get_by_role("button", name="Subject", exact=True)
+    assert subject.inner_text() == f"Subject · {price} credits"  # the price, before the click
+    balance = notebook.run("print(ik.usage().current_credit)")
+
+    revision = int(painter.root.get_attribute("data-loaded") or 0)
+    subject.click()
+    painter.wait_loaded(revision + 1)
+    found = painter.kernel_mask("subject")
+    assert 0.02 < found.mean() < 0.98
+    painter.root.get_by_role("button", name="Subject", exact=True).filter(has_text="free").wait_for()
+    painter.shot("subject")
+    spent = notebook.run("print(ik.usage().current_credit)\n"
+                         "print([(e.credits, e.source_id == image.id) for e in ik.ledger.entries()"
+                         " if e.operation == 'removeBg' and e.source_id == image.id])")
+    assert spent == f"{float(balance) - float(price):g}\n[({float(price)}, True)]\n", spent
+
+    painter.page.keyboard.down("Alt")  # Alt: the subject taken away; the kept cut-out makes it free
+    try:
+        subject.click()
+    finally:
+        painter.page.keyboard.up("Alt")
+    painter.wait_loaded(revision + 2)
+    assert not painter.kernel_mask("subject-taken-away").any()
+    painter.press("Control+z")
+    np.testing.assert_array_equal(painter.kernel_mask("take-away-undone"), found)
+    painter.press("Control+z")
+    assert not painter.kernel_mask("subject-undone").any()
+    assert notebook.run("print(ik.usage().current_credit)") == spent.splitlines()[0] + "\n"  # not charged again
+    expected = notebook.run(
+        "import io\nfrom PIL import Image as P\n"
+        "alpha = P.open(io.BytesIO(image.remove_bg().read('png'))).convert('RGBA').getchannel('A')\n"
+        f"alpha.point(lambda v: 255 if v >= 128 else 0).save({str(shots / 'alpha.png')!r})")
+    assert expected == ""
+    np.testing.assert_array_equal(found, np.asarray(Image.open(shots / "alpha.png")) > 0)
