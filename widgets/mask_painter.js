@@ -5,6 +5,7 @@
 // change touched, at one bit a pixel.
 
 import { BitMask, encodePng, maskFromImage, rgb } from "./mask_bits.js";
+import { comparer } from "./mask_compare.js";
 import { controls, make } from "./mask_controls.js";
 import { shapeTool } from "./mask_shapes.js";
 import { zoomable } from "./mask_view.js";
@@ -50,8 +51,15 @@ function render({ model, el }) {
     type: "button", textContent: "Continue on result", title: "paint on the result next; the mask and its history stay",
   });
   continueButton.dataset.action = "continue";
+  const compareButton = make("button", "ik-btn", {
+    type: "button", textContent: "Compare",
+    title: "show the result over the original, split by a divider you drag or move with the arrow keys",
+  });
+  compareButton.dataset.action = "compare";
+  compareButton.addEventListener("click", () => { model.set("compare", !model.get("compare")); model.save_changes(); });
   continueButton.addEventListener("click", () => model.send({ event: "continue" }));
-  result.append(resultImage, resultCaption, continueButton);
+  result.append(resultImage, resultCaption, compareButton, continueButton);
+  const comparison = comparer(model, stage);
   const panes = make("div", "ik-panes");
   panes.append(original, result);
 
@@ -211,6 +219,7 @@ function render({ model, el }) {
       return;
     }
     if (event.pointerType === "mouse" && event.button !== 0) return;
+    if (view.classList.contains("ik-comparing")) return; // the mask is hidden: nothing to paint on
     event.preventDefault();
     view.setPointerCapture(event.pointerId);
     const point = toImage(event);
@@ -310,6 +319,14 @@ function render({ model, el }) {
     const data = model.get("result_data");
     panes.classList.toggle("ik-has-result", Boolean(data && data.byteLength));
     show(resultImage, data);
+    comparison.show(resultImage.src);
+    compare();
+  };
+  const compare = () => {
+    const on = comparison.refresh(panes.classList.contains("ik-has-result"));
+    view.classList.toggle("ik-comparing", on);
+    compareButton.setAttribute("aria-pressed", String(on));
+    compareButton.classList.toggle("ik-active", on);
   };
   const onColour = () => {
     el.style.setProperty("--ik-mask-color", model.get("mask_color"));
@@ -329,6 +346,7 @@ function render({ model, el }) {
   const stop = listen(model, {
     "change:image_data": showImage,
     "change:result_data": showResult,
+    "change:compare change:divider": compare,
     "change:mask_png": onMask,
     "change:received": onReceived,
     "change:opacity": onOpacity,

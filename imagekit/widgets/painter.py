@@ -63,6 +63,9 @@ class MaskPainter(anywidget.AnyWidget):
     status = Unicode("", help="what the painter is doing, or the last error in plain words").tag(sync=True)
     busy = Bool(False, help="an edit is running (the edit buttons wait and a progress bar shows)").tag(sync=True)
     editable = Bool(False, help="the image is on the service, so Fill and Clean up can run").tag(sync=True)
+    compare = Bool(False, help="show the result over the original, split by a divider (needs a result)").tag(sync=True)
+    divider = Float(0.5, min=0.0, max=1.0, help="where the divider stands, as a fraction of the image's width: "
+                    "the original shows left of it, the result right").tag(sync=True)
     subject_price = Unicode("", help="what Subject costs now: the plan's removeBg price, 'free' once the "
                             "image's cut-out is kept, '' when unknown").tag(sync=True)
 

@@ -204,3 +204,9 @@ def test_select_subject_is_paid_once_an_image_and_priced_before(sandbox, tmp_pat
         paid = [entry for entry in ik.ledger.entries() if entry.operation == "removeBg"]
         assert [(entry.source_id, entry.credits) for entry in paid] == [(image.id, price)]
         painter.close()
+
+
+def test_before_and_after_starts_off_at_the_middle(painter):
+    assert (painter.compare, painter.divider) == (False, 0.5)
+    with pytest.raises(TraitError):
+        painter.divider = 1.5
