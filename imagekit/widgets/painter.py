@@ -200,7 +200,7 @@ class MaskPainter(anywidget.AnyWidget):
             except Exception as exc:  # noqa: BLE001 - the button then shows no price, and works
                 log.debug("no removeBg price: %s", exc)
                 price = None
-            self.subject_price = "" if price is None else f"{price:g} credits"
+            self.subject_price = "" if price is None else f"{price:g} credit{'' if price == 1 else 's'}"
 
     def _mask_arrived(self, change: dict) -> None:
         self.received = self.revision

@@ -188,7 +188,7 @@ def test_select_subject_is_paid_once_an_image_and_priced_before(sandbox, tmp_pat
         image = ik.create("a friendly robot on the beach", style=ik.styles()[0].style_id, count=1).images[0]
         painter = MaskPainter(image)
         price = next(cost.credit for cost in ik.me().plan.credit_cost_info if cost.type == "removeBg")
-        assert painter.subject_price == f"{price:g} credits"
+        assert painter.subject_price == f"{price:g} credit{'' if price == 1 else 's'}"  # 1 credit here
         before = ik.usage().current_credit
         painter.select_subject()
         subject = painter.mask_array()

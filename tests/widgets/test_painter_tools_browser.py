@@ -159,7 +159,7 @@ def test_subject_priced_before_the_click_recorded_and_free_the_second_time(noteb
     price = notebook.run("price = next(c.credit for c in ik.me().plan.credit_cost_info if c.type == 'removeBg')\n"
                          "print(f'{price:g}')").strip()
     subject = painter.root.get_by_role("button", name="Subject", exact=True)
-    assert subject.inner_text() == f"Subject · {price} credits"  # the price, before the click
+    assert subject.inner_text() == f"Subject · {price} credit{'' if price == '1' else 's'}"  # before the click
     balance = notebook.run("print(ik.usage().current_credit)")
 
     revision = int(painter.root.get_attribute("data-loaded") or 0)
