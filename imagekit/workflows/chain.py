@@ -253,11 +253,8 @@ class ChainResult(Generic[H]):
         return (lambda: edit(**step.params, request_id=record["request_id"], timeout=left)), record
 
     def _done(self, record: StepRecord, image: H) -> None:
-        started = record.pop("started")
-        credits, ledger = image.credits_charged, image.client.ledger
-        if credits is None and ledger is not None:  # no credit headers: the price the ledger gave it
-            credits = ledger.credits_of(record["request_id"])
-        record.update(image_id=image.id, credits=credits, status="done", error=None,
+        started = record.pop("started")  # credits: the credit headers', else the price the ledger gave it
+        record.update(image_id=image.id, credits=image.credits, status="done", error=None,
                       latency=round(time.monotonic() - started, 4))
         self._lineage.append(record)
         self.images.append(image)
