@@ -147,7 +147,8 @@ def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
     """The fsspec file system of ``url`` and the path inside it, or a one-line ConfigError."""
     core = require("fsspec.core", "storage", f"writing to {url}")
     try:
-        fs, root = core.url_to_fs(url)
+        # No listings kept between calls: other processes write to the same store (a resumed run, a team).
+        fs, root = core.url_to_fs(url, use_listings_cache=False)
     except ImportError as exc:  # fsspec knows the protocol; its package is missing
         protocol = url.split("://", 1)[0]
         hint = "pip install 'imagekit[s3]'" if protocol in ("s3", "s3a") else str(exc)

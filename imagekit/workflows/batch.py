@@ -14,7 +14,7 @@ sent and how a lost answer is settled.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,8 +23,9 @@ from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
 from ..ledger import Prices
+from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
-from .journal import Journal, RowRecord, account_identity
+from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .rows import Row, RowSource, make_rows
 from .runner import Runner, RunOptions, thumbnail_ids
 
@@ -88,6 +89,7 @@ class Batch:
         self._styles: list[Style] = []
         self._account: User | None = None
         self._journal: Journal | None = None
+        self._run_tags: dict[str, str] = dict(self.tags)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -123,8 +125,10 @@ class Batch:
         ``budget``: credits this run may spend (new work stops before passing it); budgets of its
         tags (``Ledger.set_budget``) apply too, and stop the run the same way. ``concurrency``:
         generations at once (default and ceiling: the plan's simultaneousLimit). ``out_dir``: save
-        images there. ``journal``: a SQLite file; running the same batch with it again finishes
-        the rest (default: ``out_dir/journal.sqlite``, else in memory). ``tuning``: RunOptions.
+        images there as they arrive, each with its provenance inside: a folder or any fsspec URL
+        (``s3://bucket/prefix``; see ``imagekit.storage``). ``journal``: a SQLite file; running the
+        same batch with it again finishes the rest, uploading nothing twice (default:
+        ``out_dir/journal.sqlite`` for a local folder, else in memory). ``tuning``: RunOptions.
         """
         return self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning)
 
@@ -156,10 +160,11 @@ class Batch:
                    out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
         from tqdm.auto import tqdm
 
-        out = Path(out_dir) if out_dir is not None else None
+        out = Store(out_dir) if out_dir is not None else None
         if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
+            out.make()
         self._journal = self._open_journal(journal, out)
+        self._run_tags = current_tags()
         prices = await self._load_prices(client)
         self._journal.bind(*account_identity(self._account, client.config.base_url))
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
@@ -178,11 +183,11 @@ class Batch:
         self.tagged = runner.tagged
         return self
 
-    def _open_journal(self, journal: PathLike | None, out: Path | None) -> Journal:
+    def _open_journal(self, journal: PathLike | None, out: Store | None) -> Journal:
         if journal is not None:
             path = Path(journal)
-        elif out is not None:
-            path = out / "journal.sqlite"
+        elif out is not None and not out.remote:
+            path = Path(out.location) / "journal.sqlite"
         else:  # in memory: keep the same one across runs of this object, so a re-run resumes
             return self._journal or Journal()
         if self._journal is not None and self._journal.path == str(path):
@@ -196,18 +201,11 @@ class Batch:
         credits, latency, file, row key and attempts."""
         import pandas as pd
 
-        lines = []
-        for row in self.rows:
-            entry = self.entries.get(row.key, RowRecord(row.key))
-            images = entry.images or [{}]
-            for image in images:
-                credits = image.get("credits")
-                if credits is None and entry.credits is not None and entry.images:
-                    credits = entry.credits / len(entry.images)
-                lines.append({**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
-                              "status": image.get("status") or entry.status, "row_status": entry.status,
-                              "error": image.get("error") or entry.error, "credits": credits,
-                              "latency": entry.latency, "file": image.get("file"), "attempts": entry.attempts})
+        lines = [{**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
+                  "status": image.get("status") or entry.status, "row_status": entry.status,
+                  "error": image.get("error") or entry.error, "credits": entry.image_credits(image),
+                  "latency": entry.latency, "file": image.get("file"), "attempts": entry.attempts}
+                 for row, entry, image in self._images()]
         frame = pd.DataFrame(lines)
         if not len(frame):
             return frame
@@ -218,6 +216,13 @@ class Batch:
             frame.insert(list(frame.columns).index("style") + 1, "style_name",
                          [style_label(value, names) for value in frame["style"]])
         return frame.astype({"image_id": "Int64"})
+
+    def _images(self) -> Iterator[tuple[Row, RowRecord, ImageRecord]]:
+        """Each image of each row as the journal knows it (a row without images: one empty record)."""
+        for row in self.rows:
+            entry = self.entries.get(row.key, RowRecord(row.key))
+            for image in entry.images or [{}]:
+                yield row, entry, image
 
     def _style_names(self) -> dict[int, str]:
         return {int(style.style_id): style.main_text for style in self._styles

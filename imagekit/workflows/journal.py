@@ -80,6 +80,12 @@ class RowRecord:
         """Ids of the row's images."""
         return [image["id"] for image in self.images]
 
+    def image_credits(self, image: ImageRecord) -> float | None:
+        """Credits of one of its images: the image's own, else an even share of the row's."""
+        if image.get("credits") is not None:
+            return float(image["credits"])
+        return self.credits / len(self.images) if self.credits is not None and self.images else None
+
 
 _FIELDS = ("key", "status", "attempts", "group_id", "low_id", "sent_at", "images", "credits", "error", "latency")
 
