@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..client import AsyncClient, Client
     from ..models import Style, User
+    from .export import Export
 
 __all__ = ["Batch", "async_twin"]
 
@@ -223,6 +224,21 @@ class Batch:
             entry = self.entries.get(row.key, RowRecord(row.key))
             for image in entry.images or [{}]:
                 yield row, entry, image
+
+    def export(self, dest: PathLike, format: str = "imagefolder", *, overwrite: bool = False,
+               progress: bool = True) -> Export:
+        """Write the completed images as a dataset at ``dest`` (a folder or any fsspec URL), each
+        with its provenance inside; failed and unfinished rows are left out, and the answer says
+        how many and why (see ``imagekit.workflows.export``).
+
+        ``format``: ``imagefolder`` (the images and a ``metadata.jsonl``: ``datasets.load_dataset(
+        "imagefolder", data_dir=dest)``) or ``parquet`` (``dest`` is one Parquet file, the images
+        inside). ``overwrite``: replace what is at ``dest`` (otherwise it must be empty).
+        """
+        from .export import BATCH_COLUMNS, batch_items, write_dataset
+
+        items, left_out = batch_items(self._images(), self.client, self._style_names(), self._run_tags)
+        return write_dataset(items, BATCH_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress)
 
     def _style_names(self) -> dict[int, str]:
         return {int(style.style_id): style.main_text for style in self._styles
