@@ -26,7 +26,7 @@ PUBLIC = [
     "InvalidTypeError", "JournalMismatchError", "Ledger", "LedgerUnavailableError", "MalformedJSONError", "MaskSizeMismatchError",
     "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotEnterpriseError",
     "NotFoundError", "NotLoggedInError", "PayloadTooLargeError", "PaymentRequiredError", "PermissionDeniedError",
-    "Plan", "PremiumRequiredError", "Provenance", "PromptLimitExceededError", "RateLimitedError", "RetryPolicy",
+    "Plan", "PremiumRequiredError", "PromptLimitExceededError", "Provenance", "RateLimitedError", "RetryPolicy",
     "RouteNotFoundError", "SVGNotAvailableError", "ServerError", "ServiceUnavailableError",
     "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
     "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnknownPlanError", "UnsupportedImageSourceError",
@@ -95,6 +95,18 @@ def test_lazy_names_load_on_first_use():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
     assert set(imagekit.__all__) <= set(dir(imagekit))
+
+
+def test_a_plain_client_loads_no_experiment_library(sandbox, tmp_path):
+    """Creating an image and saving it (its provenance inside) loads none of the extras' libraries."""
+    from tests.conftest import make_user
+
+    _, key = make_user(sandbox)
+    code = (f"import sys, imagekit\nwith imagekit.Client({sandbox.url!r}, {key!r}) as ik:\n"
+            f"    ik.create('a fox', style=ik.styles()[0]).images[0].save({str(tmp_path / 'fox.png')!r})\n"
+            "print([m for m in ('datasets', 'pyarrow', 'fsspec', 's3fs', 'moto', 'pandas') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
 
 
 def test_import_stays_light():
