@@ -176,9 +176,9 @@ class Image(_Handle["Client"]):
 
     def save(self, path: str | os.PathLike[str], *, type: str | None = None, scale: str | None = None,
              watermark: bool | None = None, collection: bool | None = None) -> Path:
-        """Stream the image to ``path`` with its ``provenance`` inside (a created image's credits read
-        from its metadata when its answer did not tell them); the type follows the suffix unless given."""
-        if self._origin is not None and self._origin.operation == "create" and self.credits is None:
+        """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
+        handle made read from its metadata when nothing told them); the type follows the suffix unless given."""
+        if self._origin is not None and self.credits is None:
             self.meta()
         return self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
                                         collection=collection, provenance=self.provenance)
@@ -250,9 +250,9 @@ class AsyncImage(_Handle["AsyncClient"]):
 
     async def save(self, path: str | os.PathLike[str], *, type: str | None = None, scale: str | None = None,
                    watermark: bool | None = None, collection: bool | None = None) -> Path:
-        """Stream the image to ``path`` with its ``provenance`` inside (a created image's credits read
-        from its metadata when its answer did not tell them); the type follows the suffix unless given."""
-        if self._origin is not None and self._origin.operation == "create" and self.credits is None:
+        """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
+        handle made read from its metadata when nothing told them); the type follows the suffix unless given."""
+        if self._origin is not None and self.credits is None:
             await self.meta()
         return await self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
                                               collection=collection, provenance=self.provenance)
