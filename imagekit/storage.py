@@ -10,6 +10,7 @@ writing it fails.
 
 from __future__ import annotations
 
+import logging
 import os
 import posixpath
 import re
@@ -28,9 +29,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Store", "Location", "is_url", "split", "spool", "SPOOL_BYTES"]
 
+log = logging.getLogger("imagekit")
 Location = str | os.PathLike[str]
 SPOOL_BYTES = 8 << 20
 """An image larger than this waits on disk rather than in memory between download and store."""
+WRITE_BLOCK = 8 << 20
+"""Bytes a remote file gathers before it sends them (an S3 part; S3 wants at least 5 MB), where
+fsspec's default (50 MB for S3) would hold a large file's next part, and its copy, in memory."""
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+://")
 
 
@@ -131,15 +136,18 @@ class Store:
                 raise
             return
         target = self._path(name)
-        sink = self._fs.open(target, "wb", autocommit=False)
+        sink = self._fs.open(target, "wb", autocommit=False, block_size=WRITE_BLOCK)
         try:
             yield sink
             sink.close()
             sink.commit()
         except BaseException:
-            sink.discard()
-            if getattr(sink, "autocommit", True):  # a store that made the file on opening (memory://)
-                self._fs.rm_file(target)
+            try:
+                sink.discard()
+                if getattr(sink, "autocommit", True):  # a store that made the file on opening (memory://)
+                    self._fs.rm_file(target)
+            except Exception as exc:  # noqa: BLE001  (the error that stopped the writing is the one to raise)
+                log.warning("could not discard the unfinished %s: %s", self.url(name), exc)
             raise
 
 

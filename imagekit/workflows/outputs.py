@@ -4,7 +4,7 @@ its provenance inside as soon as its row is done, and never uploaded twice.
 An image is downloaded into a spool (memory, or disk past a few MB) and then written to the store
 in a worker thread, so an upload to an object store never holds up the event loop the batch polls
 from. A file already in the store under its name that says it is the same image (its provenance
-names the image id) is taken as it is: a run that died after an upload but before its journal
+names the image id and the create's group id) is taken as it is: a run that died after an upload but before its journal
 heard of it does not upload it again.
 """
 
@@ -43,7 +43,7 @@ def provenance_of(row: Row, entry: RowRecord, image: ImageRecord, base_url: str)
 async def store_image(client: AsyncClient, store: Store, name: str, record: Provenance) -> str:
     """Put the image ``record`` names into ``store`` as ``name`` (unless it is there already);
     return where it is."""
-    if await anyio.to_thread.run_sync(_holds, store, name, record.image_id):
+    if await anyio.to_thread.run_sync(_holds, store, name, record):
         return store.url(name)
     with spool() as buffer:
         await client.images.download(record.image_id, buffer)  # retried by the client's policy
@@ -51,8 +51,10 @@ async def store_image(client: AsyncClient, store: Store, name: str, record: Prov
         return await anyio.to_thread.run_sync(write, buffer, store, name, record.text_fields())
 
 
-def _holds(store: Store, name: str, image_id: int) -> bool:
+def _holds(store: Store, name: str, record: Provenance) -> bool:
+    """Whether ``store`` holds this image as ``name`` already: the file there names its id and request."""
     if not store.exists(name):
         return False
     with store.reader(name) as stored:
-        return fields_of(stored).get("image_id") == str(image_id)
+        found = fields_of(stored)
+    return (found.get("image_id"), found.get("request_id")) == (str(record.image_id), record.request_id)
