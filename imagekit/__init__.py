@@ -41,6 +41,7 @@ from .errors import (
     ImageNotFoundError,
     ImageNotReadyError,
     ImageTooLargeError,
+    InsufficientStorageError,
     InternalServerError,
     InvalidAPITypeError,
     InvalidGenerationModeError,
@@ -146,6 +147,7 @@ __all__ = [
     "UnsupportedMediaTypeError",
     "TooManyRequestsError", "SimultaneousLimitExceededError", "RateLimitedError",
     "ServerError", "InternalServerError", "EditFailedError", "ServiceUnavailableError",
+    "InsufficientStorageError",
 ]
 
 _LAZY = {

@@ -27,6 +27,7 @@ __all__ = [
     "InternalServerError",
     "EditFailedError",
     "ServiceUnavailableError",
+    "InsufficientStorageError",
     "APIConnectionError",
     "APITimeoutError",
     "GenerationFailedError",
@@ -206,6 +207,13 @@ class ServiceUnavailableError(ServerError):
     """503: the service is temporarily unavailable; see ``retry_after``."""
 
     status, error_name = 503, "service_unavailable"
+
+
+class InsufficientStorageError(ServerError):
+    """507 insufficient_storage: the service has no room to store the result; nothing was charged for
+    what it could not store. Not retried: it lasts until space is freed on the service's side."""
+
+    status, error_name = 507, "insufficient_storage"
 
 
 class APIConnectionError(_Settled, ImagekitError):

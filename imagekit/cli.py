@@ -119,6 +119,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .sandbox import is_loopback, listening_sockets
     from .sandbox.app import create_app
     from .sandbox.datadir import DataDirError
+    from .sandbox.disk import LOW_SPACE
     from .sandbox.faults import quiet_dropped_connections
     from .sandbox.seed import initialize, is_initialized
     from .sandbox.workers import serve_workers
@@ -130,7 +131,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     sandbox = _sandbox(args.data, args.db, latency=args.latency, base_size=args.base_size,
                        spec_exact=args.spec_exact, controls=not args.no_controls,
                        controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host),
-                       worker_header=args.worker_header)
+                       worker_header=args.worker_header, render_cache_mb=args.render_cache_mb)
     try:
         sandbox.claim()
         try:
@@ -142,6 +143,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise
     if not is_initialized(sandbox):
         print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
+    shortage = sandbox.disk.shortage(sandbox.renderer.cache.limit + LOW_SPACE)
+    if shortage:
+        print(f"warning: {shortage}", file=sys.stderr, flush=True)
     quiet_dropped_connections()
     port = sockets[0].getsockname()[1]
     mode = ", spec-exact" if args.spec_exact else ""
@@ -220,6 +224,13 @@ def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
     return 0
 
 
+def _megabytes(text: str) -> float:
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError("a size in MB must be 0 or more")
+    return value
+
+
 def _base_size(text: str) -> int:
     """At least 256 so every ratio keeps 3-digit sides (the interface's resolution pattern)."""
     value = int(text)
@@ -251,6 +262,8 @@ def _command(commands, name: str, text: str) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .sandbox.settings import SandboxSettings
+
     parser = _Parser(prog="imagekit", description="imagekit: the local sandbox, the demo job and the credit "
                                                   "usage report. Run a command with --help for its options.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -282,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8800, help="port to listen on (0: any free port, printed)")
     serve.add_argument("--latency", type=float, default=0.0,
                        help="seconds every generation and edit takes at least")
+    serve.add_argument("--render-cache-mb", type=_megabytes, default=SandboxSettings.render_cache_mb, metavar="N",
+                       help="most MB of rendered variants (scaled, watermarked, re-encoded) kept in images/cache; "
+                            "the least recently used go first (0: keep none)")
     serve.add_argument("--base-size", type=_base_size, default=1024,
                        help="long side in pixels of generated images (smaller draws faster)")
     serve.add_argument("--spec-exact", "--spec-metadata", dest="spec_exact", action="store_true",
@@ -317,6 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "ledger, and its budgets (reads the ledger only)")
     usage.add_argument("--days", type=float, default=7.0, help="days of spend the forecast follows")
     usage.set_defaults(run=cmd_usage)
+
+    from .sweep_cli import add_sweep_commands
+
+    add_sweep_commands(commands)
     return parser
 
 

@@ -9,7 +9,7 @@ with some settings changed, ``Client.to_async()`` an AsyncClient twin; both keep
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
@@ -199,13 +199,16 @@ class Client(_ClientBase):
         """Caption prompts describing an image."""
         return self.prompts.image_to_prompt(image, language=language)
 
-    def batch(self, rows: RowSource, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Batch:
+    def batch(self, rows: RowSource, *, tags: Mapping[str, object] | None = None, name: str | None = None,
+              keys: Sequence[str] | None = None, **defaults: Any) -> Batch:
         """A batch of create requests: ``rows`` is a list of prompts, of dicts, a DataFrame or a
         ``imagekit.grid(...)``; ``defaults`` (style, ratio, count...) fill what rows leave out;
-        ``tags`` label its ledger entries (over the tags in effect where it runs)."""
+        ``tags`` label its ledger entries (over the tags in effect where it runs). ``name`` makes it
+        a sweep several processes can drain through one PostgreSQL journal; ``keys`` spreads its
+        rows over several accounts (default: this client's key)."""
         from .workflows.batch import Batch
 
-        return Batch(self, rows, tags=tags, **defaults)
+        return Batch(self, rows, tags=tags, name=name, keys=keys, **defaults)
 
 
 class AsyncClient(_ClientBase):
@@ -274,11 +277,12 @@ class AsyncClient(_ClientBase):
         """Caption prompts describing an image."""
         return await self.prompts.image_to_prompt(image, language=language)
 
-    def batch(self, rows: RowSource, *, tags: Mapping[str, object] | None = None, **defaults: Any) -> Batch:
+    def batch(self, rows: RowSource, *, tags: Mapping[str, object] | None = None, name: str | None = None,
+              keys: Sequence[str] | None = None, **defaults: Any) -> Batch:
         """A batch of create requests, as ``Client.batch``; run it with ``await batch.arun()``."""
         from .workflows.batch import Batch
 
-        return Batch(self, rows, tags=tags, **defaults)
+        return Batch(self, rows, tags=tags, name=name, keys=keys, **defaults)
 
 
 def _check(options: ClientOptions) -> None:

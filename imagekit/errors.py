@@ -26,7 +26,7 @@ ImagekitError
 │   ├── UnsupportedMediaTypeError (415)
 │   ├── TooManyRequestsError (429)     SimultaneousLimitExceededError, RateLimitedError
 │   └── ServerError (5xx)              InternalServerError (500) > EditFailedError,
-│                                      ServiceUnavailableError (503)
+│                                      ServiceUnavailableError (503), InsufficientStorageError (507)
 ├── APIConnectionError                 no response: connect failure, dropped connection
 │   └── APITimeoutError                no response in time
 ├── GenerationFailedError              an image ended in the FAILED state

@@ -21,13 +21,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from ._extras import require
 from .errors import ConfigError
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
-__all__ = ["Store", "Location", "is_url", "split", "spool", "SPOOL_BYTES"]
+__all__ = ["Store", "Location", "is_url", "opened", "split", "spool", "SPOOL_BYTES", "WRITE_BLOCK"]
 
 log = logging.getLogger("imagekit")
 Location = str | os.PathLike[str]
@@ -47,6 +46,14 @@ def is_url(location: Location) -> bool:
 def spool() -> IO[bytes]:
     """A seekable scratch file: in memory up to SPOOL_BYTES, on disk beyond."""
     return tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115  (the caller closes it)
+
+
+@contextmanager
+def opened(location: Location) -> Iterator[IO[bytes]]:
+    """The file at ``location`` (a local path or a URL), open for reading."""
+    store, name = split(location)
+    with store.reader(name) as source:
+        yield source
 
 
 def split(location: Location) -> tuple[Store, str]:
@@ -153,10 +160,12 @@ class Store:
 
 def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
     """The fsspec file system of ``url`` and the path inside it, or a one-line ConfigError."""
-    core = require("fsspec.core", "storage", f"writing to {url}")
+    from .integrations import require  # the one home of "which extra installs it"
+
+    fsspec = require("fsspec", "storage")
     try:
         # No listings kept between calls: other processes write to the same store (a resumed run, a team).
-        fs, root = core.url_to_fs(url, use_listings_cache=False)
+        fs, root = fsspec.core.url_to_fs(url, use_listings_cache=False)
     except ImportError as exc:  # fsspec knows the protocol; its package is missing
         protocol = url.split("://", 1)[0]
         hint = "pip install 'imagekit[s3]'" if protocol in ("s3", "s3a") else str(exc)

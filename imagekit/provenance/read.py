@@ -19,10 +19,9 @@ def read_provenance(location: str | os.PathLike[str]) -> Provenance:
 
     Raises ValueError when the file holds no record (it was not written by imagekit).
     """
-    from ..storage import split
+    from ..storage import opened
 
-    store, name = split(location)
-    with store.reader(name) as source:
+    with opened(location) as source:
         found = fields_of(source)
     if not found:
         raise ValueError(f"{os.fspath(location)} holds no imagekit provenance")

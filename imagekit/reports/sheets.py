@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from ..client import AsyncClient, Client
 
-__all__ = ["contact_sheet", "label_of"]
+__all__ = ["contact_sheet", "label_of", "read_now"]
 
 
 def label_of(record: Mapping[Hashable, Any], fields: Sequence[str]) -> str:
@@ -30,19 +30,26 @@ def label_of(record: Mapping[Hashable, Any], fields: Sequence[str]) -> str:
     return " · ".join(parts)
 
 
+def read_now(client: Client | AsyncClient, image_id: int, type: str = "png") -> bytes:
+    """An image's bytes, read without awaiting (an async client's blocking twin reads them)."""
+    from ..resources.images import Images
+
+    images = client.images
+    return images.read(image_id, type=type) if isinstance(images, Images) else images.read_blocking(image_id, type=type)
+
+
 def _pixels(source: str | Path | int, client: Client | AsyncClient | None, thumb: int) -> Picture:
     from PIL import Image
 
-    from ..resources.images import Images
+    if isinstance(source, (str, Path)):  # a file the run saved: a path, or a URL (an out_dir in object storage)
+        from ..storage import opened
 
-    if isinstance(source, (str, Path)):
-        picture = Image.open(source)
-    else:  # an image id: fetch it (blocking twin for async clients, which cannot be awaited here)
+        with opened(source) as stored:
+            picture = Image.open(io.BytesIO(stored.read()))
+    else:  # an image id: fetch it
         if client is None:
             raise ValueError(f"image {source}: a contact sheet of image ids needs the client to read them")
-        images = client.images
-        data = images.read(source) if isinstance(images, Images) else images.read_blocking(source, type="png")
-        picture = Image.open(io.BytesIO(data))
+        picture = Image.open(io.BytesIO(read_now(client, source)))
     picture.thumbnail((thumb * 2, thumb * 2))
     return picture.convert("RGBA")
 

@@ -39,7 +39,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {status: {"model": ErrorBody,
     (400, "Invalid input or Host"), (401, "Wrong or expired API key (admin token for /sandbox)"), (402, "Not enough credit"),
     (403, "Not logged in, or not allowed by the plan"), (404, "Not found"), (409, "Conflict"),
     (413, "Too large"), (415, "Unsupported media type"), (429, "Over a concurrency or rate limit"),
-    (503, "Unavailable (injected fault)"))}
+    (503, "Unavailable (injected fault)"), (507, "The data folder is full: nothing was charged"))}
 
 
 def error_response(error: SandboxError) -> JSONResponse:

@@ -1,18 +1,25 @@
 """GET /api/images/{id}/binary: the stored pixels as jpeg, png, webp or svg, scaled, watermarked;
-every variant but the stored file is rendered once into a disk cache (``Renderer``)."""
+every variant but the stored file is rendered once into the render cache (``Renderer``)."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
+import anyio
 import cv2
 import numpy as np
+from starlette.responses import FileResponse, Response
+from starlette.types import Receive, Scope, Send
 
 from .engines.edits.codecs import check_output_size, encode_image
 from .errors import SandboxError
+from .render_cache import RenderCache
 from .storage import ImageStore
 from .tables import Image
 
@@ -80,14 +87,58 @@ def _scaled_svg(svg: str, scale: int) -> str:
     return re.sub(r'\b(width|height)="([\d.]+)"', grow, head) + sep + rest
 
 
+class _OpenFileResponse(Response):
+    """Streams a file opened before the answer began, so removing its name meanwhile (the render
+    cache's eviction, in any worker) cannot break the answer."""
+
+    chunk_size = 64 * 1024
+
+    def __init__(self, handle: BinaryIO, media_type: str) -> None:
+        self.handle = handle
+        super().__init__(media_type=media_type, headers={"content-length": str(os.fstat(handle.fileno()).st_size)})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            while chunk := await anyio.to_thread.run_sync(self.handle.read, self.chunk_size):
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            self.handle.close()
+
+
+@dataclass
+class Binary:
+    """An image as asked: a stored file, an open cached variant, or bytes rendered for this answer
+    alone (not cached: larger than the cache, or no room on the disk)."""
+
+    media_type: str
+    path: Path | None = None
+    handle: BinaryIO | None = None
+    data: bytes | None = None
+
+    def response(self) -> Response:
+        if self.handle is not None:
+            return _OpenFileResponse(self.handle, self.media_type)
+        if self.data is not None:
+            return Response(self.data, media_type=self.media_type)
+        assert self.path is not None
+        return FileResponse(self.path, media_type=self.media_type)  # stored files are never removed
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+
+
 class Renderer:
-    """Binaries other than the stored file, rendered once into a disk cache and streamed from there.
+    """Binaries other than the stored file, rendered once into the render cache and streamed from there.
 
     An 8x render holds a few hundred MB while it runs, so at most ``slots`` renders run at once (the
     others wait their turn), and concurrent requests for one variant wait for a single render."""
 
-    def __init__(self, store: ImageStore, slots: int = 1):
+    def __init__(self, store: ImageStore, cache: RenderCache, slots: int = 1):
         self._store = store
+        self.cache = cache
         self._slots = threading.BoundedSemaphore(slots)
         self._lock = threading.Lock()
         self._stripes = [threading.Lock() for _ in range(_STRIPES)]
@@ -98,8 +149,8 @@ class Renderer:
         self.peak = 0
         """Most renders that ever ran at once (read by tests and benchmarks)."""
 
-    def file(self, image: Image, kind: str | None, scale: int, marked: bool) -> tuple[Path, str]:
-        """The file holding an image as asked, and its media type."""
+    def file(self, image: Image, kind: str | None, scale: int, marked: bool) -> Binary:
+        """An image as asked (see :class:`Binary`)."""
         if image.status != "COMPLETED":
             raise SandboxError("image_not_ready", f"Image {image.image_id} is {image.status}.")
         kind = kind or ("svg" if image.vector_file else "png")
@@ -111,17 +162,21 @@ class Renderer:
             name = image.vector_file if kind == "svg" else image.file_name
             # the SVG was checked above; a COMPLETED image has its pixels (both set in one write)
             assert name is not None
-            return self._store.path(name), MEDIA_TYPES[kind]
+            return Binary(MEDIA_TYPES[kind], path=self._store.path(name))
         name = f"{image.image_id}-{scale}x{'-marked' if marked and kind != 'svg' else ''}.{kind}"
         with self._stripes[zlib.crc32(name.encode()) % _STRIPES]:
-            if not self._store.cached(name).exists():
+            handle = self.cache.open(name)
+            if handle is None:
                 with self._slots:
                     self._count(+1)
                     try:
-                        self._store.write_cache(name, _render(image, self._store, kind, scale, marked))
+                        data = _render(image, self._store, kind, scale, marked)
                     finally:
                         self._count(-1)
-        return self._store.cached(name), MEDIA_TYPES[kind]
+                handle = self.cache.put(name, data)
+                if handle is None:
+                    return Binary(MEDIA_TYPES[kind], data=data)
+        return Binary(MEDIA_TYPES[kind], handle=handle)
 
     def _count(self, step: int) -> None:
         with self._lock:

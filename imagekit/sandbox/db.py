@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TypeVar
 
 from sqlalchemy import create_engine, event
@@ -57,12 +57,14 @@ def make_engine(url: str) -> Engine:
 class Database:
     """Sessions for one sandbox; ``write()`` serialises writers so read-check-update is atomic."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, guard: Callable[[], AbstractContextManager[None]] = nullcontext) -> None:
+        """``guard`` wraps every write (``DiskSpace.writing``: a full disk becomes 507, its reserve freed)."""
         self.engine = make_engine(url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # SQLite allows one writer at a time anyway; taking the lock in-process first turns
         # "read balance, check, update" into one atomic step and avoids SQLITE_BUSY upgrades.
         self._write_lock = threading.RLock()
+        self._guard = guard
 
     @property
     def shared(self) -> bool:
@@ -86,7 +88,7 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A session whose changes commit together on success and roll back on any error."""
-        with self._write_lock, self._sessions() as session, session.begin():
+        with self._guard(), self._write_lock, self._sessions() as session, session.begin():
             yield session
 
     @staticmethod

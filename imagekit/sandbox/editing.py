@@ -77,6 +77,7 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
         price = credits.price(user, edit.cost_type)
     if edit.out_size:
         check_output_size(*edit.out_size)
+    sandbox.disk.ensure()
     with sandbox.gate.slot(user.user_id, credits.simultaneous_limit(user)):
         job = sandbox.jobs.start(user.user_id, request_id)
         if job.cancelled.is_set():  # cancelled before it arrived: refused before anything is charged

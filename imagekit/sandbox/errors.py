@@ -36,6 +36,8 @@ ERRORS: dict[str, int] = {
     "email_taken": 409, "not_enterprise": 409,
     # Failures: a bug, a failed edit (refunded), and the fault controls' injected answers.
     "internal_error": 500, "edit_failed": 500, "rate_limited": 429, "service_unavailable": 503,
+    # A full data folder: what could not be stored is not charged (see disk.py).
+    "insufficient_storage": 507,
 }
 """Every error name the sandbox can answer, with its HTTP status."""
 

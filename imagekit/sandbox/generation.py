@@ -124,6 +124,7 @@ def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: s
         order.unit_price = credits.price(user, "reference")
     order.watermarked = credits.watermarked(user, order.cost_type)
     credits.check_special_limit(session, user, "create", sandbox.clock.now())
+    sandbox.disk.ensure()
     return order
 
 
@@ -151,15 +152,17 @@ def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, 
     return charge, images
 
 
-def draw(sandbox, order: Order, image_ids: list[int], slot: int) -> None:
+def draw(sandbox, order: Order, image_ids: list[int], slot: int) -> list[SandboxError]:
     """Render each PENDING image and settle it; failures are refunded, never half-written. The
     last image to settle gives the request's concurrency ``slot`` back in the same transaction, so
-    nobody sees the request done while it still holds the slot.
+    nobody sees the request done while it still holds the slot. Returns the refusals that failed
+    images (a full disk: 507 insufficient_storage).
 
     An image settles no sooner than ``latency`` seconds after its create was accepted: the simulated
     service's generation time, whatever part of it checking, charging and drawing took."""
     look = order.style.look if order.style else order.collection.look if order.collection else None
     palette = [tuple(c) for c in order.collection.palette] if order.collection else None
+    refusals: list[SandboxError] = []
     for image_id in image_ids:
         last = slot if image_id == image_ids[-1] else None
         with sandbox.db.read() as session:
@@ -176,11 +179,14 @@ def draw(sandbox, order: Order, image_ids: list[int], slot: int) -> None:
             jobs.wait(sandbox.settings.latency, since=order.accepted)
             settle(sandbox, image_id, name=name, slot=last)
         except Exception as exc:  # any failure of one image fails that image alone, refunded
-            if not isinstance(exc, SandboxError | InjectedFailure):
+            if isinstance(exc, SandboxError):
+                refusals.append(exc)
+            elif not isinstance(exc, InjectedFailure):
                 log.exception("generation of image %s failed", image_id)
             sandbox.store.delete(name)
             jobs.wait(sandbox.settings.latency, since=order.accepted)
             settle(sandbox, image_id, error=getattr(exc, "message", None) or "The generation failed.", slot=last)
+    return refusals
 
 
 def settle(sandbox, image_id: int, *, name: str | None = None, error: str | None = None,

@@ -4,7 +4,7 @@
 - Edits that were charged but never committed an image are refunded: not charged, not counted
   against ``maxEditNumber``; their request ids read ``failed`` (``cancelEdit`` answers not_running).
 - Files in the image folder that no image row owns (half-finished renders and temporary files)
-  are removed.
+  are removed, and the render cache is trimmed to its bound.
 - Request ids older than ``REQUEST_ID_RETENTION`` are forgotten.
 - Concurrency slots the dead run held are freed, and injected faults are cleared (a new run starts
   without them, as it always has).
@@ -68,7 +68,10 @@ def recover(sandbox: Sandbox) -> Recovered:
             session.add(State(key=CLOCK_KEY, value="0"))
         session.execute(delete(RequestId).where(RequestId.created_at < sandbox.clock.now() - REQUEST_ID_RETENTION))
         owned = {name for pair in session.execute(select(Image.file_name, Image.vector_file)) for name in pair if name}
-    done = Recovered(images=len(stale), edits=len(unfinished), files=sandbox.store.sweep(owned))
+    cache = sandbox.renderer.cache
+    stray = sandbox.store.sweep(owned) + cache.sweep({name.split(".")[0] for name in owned})
+    cache.evict()  # to a bound that may be lower than the last run's
+    done = Recovered(images=len(stale), edits=len(unfinished), files=stray)
     if done != Recovered():
         log.warning("recovered from an earlier run: %d pending image(s) and %d edit(s) refunded, "
                     "%d stray file(s) removed", done.images, done.edits, done.files)

@@ -17,11 +17,13 @@ from .binaries import Renderer
 from .clock import CLOCK_KEY, Clock
 from .datadir import DataDirError, check_before_open, reason
 from .db import Database
+from .disk import MB, DiskSpace
 from .engines import load_engine
 from .engines.base import GenerationEngine
 from .faults import FAULTS_KEY, Faults
 from .jobs import ConcurrencyGate, JobRegistry
 from .recovery import Recovered, recover
+from .render_cache import RenderCache
 from .settings import SandboxSettings
 from .storage import ImageStore
 from .tables import Model, Plan, State
@@ -44,7 +46,8 @@ class Sandbox:
         ``upgrade`` (default: on SQLite, whose folder one process serves), else checked."""
         self.settings = settings
         check_before_open(settings.data_dir, settings.database_url)
-        self.db = Database(settings.url)
+        self.disk = DiskSpace(settings.data_dir)
+        self.db = Database(settings.url, guard=self.disk.writing)
         try:
             self.db.check_integrity()
             if (not self.db.shared) if upgrade is None else upgrade:
@@ -52,12 +55,13 @@ class Sandbox:
             else:
                 schema.check(self.db.engine, init_command(settings))
             self.clock = Clock(self.db)
-            self.store = ImageStore(settings.image_dir)
+            self.store = ImageStore(settings.image_dir, self.disk)
+            cache = RenderCache(settings.image_dir / "cache", round(settings.render_cache_mb * MB), self.disk)
         except (OSError, SQLAlchemyError, DataDirError) as exc:
             self.db.dispose()
             detail = str(exc) if isinstance(exc, DataDirError) else reason(exc)
             raise DataDirError(f"cannot use {settings.data_dir}: {detail}") from None
-        self.renderer = Renderer(self.store, settings.render_slots)
+        self.renderer = Renderer(self.store, cache, settings.render_slots)
         self.gate = ConcurrencyGate(self.db, self.clock)
         self.jobs = JobRegistry(self.db, self.clock)
         self.faults = Faults(self.db)

@@ -32,6 +32,9 @@ class SandboxSettings:
     render_slots: int = 1
     """Binary variants (scaled, watermarked, re-encoded) rendered at once; an 8x render holds a few
     hundred MB, so more slots trade memory for speed. Each variant is rendered once, then cached."""
+    render_cache_mb: float = 512
+    """Most MB the rendered variants in ``images/cache/`` may hold; the least recently used go first
+    (``serve --render-cache-mb``; 0 keeps none: every variant is rendered for its answer)."""
     spec_exact: bool = False
     """Answer exactly as the interface shows, without the sandbox's extensions (the credit headers,
     ``groupId`` in image metadata, ``sourceImageId`` in EditInfo; ``seed`` is ignored like any

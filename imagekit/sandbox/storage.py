@@ -9,36 +9,32 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .disk import DiskSpace
 from .engines.edits.codecs import encode_image
 
 
 class ImageStore:
-    """Image files named by image id: ``<id>.png`` for pixels, ``<id>.svg`` for vectors; rendered
-    variants (scaled, watermarked, other types) under ``cache/`` as ``<id>-<variant>``."""
+    """Image files named by image id: ``<id>.png`` for pixels, ``<id>.svg`` for vectors (rendered
+    variants are the render cache's, in ``cache/``: see :mod:`.render_cache`)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, disk: DiskSpace):
         self.root = Path(root)
-        self.cache = self.root / "cache"
-        self.cache.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._disk = disk
 
     def path(self, name: str) -> Path:
         return self.root / name
 
-    def cached(self, name: str) -> Path:
-        return self.cache / name
-
     def write_bytes(self, name: str, data: bytes) -> str:
-        _write_atomically(self.root / name, data)
+        """Store a file whole; 507 insufficient_storage when the folder has no room for it."""
+        self._disk.ensure()
+        with self._disk.writing():
+            write_atomically(self.root / name, data)
         return name
-
-    def write_cache(self, name: str, data: bytes) -> None:
-        _write_atomically(self.cache / name, data)
 
     def sweep(self, owned: set[str]) -> int:
         """Remove files no image owns (and temporary files of interrupted writes); returns how many."""
-        ids = {name.split(".")[0] for name in owned}
         stray = [path for path in self.root.iterdir() if path.is_file() and path.name not in owned]
-        stray += [path for path in self.cache.iterdir() if path.name.split("-")[0] not in ids]
         for path in stray:
             path.unlink(missing_ok=True)
         return len(stray)
@@ -65,8 +61,7 @@ class ImageStore:
                 (self.root / name).unlink(missing_ok=True)
 
 
-
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Write through a temporary file in the same folder: readers see all of ``path`` or none."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:

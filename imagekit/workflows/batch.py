@@ -14,20 +14,24 @@ sent and how a lost answer is settled.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+import uuid
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
 from ..ledger import Prices
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
+from .feed import Feed, LocalFeed, RunState, SharedFeed
 from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .rows import Row, RowSource, make_rows
 from .runner import Runner, RunOptions, thumbnail_ids
+from .shared_journal import SharedJournal, is_url
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,7 +41,10 @@ if TYPE_CHECKING:
     from ..models import Style, User
     from .export import Export
 
-__all__ = ["Batch", "async_twin"]
+__all__ = ["Batch", "async_twin", "ENV_JOURNAL_URL"]
+
+ENV_JOURNAL_URL = "IMAGEKIT_JOURNAL_URL"
+"""The journal a batch keeps unless told otherwise: a PostgreSQL URL for sweeps several processes drain."""
 
 T = TypeVar("T")
 PathLike = str | os.PathLike[str]
@@ -65,14 +72,31 @@ def async_twin(client: Client | AsyncClient) -> AsyncClient:
     return client.to_async(retry_policy=policy)
 
 
+async def _keep_leases(journal: SharedJournal, feed: Feed, runners: list[Runner]) -> None:
+    """While the runners work: renew this process's leases (a third of the lease at a time) and
+    show the sweep's progress; ends when they do."""
+    pause = min(1.0, journal.lease / 3)
+    while any(runner.working for runner in runners):
+        await anyio.sleep(pause)
+        await anyio.to_thread.run_sync(journal.renew)
+        if isinstance(feed, SharedFeed):
+            await anyio.to_thread.run_sync(feed.show_progress)
+
+
 class Batch:
     """Create requests run together; built by ``Client.batch``."""
 
     def __init__(self, client: Client | AsyncClient, rows: RowSource, *, tags: Mapping[str, object] | None = None,
-                 **defaults: Any) -> None:
+                 name: str | None = None, keys: Sequence[str] | None = None, **defaults: Any) -> None:
         self.client = client
         self.rows: list[Row] = make_rows(rows, defaults)
         """The requests, each with a stable key."""
+        self.name = name
+        """The sweep's name: processes running the same rows under it with one shared journal drain
+        it together (see ``shared_journal``)."""
+        self.keys: list[str] = list(keys or [])
+        """API keys to spread the rows over, each account within its own plan's limit (default: the
+        client's own key)."""
         self.tags: dict[str, str] = merged({}, tags or {})
         """Tags of every operation the batch performs, over those in effect where it runs."""
         self.entries: dict[str, RowRecord] = {}
@@ -89,7 +113,7 @@ class Batch:
         self._prices: Prices | None = None
         self._styles: list[Style] = []
         self._account: User | None = None
-        self._journal: Journal | None = None
+        self._journal: Journal | SharedJournal | None = None
         self._run_tags: dict[str, str] = dict(self.tags)
 
     def __len__(self) -> int:
@@ -164,34 +188,71 @@ class Batch:
         out = Store(out_dir) if out_dir is not None else None
         if out is not None:
             out.make()
-        self._journal = self._open_journal(journal, out)
         self._run_tags = current_tags()
-        prices = await self._load_prices(client)
-        self._journal.bind(*account_identity(self._account, client.config.base_url))
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
-        known = [self._journal.max_image_id(), client.ledger.max_image_id() if client.ledger else None,
-                 *thumbnail_ids(self._styles)]
-        frontier = max((i for i in known if i is not None), default=None)
-        await client.usage()  # a balance reading on each side of the run: the ledger reconciles against them
-        with tqdm(total=len(self.rows), disable=not progress, unit="row", desc="batch") as bar:
-            runner = Runner(client, self.rows, self._journal, prices, options, bar, frontier)
-            await runner.run()
-        await client.usage()
-        if client.ledger is not None:
-            client.ledger.reconcile()
+        self._journal = self._open_journal(journal, out, options.lease)
+        clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]
+        state = RunState()
+        try:
+            accounts = [await self._account_of(each) for each in clients]
+            self._journal.bind([(identity, described) for identity, described, _, _ in accounts])
+            for each in clients:  # a balance reading on each side of the run: the ledger reconciles against them
+                await each.usage()
+            with tqdm(total=len(self.rows), disable=not progress, unit="row", desc=self.name or "batch") as bar:
+                feed = self._feed(options, bar, state)
+                runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
+                           for each, (identity, _, prices, frontier) in zip(clients, accounts)]
+                async with anyio.create_task_group() as tasks:
+                    for runner in runners:
+                        tasks.start_soon(runner.run)
+                    if isinstance(self._journal, SharedJournal):
+                        tasks.start_soon(_keep_leases, self._journal, feed, runners)
+            for each in clients:
+                await each.usage()
+                if each.ledger is not None:
+                    each.ledger.reconcile()
+        finally:
+            for each in clients:
+                if each is not client:
+                    await each.aclose()
         self.entries = self._journal.load()
-        self.spent, self.stopped, self.lowest_concurrency = runner.spent, runner.stopped, runner.window.lowest
-        self.tagged = runner.tagged
+        self.spent, self.stopped = state.spent, state.stopped
+        self.lowest_concurrency = min(runner.window.lowest for runner in runners)
+        self.tagged = all(runner.tagged for runner in runners)
         return self
 
-    def _open_journal(self, journal: PathLike | None, out: Store | None) -> Journal:
+    async def _account_of(self, client: AsyncClient) -> tuple[str, str, Prices, int | None]:
+        """One account's identity, description, prices, and the highest image id known to it."""
+        styles, user = await client.styles(), await client.me()
+        learned = client.ledger.prices() if client.ledger is not None else {}
+        prices = Prices.of_account(user, styles, learned)
+        if self._account is None:
+            self._prices, self._styles, self._account = prices, styles, user
+        identity, described = account_identity(user, client.config.base_url)
+        assert self._journal is not None
+        known = [self._journal.max_image_id(), client.ledger.max_image_id() if client.ledger else None,
+                 *thumbnail_ids(styles)]
+        return identity, described, prices, max((i for i in known if i is not None), default=None)
+
+    def _feed(self, options: RunOptions, bar: Any, state: RunState) -> Feed:
+        if isinstance(self._journal, SharedJournal):
+            return SharedFeed(self.rows, self._journal, options, bar, state, run_id=uuid.uuid4().hex)
+        assert self._journal is not None
+        return LocalFeed(self.rows, self._journal, options, bar, state)
+
+    def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal | SharedJournal:
+        chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
+        if chosen is not None and is_url(str(chosen)):
+            if not isinstance(self._journal, SharedJournal) or self._journal.url != str(chosen):
+                return SharedJournal(str(chosen), self.name or "", lease)
+            return self._journal
         if journal is not None:
             path = Path(journal)
         elif out is not None and not out.remote:
             path = Path(out.location) / "journal.sqlite"
         else:  # in memory: keep the same one across runs of this object, so a re-run resumes
-            return self._journal or Journal()
-        if self._journal is not None and self._journal.path == str(path):
+            return self._journal if isinstance(self._journal, Journal) else Journal()
+        if isinstance(self._journal, Journal) and self._journal.path == str(path):
             return self._journal
         return Journal(path)
 

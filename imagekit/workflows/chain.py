@@ -52,6 +52,9 @@ class Step:
     op: str
     params: dict[str, Any] = field(default_factory=dict)
 
+    def __str__(self) -> str:
+        return f"{self.op}({_shown(self.params)})"
+
 
 def chain(client: Client | None = None, *, tags: Mapping[str, object] | None = None) -> Chain:
     """An empty edit chain; add steps with ``.enhance()``, ``.remove_bg()``... ``client`` is used by

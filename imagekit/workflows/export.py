@@ -27,10 +27,10 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any
 
-from .._extras import require
 from ..models.status import COMPLETED
 from ..provenance import Provenance
 from ..provenance.embed import embed
+from ..reports.sheets import read_now
 from ..storage import Location, Store, split, spool
 from .outputs import provenance_of
 
@@ -148,23 +148,13 @@ def _source(client: Client | AsyncClient, record: Provenance,
                     yield stored
                 return
         with spool() as raw, spool() as ready:
-            _download(client, record.image_id, raw)
+            raw.write(read_now(client, record.image_id))
             raw.seek(0)
             embed(raw, ready, record.text_fields())
             ready.seek(0)
             yield ready
 
     return opened
-
-
-def _download(client: Client | AsyncClient, image_id: int, sink: IO[bytes]) -> None:
-    from ..resources.images import Images
-
-    images = client.images
-    if isinstance(images, Images):
-        images.download(image_id, sink)
-    else:  # an async client's batch, exported from blocking code: its blocking twin reads it
-        sink.write(images.read_blocking(image_id, type="png"))
 
 
 def write_dataset(items: list[Item], columns: dict[str, str], dest: Location, format: str, left_out: Counter[str], *,
@@ -213,8 +203,10 @@ class _Parquet:
 
     def __init__(self, store: Store, name: str, columns: dict[str, str]) -> None:
         self.store, self.name, self.columns, self.location = store, name, columns, store.url(name)
-        self.pq = require("pyarrow.parquet", "parquet", "export(format='parquet')")
-        self.pa = require("pyarrow", "parquet", "export(format='parquet')")
+        from ..integrations import require
+
+        self.pa = require("pyarrow", "parquet")
+        self.pq = require("pyarrow.parquet", "parquet")
         self._rows: list[dict[str, Any]] = []
         self._bytes = 0
 

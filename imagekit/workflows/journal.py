@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 from .._sqlite import open_wal
 from ..errors import JournalMismatchError
 
-__all__ = ["Journal", "RowRecord", "ImageRecord", "FINISHED", "account_identity"]
+__all__ = ["Journal", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "row_values"]
 
 FINISHED = frozenset({"done"})
 """States a re-run leaves alone (``uncertain`` too, unless asked)."""
@@ -36,7 +37,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rows (
     key TEXT PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
     group_id TEXT, low_id INTEGER, sent_at REAL, images TEXT NOT NULL DEFAULT '[]',
-    credits REAL, error TEXT, latency REAL
+    credits REAL, error TEXT, latency REAL, account TEXT
 );
 CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
 """
@@ -74,11 +75,20 @@ class RowRecord:
     credits: float | None = None
     error: str | None = None
     latency: float | None = None
+    account: str | None = None
+    """The account that sent its create (``account_identity``): only it can settle one in doubt."""
 
     @property
     def image_ids(self) -> list[int]:
         """Ids of the row's images."""
         return [image["id"] for image in self.images]
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> RowRecord:
+        """A record from a journal row (``FIELDS``, in order)."""
+        values = dict(zip(FIELDS, row))
+        values["images"] = json.loads(values["images"] or "[]")
+        return cls(**values)
 
     def image_credits(self, image: ImageRecord) -> float | None:
         """Credits of one of its images: the image's own, else an even share of the row's."""
@@ -87,7 +97,16 @@ class RowRecord:
         return self.credits / len(self.images) if self.credits is not None and self.images else None
 
 
-_FIELDS = ("key", "status", "attempts", "group_id", "low_id", "sent_at", "images", "credits", "error", "latency")
+FIELDS = ("key", "status", "attempts", "group_id", "low_id", "sent_at", "images", "credits", "error", "latency",
+          "account")
+"""A journal row's columns, in order (a SQLite journal's and a shared one's alike)."""
+
+
+def row_values(entry: RowRecord) -> list[Any]:
+    """``entry`` as a journal row's values (``FIELDS``, in order)."""
+    values = [getattr(entry, name) for name in FIELDS]
+    values[FIELDS.index("images")] = json.dumps(entry.images)
+    return values
 
 
 class Journal:
@@ -103,41 +122,43 @@ class Journal:
         self._db = (sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
                     if self.path == ":memory:" else open_wal(self.path))
         self._db.executescript(_SCHEMA)
+        if "account" not in {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}:
+            self._db.execute("ALTER TABLE rows ADD COLUMN account TEXT")  # a journal from before shared sweeps
 
     def __repr__(self) -> str:
         return f"Journal({self.path!r})"
 
-    def bind(self, identity: str, described: str) -> None:
-        """Tie the journal to one account (see ``account_identity``): the first run records it, a run
-        against another account raises JournalMismatchError, saying which each is."""
+    def bind(self, accounts: Sequence[tuple[str, str]]) -> None:
+        """Tie the journal to the accounts it runs for (``(identity, description)`` pairs, see
+        ``account_identity``): the first run records them, a run with an account not among them
+        raises JournalMismatchError, saying which each is."""
         with self._lock:
-            row = self._db.execute("SELECT account, described FROM binding").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO binding VALUES (?, ?)", (identity, described))
-        if row is not None and row[0] != identity:
+            bound = dict(self._db.execute("SELECT account, described FROM binding").fetchall())
+            if not bound:
+                self._db.executemany("INSERT INTO binding VALUES (?, ?)", accounts)
+        stranger = next((described for identity, described in accounts if bound and identity not in bound), None)
+        if stranger is not None:
             raise JournalMismatchError(
-                f"The journal {self.path} was written against {row[1]}, not {described}: its rows name another "
-                "account's images. Pass another journal file, or delete this one to start over.")
+                f"The journal {self.path} was written against {' and '.join(bound.values())}, not {stranger}: its rows "
+                "name another account's images. Pass another journal file, or delete this one to start over.")
 
     def load(self) -> dict[str, RowRecord]:
         """Every row the journal knows, by key."""
         with self._lock:
-            rows = self._db.execute(f"SELECT {', '.join(_FIELDS)} FROM rows").fetchall()
-        return {row[0]: _entry(row) for row in rows}
+            rows = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows").fetchall()
+        return {row[0]: RowRecord.from_row(row) for row in rows}
 
     def get(self, key: str) -> RowRecord:
         """One row (a fresh pending entry when unknown)."""
         with self._lock:
-            row = self._db.execute(f"SELECT {', '.join(_FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
-        return _entry(row) if row else RowRecord(key)
+            row = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
+        return RowRecord.from_row(row) if row else RowRecord(key)
 
     def save(self, entry: RowRecord) -> RowRecord:
         """Write ``entry`` durably (before a request goes out, and after each answer)."""
-        values = [getattr(entry, name) for name in _FIELDS]
-        values[_FIELDS.index("images")] = json.dumps(entry.images)
         with self._lock:
-            self._db.execute(f"INSERT OR REPLACE INTO rows ({', '.join(_FIELDS)}) "
-                             f"VALUES ({', '.join('?' * len(_FIELDS))})", values)
+            self._db.execute(f"INSERT OR REPLACE INTO rows ({', '.join(FIELDS)}) "
+                             f"VALUES ({', '.join('?' * len(FIELDS))})", row_values(entry))
         return entry
 
     def max_image_id(self) -> int | None:
@@ -150,8 +171,3 @@ class Journal:
         with self._lock:
             self._db.close()
 
-
-def _entry(row: tuple[Any, ...]) -> RowRecord:
-    values = dict(zip(_FIELDS, row))
-    values["images"] = json.loads(values["images"] or "[]")
-    return RowRecord(**values)

@@ -19,6 +19,7 @@ from ..errors import ImagekitError, ImageNotFoundError
 from ..models import ImageMeta
 from .journal import Journal, RowRecord
 from .options import RunOptions
+from .shared_journal import SharedJournal
 
 if TYPE_CHECKING:
     from ..client import AsyncClient
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["find_images", "group_of"]
 
 
-async def find_images(client: AsyncClient, journal: Journal, entry: RowRecord, count: int, tagged: bool,
+async def find_images(client: AsyncClient, journal: Journal | SharedJournal, entry: RowRecord, count: int, tagged: bool,
                       options: RunOptions) -> dict[int, ImageMeta]:
     """The images of ``entry``'s lost create by id, up to ``count``; ``tagged``: metadata shows group
     ids, so an image without the row's is another create's. Raises ImagekitError when a read fails."""

@@ -19,7 +19,7 @@ from ..ledger.prices import Prices, create_key
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["grid", "Row", "RowSource", "make_rows", "CREATE_OPTIONS"]
+__all__ = ["grid", "Row", "RowSource", "make_rows", "split_grid", "CREATE_OPTIONS"]
 
 RowSource: TypeAlias = "str | Mapping[str, Any] | Iterable[str | Mapping[str, Any]] | pd.DataFrame"
 """What a batch is made from: prompts, dicts of create options and labels, a DataFrame or a ``grid``."""
@@ -94,6 +94,21 @@ def make_rows(source: RowSource, defaults: Mapping[str, Any]) -> list[Row]:
         labels = {k: _plain(v) for k, v in fields.items()}
         rows.append(Row(key=key, index=index, options=options, labels=labels))
     return rows
+
+
+def split_grid(rows: Iterable[Row]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """(axes, constants) of rows: each field that varies with its values in order of first use, and
+    each field that is the same in every row with that value (a row without the field has None)."""
+    rows = list(rows)
+    names = list(dict.fromkeys(name for row in rows for name in row.labels))
+    values: dict[str, list[Any]] = {name: [] for name in names}
+    for row in rows:
+        for name in names:
+            value = row.labels.get(name)
+            if value not in values[name]:
+                values[name].append(value)
+    return ({name: found for name, found in values.items() if len(found) > 1},
+            {name: found[0] for name, found in values.items() if len(found) == 1})
 
 
 def _records(source: RowSource) -> list[Mapping[str, Any]]:

@@ -30,9 +30,10 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -48,12 +49,14 @@ from ..errors import (
 )
 from ..ledger import Entry, Prices, Source, Status
 from ..models import FAILED, PENDING
+from .feed import Feed, RunState
 from .journal import ImageRecord, Journal, RowRecord
 from .options import RunOptions
 from .outputs import file_name, provenance_of, store_image
 from .pacing import Pace
 from .probe import find_images, group_of
 from .rows import Row
+from .shared_journal import SharedJournal
 from .window import Window
 
 if TYPE_CHECKING:
@@ -76,35 +79,36 @@ class _Retry(Exception):
 class _Hold:
     """Credits set aside for a create between the budget check and its answer."""
 
-    def __init__(self, runner: Runner, cost: float) -> None:
-        self.runner, self.cost, self.held = runner, cost, True
-        runner.reserved += cost
+    def __init__(self, state: RunState, cost: float) -> None:
+        self.state, self.cost, self.held = state, cost, True
+        state.reserved += cost
 
     def release(self) -> None:
         if self.held:
-            self.runner.reserved -= self.cost
+            self.state.reserved -= self.cost
             self.held = False
 
 
 class Runner:
     """Runs the rows of one batch against an AsyncClient, journaling every step."""
 
-    def __init__(self, client: AsyncClient, rows: list[Row], journal: Journal, prices: Prices, options: RunOptions,
-                 bar: Any, frontier: int | None) -> None:
-        self.client, self.rows, self.journal, self.prices, self.options = client, rows, journal, prices, options
-        self.bar, self.frontier = bar, frontier
+    def __init__(self, client: AsyncClient, account: str, feed: Feed, journal: Journal | SharedJournal,
+                 prices: Prices, options: RunOptions, state: RunState, frontier: int | None) -> None:
+        self.client, self.account, self.feed, self.journal = client, account, feed, journal
+        self.prices, self.options, self.state, self.frontier = prices, options, state, frontier
+        self.shared = journal if isinstance(journal, SharedJournal) else None
+        self.working = False
+        """Whether ``run`` is under way (a shared journal's leases are renewed meanwhile)."""
+        """The sweep's shared journal: the account's slots are shared through it with other processes."""
         self.ledger = client.ledger
         # The caller's concurrency is a ceiling too: the window never grows past it.
         self.window = Window(min(prices.simultaneous_limit, options.concurrency or prices.simultaneous_limit))
         self.create_lock = anyio.Lock()
+        self._slot_poller = anyio.Lock()
         self.tagged = False
         """Image metadata shows group ids: creates go side by side, synchronously (see the module)."""
-        self.spent = 0.0
-        """Credits charged in this run, net of refunds (the balance change this run caused)."""
         self._charged_here: set[str] = set()
         """Rows whose create this run charged (not an earlier, interrupted one)."""
-        self.reserved = 0.0
-        self.stopped: str | None = None
         self.pace = Pace(options.poll_interval)
         """When to poll a generation (learned from those settled)."""
         self._poll_policy = replace(client.config.retry, max_retries=0)
@@ -113,57 +117,87 @@ class Runner:
         """When each row's create left (monotonic): its generation's time counts from there."""
 
     async def run(self) -> None:
-        """Run every row not finished yet."""
-        entries = self.journal.load()
-        todo: deque[Row] = deque()
-        for row in self.rows:
-            status = entries[row.key].status if row.key in entries else "pending"
-            if status == "done" or (status == "uncertain" and not self.options.retry_uncertain):
-                self.bar.update(1)
-            else:
-                todo.append(row)
-        async with anyio.create_task_group() as tasks:
-            for _ in range(self.window.cap):
-                tasks.start_soon(self._worker, todo)
+        """Run rows from the feed until it has none left, the window's width of them at once."""
+        self.working = True
+        try:
+            async with anyio.create_task_group() as tasks:
+                for _ in range(self.window.cap):
+                    tasks.start_soon(self._worker)
+        finally:
+            self.working = False
 
-    async def _worker(self, todo: deque[Row]) -> None:
-        while todo:
-            row = todo.popleft()
+    async def _worker(self) -> None:
+        while (row := await self.feed.next(self.account)) is not None:
             try:
                 await self._row(row)
             finally:
-                self.bar.update(1)
+                self.feed.finished(row)
+
+    @asynccontextmanager
+    async def _slot(self) -> AsyncIterator[None]:
+        """A place in the window, and (in a shared sweep) one of the account's slots, which other
+        processes on this key share: together they never run more than the plan's limit."""
+        async with self.window.slot():
+            if self.shared is None:
+                yield
+                return
+            shared = self.shared
+            async with self._slot_poller:  # one look at a time: the others wait here, not in the database
+                while (slot := await anyio.to_thread.run_sync(shared.take_slot, self.account,
+                                                              self.window.cap)) is None:
+                    await anyio.sleep(0.02)
+            try:
+                yield
+            finally:
+                await anyio.to_thread.run_sync(shared.give_slot, self.account, slot)
+
+    @asynccontextmanager
+    async def _one_create(self) -> AsyncIterator[None]:
+        """The account's create lock: untagged creates go one at a time until answered, so a lost
+        answer's images can be told apart (see the module). In a shared sweep the lock is the
+        account's across every process (a PostgreSQL advisory lock, freed if the process dies)."""
+        async with self.create_lock:
+            if self.shared is None:
+                yield
+                return
+            shared = self.shared
+            while not await anyio.to_thread.run_sync(shared.lock_account, self.account):
+                await anyio.sleep(0.01)
+            try:
+                yield
+            finally:
+                await anyio.to_thread.run_sync(shared.unlock_account, self.account)
 
     async def _row(self, row: Row) -> None:
         entry = self.journal.get(row.key)
         while True:
             if entry.status == "sent":  # a crash interrupted it: settle it before sending anything for it
                 try:
-                    async with self.create_lock:
+                    async with self._one_create():
                         await self._resolve(row, entry, earlier=True)
                 except _Retry:
                     pass  # it never ran: now pending
             if entry.status == "uncertain" and not self.options.retry_uncertain:
                 return
             if entry.status == "created":
-                async with self.window.slot():
+                async with self._slot():
                     await self._settle(row, entry)
                 await self._download(row, entry)
                 return
-            if self.stopped:
-                entry.status, entry.error = "skipped", self.stopped
+            if self.state.stopped:
+                entry.status, entry.error = "skipped", self.state.stopped
                 self.journal.save(entry)
                 return
             cost = row.cost(self.prices)
-            if self.options.budget is not None and self.spent + self.reserved + cost > self.options.budget:
-                if self.spent + cost > self.options.budget:
-                    self.stopped = f"budget of {self.options.budget:g} credits reached"
+            if self.options.budget is not None and self.state.spent + self.state.reserved + cost > self.options.budget:
+                if self.state.spent + cost > self.options.budget:
+                    self.state.stopped = f"budget of {self.options.budget:g} credits reached"
                 else:  # credits held by rows in flight may come back (a refusal, a failure): wait for them
                     await anyio.sleep(0.05)
                 continue
-            hold = _Hold(self, cost)  # checked and taken with no await between: no other row can slip in
+            hold = _Hold(self.state, cost)  # checked and taken with no await between: no other row can slip in
             try:
-                async with self.window.slot():
+                async with self._slot():
                     await self._create(row, entry, hold)
                     if entry.status == "created":
                         await self._settle(row, entry)
@@ -181,19 +215,20 @@ class Runner:
             if self.tagged:
                 await self._send_create(row, entry, hold.cost)
             else:
-                async with self.create_lock:
+                async with self._one_create():
                     await self._send_create(row, entry, hold.cost)
         finally:
             hold.release()  # the charge, if any, is in ``spent`` now
 
     async def _send_create(self, row: Row, entry: RowRecord, cost: float) -> None:
-        if self.stopped:  # decided while this row waited for the lock
-            entry.status, entry.error = "skipped", self.stopped
+        if self.state.stopped:  # decided while this row waited for the lock
+            entry.status, entry.error = "skipped", self.state.stopped
             self.journal.save(entry)
             return
         entry.attempts += 1
         entry.group_id = f"{row.key}.{entry.attempts}"
         entry.status, entry.low_id, entry.sent_at, entry.error = "sent", self.frontier, time.time(), None
+        entry.account = self.account  # only this account can settle it if the answer is lost
         self.journal.save(entry)  # before the request leaves: a crash from here on is in doubt
         self._sent[row.key] = time.monotonic()
         try:
@@ -214,11 +249,11 @@ class Runner:
             entry.status, entry.error = "failed", f"{exc.data or exc.status}: {exc.message}"
             self.journal.save(entry)
             if isinstance(exc, NotEnoughCreditError):
-                self.stopped = "not enough credit"
+                self.state.stopped = "not enough credit"
             return
         except BudgetExceededError as exc:  # a tag's budget refused it before it was sent: nothing ran
-            self.stopped = str(exc)
-            entry.status, entry.error = "skipped", self.stopped
+            self.state.stopped = str(exc)
+            entry.status, entry.error = "skipped", self.state.stopped
             self.journal.save(entry)
             return
         images = [{"id": image.id, "status": image.status, "error": getattr(image.info, "generation_error", None),
@@ -243,7 +278,7 @@ class Runner:
             charged = unit * len(billed)
         entry.status, entry.images, entry.credits = "created", images, charged
         if not earlier:
-            self.spent += charged
+            self.state.spent += charged
             self._charged_here.add(row.key)
         self.frontier = max([self.frontier or 0, *(image["id"] for image in images)])
         self.journal.save(entry)
@@ -331,13 +366,13 @@ class Runner:
     def _price_seen(self, row: Row, entry: RowRecord, image: ImageRecord, unit: float) -> None:
         correction = unit - image.pop("guess")
         if row.key in self._charged_here:
-            self.spent += correction
+            self.state.spent += correction
         entry.credits = (entry.credits or 0) + correction
         self.prices.learn(row.price_key, unit)
 
     def _refund(self, entry: RowRecord, image: ImageRecord) -> None:
         # The service refunds a failed image's share; the answer that charged it came long before.
-        self.spent -= image["credits"]
+        self.state.spent -= image["credits"]
         entry.credits = (entry.credits or 0) - image["credits"]
         if self.ledger is not None:
             self.ledger.record(Entry(operation="refund", status=Status.REFUNDED, image_ids=[image["id"]],

@@ -60,6 +60,7 @@ CATALOGUE = [
     (500, "internal_error", imagekit.InternalServerError),
     (500, "edit_failed", imagekit.EditFailedError),
     (503, "service_unavailable", imagekit.ServiceUnavailableError),
+    (507, "insufficient_storage", imagekit.InsufficientStorageError),
 ]
 
 STATUS_BASES = {
@@ -67,6 +68,7 @@ STATUS_BASES = {
     403: imagekit.PermissionDeniedError, 404: imagekit.NotFoundError, 405: imagekit.MethodNotAllowedError,
     409: imagekit.ConflictError, 413: imagekit.PayloadTooLargeError, 415: imagekit.UnsupportedMediaTypeError,
     429: imagekit.TooManyRequestsError, 500: imagekit.InternalServerError, 503: imagekit.ServiceUnavailableError,
+    507: imagekit.InsufficientStorageError,
 }
 
 

@@ -20,7 +20,7 @@ PUBLIC = [
     "DuplicateRequestIdError", "EditCancelledError", "EditFailedError", "EditLimitExceededError", "EditResult",
     "EmailTakenError", "EmptyMaskError", "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image",
     "ImageCaption", "ImageMeta", "ImageNotFoundError", "ImageNotReadyError", "ImageTooLargeError", "ImagekitError",
-    "InternalServerError", "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidHostError",
+    "InsufficientStorageError", "InternalServerError", "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidHostError",
     "InvalidImageError", "InvalidMaskError", "InvalidOutpaintError", "InvalidPlatformError", "InvalidQualityError",
     "InvalidRequestError", "InvalidRequestIdError", "InvalidScaleSizeError", "InvalidStrengthError",
     "InvalidTypeError", "JournalMismatchError", "Ledger", "LedgerUnavailableError", "MalformedJSONError", "MaskSizeMismatchError",
@@ -113,7 +113,7 @@ def test_import_stays_light():
     heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm",
              # loaded on first use (see imagekit/__init__.py): async code, the ledger, workflows, the models
              "asyncio", "anyio", "sqlite3", "imagekit.ledger", "imagekit.workflows", "imagekit.models.users",
-             "psycopg",
+             "psycopg", "imagekit.integrations", "mlflow", "papermill",
              # experiments leaving the notebook, each behind an extra: datasets, object storage
              "datasets", "pyarrow", "fsspec", "s3fs", "moto", "imagekit.provenance", "imagekit.storage"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"

@@ -63,6 +63,9 @@ MAYBE, NOT_SENT = Failure.MAYBE_SENT, Failure.NOT_SENT
         ("GET", 500, True),
         ("GET", 502, True),
         ("GET", 504, True),
+        # a full disk lasts until someone frees space: no repeat helps
+        ("POST", 507, False),
+        ("GET", 507, False),
         # client errors are final
         ("GET", 400, False),
         ("GET", 404, False),

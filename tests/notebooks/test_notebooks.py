@@ -62,3 +62,21 @@ def test_a_notebook_keeps_its_sandbox_to_itself(notebook):
     code = "\n".join("".join(cell["source"]) for cell in nb["cells"] if cell["cell_type"] == "code")
     assert 'os.environ["IMAGEKIT_HOME"] = workdir.name' in code
     assert code.rstrip().splitlines()[-1].startswith("workdir.cleanup()")
+
+
+def test_a_notebook_has_a_papermill_parameters_cell_before_it_connects(notebook):
+    # papermill injects its values after the one cell tagged "parameters": plain assignments of
+    # values a person would change, read by the cells after it.
+    import ast
+
+    _, nb = notebook
+    tagged = [n for n, cell in enumerate(nb["cells"]) if "parameters" in cell["metadata"].get("tags", [])]
+    assert len(tagged) == 1
+    cell = nb["cells"][tagged[0]]
+    statements = ast.parse("".join(cell["source"])).body
+    assert statements and all(isinstance(s, ast.Assign) for s in statements)
+    assert cell["cell_type"] == "code" and not cell["outputs"]
+    later = "\n".join("".join(c["source"]) for c in nb["cells"][tagged[0] + 1:] if c["cell_type"] == "code")
+    assert "imagekit.connect(" in later
+    for name in (target.id for s in statements for target in s.targets):
+        assert name in later, f"the parameter {name} is never used"

@@ -17,8 +17,10 @@ pytestmark = on_both_databases
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("cli")
+def data_dir(tmp_path_factory, backend):
+    """One data folder per database backend: a folder initialised on SQLite is not one on PostgreSQL
+    (shared, the second ``init`` was refused whenever this module ran on its own)."""
+    return tmp_path_factory.mktemp(f"cli-{backend}")
 
 
 @pytest.fixture(scope="module")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import base64
+import logging
 from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import lazyload
 
 from .. import credits, generation
@@ -21,6 +22,7 @@ from ..tables import Charge, Collection, DownloadLog, Image, User
 from ..views import generated_image_view
 
 _Row = TypeVar("_Row")
+log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/api/images", tags=["images"])
 
@@ -41,12 +43,15 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     if body.isAsync:  # the committed rows are the answer: the images are PENDING
         sandbox.executor.submit(_draw_then_release, sandbox, order, image_ids, slot)
     else:
-        _draw_then_release(sandbox, order, image_ids, slot)
+        refusals = _draw_then_release(sandbox, order, image_ids, slot)
         with sandbox.db.read() as session:
             # Rows this request committed above: the sandbox never deletes users, charges or images.
             payer = _present(session.get(User, user.user_id, options=[lazyload(User.plan)]))
             charge = _present(session.get(Charge, charge.charge_id))
             images = [_present(session.get(Image, image_id)) for image_id in image_ids]
+        full = [refusal for refusal in refusals if refusal.name == "insufficient_storage"]
+        if full and all(image.status == "FAILED" for image in images):  # nothing stored, all refunded
+            raise full[0]
     return _create_response(sandbox, payer, charge, images, order.style)
 
 
@@ -55,9 +60,9 @@ def _present(row: _Row | None) -> _Row:
     return row
 
 
-def _draw_then_release(sandbox, order, image_ids: list[int], slot: int) -> None:
+def _draw_then_release(sandbox, order, image_ids: list[int], slot: int) -> list[SandboxError]:
     try:
-        generation.draw(sandbox, order, image_ids, slot)
+        return generation.draw(sandbox, order, image_ids, slot)
     except BaseException:  # the last image did not settle, so the slot was not given back with it
         sandbox.gate.release(slot)
         raise
@@ -105,7 +110,22 @@ def binary(id: ImageId, sandbox: SandboxDep, user: CurrentUser,
     scale = parse_scale(scaleSize)
     with sandbox.db.read() as session:
         image = visible_image(session, user, id, collection=isCollection)
-    path, media_type = sandbox.renderer.file(image, type, scale, watermark or image.watermarked)
-    with sandbox.db.write() as session:
-        session.add(DownloadLog(image_id=id, user_id=user.user_id, created_at=sandbox.clock.now()))
-    return FileResponse(path, media_type=media_type)
+    found = sandbox.renderer.file(image, type, scale, watermark or image.watermarked)
+    try:
+        _log_download(sandbox, id, user.user_id)
+    except BaseException:
+        found.close()
+        raise
+    return found.response()
+
+
+def _log_download(sandbox, image_id: int, user_id: int) -> None:
+    """Record a download; on a full disk reads keep working, unrecorded (the log says so)."""
+    try:
+        sandbox.disk.ensure()  # the disk's reserve is for settling charged work, not for this log
+        with sandbox.db.write() as session:
+            session.add(DownloadLog(image_id=image_id, user_id=user_id, created_at=sandbox.clock.now()))
+    except SandboxError as exc:
+        if exc.name != "insufficient_storage":
+            raise
+        log.warning("download of image %s by user %s not recorded: %s", image_id, user_id, exc.message)

@@ -43,6 +43,7 @@ class ImageToPromptOut(BaseModel):
 
 
 def _charge(sandbox, user: User, kind: str, session) -> tuple[int, int]:
+    sandbox.disk.ensure()  # the disk's reserve is for settling failures, not for new work
     fresh = sandbox.db.locked(session, User, user.user_id)
     charged = credits.charge(session, fresh, kind, credits.price(user, kind), sandbox.clock.now()).credits
     return charged, credits.total_balance(fresh)

@@ -1,0 +1,236 @@
+"""A sweep's journal in PostgreSQL: any number of processes, on any machines, drain one sweep together.
+
+A sweep is a named batch. Its rows live in ``sweep_rows``; a process takes one at a time by leasing
+it (``FOR UPDATE SKIP LOCKED``, as PostgreSQL queues do): the lease names the process and runs out
+``lease`` seconds after its last renewal, so the rows of a process that died come back to the
+others, which settle a row left ``sent`` or ``created`` as a resumed batch does (by probing, never
+by sending blindly). Such a row needs the account that sent it, so only a process holding that key
+takes it. A row done is never taken again.
+
+Processes on one key share the account's ``simultaneousLimit`` through ``sweep_slots``: a
+generation holds one of the account's slots, leased the same way, for as long as it runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from ..errors import ConfigError, JournalMismatchError
+from ..ledger.store import POSTGRES_EXTRA, is_url, shown_location
+from .journal import FIELDS, RowRecord, row_values
+
+__all__ = ["SharedJournal", "is_url"]
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS sweeps (name TEXT PRIMARY KEY, digest TEXT NOT NULL, row_count INTEGER NOT NULL,
+        created TIMESTAMPTZ NOT NULL DEFAULT now())""",
+    """CREATE TABLE IF NOT EXISTS sweep_rows (sweep TEXT NOT NULL, key TEXT NOT NULL, idx INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0, group_id TEXT, low_id BIGINT,
+        sent_at DOUBLE PRECISION, images TEXT NOT NULL DEFAULT '[]', credits DOUBLE PRECISION, error TEXT,
+        latency DOUBLE PRECISION, account TEXT, owner TEXT, lease_until TIMESTAMPTZ, run_id TEXT,
+        finished_at TIMESTAMPTZ, PRIMARY KEY (sweep, key))""",
+    """CREATE TABLE IF NOT EXISTS sweep_slots (account TEXT NOT NULL, slot INTEGER NOT NULL, owner TEXT,
+        lease_until TIMESTAMPTZ, PRIMARY KEY (account, slot))""",
+)
+_SCHEMA_LOCK = 0x5EE9
+_CREATE_LOCK = 0x5EEA
+"""The advisory lock space of accounts' create locks (the second key is a hash of the account)."""
+_IN_DOUBT = ("sent", "created")
+"""States only a process holding the row's account can settle."""
+
+
+class SharedJournal:
+    """Row states of one named sweep in PostgreSQL, leased to the processes that drain it."""
+
+    def __init__(self, url: str, name: str, lease: float = 30.0) -> None:
+        if not name:
+            raise ConfigError("a sweep in a shared journal needs a name: ik.batch(rows, name='lighthouses')")
+        if not lease > 0:
+            raise ConfigError(f"a lease is a number of seconds above 0 (not {lease!r})")
+        self.url, self.name, self.lease = url, name, float(lease)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        """Who holds a lease: this journal's process (host, pid, and a nonce for several in one)."""
+        self.path = f"{shown_location(url)}#{name}"
+        self._lock = threading.Lock()
+        self._slots_made: set[tuple[str, int]] = set()
+        self._db = _connect(url)
+        with self._db.transaction():
+            self._db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            for statement in _SCHEMA:
+                self._db.execute(statement)
+
+    def __repr__(self) -> str:
+        return f"SharedJournal({self.path!r})"
+
+    # --- the sweep ----------------------------------------------------------------------------
+
+    def register(self, keys: Sequence[str]) -> None:
+        """Make the sweep's rows (once); a different grid under the same name is refused."""
+        digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
+        with self._lock, self._db.transaction():
+            self._db.execute("INSERT INTO sweeps (name, digest, row_count) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                             (self.name, digest, len(keys)))
+            known, count = self._db.execute("SELECT digest, row_count FROM sweeps WHERE name = %s",
+                                            (self.name,)).fetchone()
+            if known != digest:
+                raise JournalMismatchError(
+                    f"The sweep {self.name!r} in {shown_location(self.url)} has another grid ({count} rows, not "
+                    f"{len(keys)} with these inputs): give this one another name, or run the same rows.")
+            with self._db.cursor() as cursor:
+                cursor.executemany("INSERT INTO sweep_rows (sweep, key, idx) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                                   [(self.name, key, index) for index, key in enumerate(keys)])
+
+    def bind(self, accounts: Sequence[tuple[str, str]]) -> None:
+        """A sweep spans accounts: each row records the one that sent it (see ``claim``)."""
+
+    def load(self) -> dict[str, RowRecord]:
+        """Every row of the sweep, by key."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM sweep_rows WHERE sweep = %s ORDER BY idx",
+                                    (self.name,)).fetchall()
+        return {row[0]: RowRecord.from_row(row) for row in rows}
+
+    def get(self, key: str) -> RowRecord:
+        """One row (a fresh pending entry when unknown)."""
+        with self._lock:
+            row = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM sweep_rows WHERE sweep = %s AND key = %s",
+                                   (self.name, key)).fetchone()
+        return RowRecord.from_row(row) if row else RowRecord(key)
+
+    def save(self, entry: RowRecord) -> RowRecord:
+        """Write ``entry`` (before a request goes out, and after each answer)."""
+        values = row_values(entry)
+        assignments = ", ".join(f"{name} = %s" for name in FIELDS[1:])
+        with self._lock:
+            self._db.execute(f"UPDATE sweep_rows SET {assignments}, finished_at = CASE WHEN %s = 'done' THEN now() END"
+                             " WHERE sweep = %s AND key = %s", (*values[1:], entry.status, self.name, entry.key))
+        return entry
+
+    def max_image_id(self) -> int | None:
+        """The highest image id any row holds."""
+        ids = [i for entry in self.load().values() for i in entry.image_ids]
+        return max(ids, default=None)
+
+    # --- leases ---------------------------------------------------------------------------------
+
+    def claim(self, accounts: Collection[str], run_id: str, retry_uncertain: bool = False) -> str | None:
+        """Lease the next row this process may take: not done, not leased by a live process, not
+        tried in this run, and (when a create of it is in doubt) of an account it holds."""
+        with self._lock:
+            row = self._db.execute(
+                """UPDATE sweep_rows SET owner = %s, run_id = %s, lease_until = now() + make_interval(secs => %s)
+                   WHERE (sweep, key) = (
+                     SELECT sweep, key FROM sweep_rows
+                     WHERE sweep = %s AND status != 'done' AND (status != 'uncertain' OR %s)
+                       AND (lease_until IS NULL OR lease_until < now()) AND run_id IS DISTINCT FROM %s
+                       AND (status NOT IN ('sent', 'created') OR account = ANY(%s))
+                     ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
+                   RETURNING key""",
+                (self.owner, run_id, self.lease, self.name, retry_uncertain, run_id, list(accounts))).fetchone()
+        return row[0] if row else None
+
+    def others_working(self, run_id: str) -> int:
+        """Rows still leased by other processes: their work may yet come back if one dies."""
+        with self._lock:
+            (count,) = self._db.execute(
+                "SELECT count(*) FROM sweep_rows WHERE sweep = %s AND status != 'done' AND lease_until >= now()"
+                " AND owner != %s AND run_id IS DISTINCT FROM %s", (self.name, self.owner, run_id)).fetchone()
+        return int(count)
+
+    def release(self, key: str) -> None:
+        """Give a row's lease back (it is done, or left for a later run)."""
+        with self._lock:
+            self._db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL WHERE sweep = %s AND key = %s"
+                             " AND owner = %s", (self.name, key, self.owner))
+
+    def renew(self) -> None:
+        """Extend every lease this process holds (rows and slots)."""
+        with self._lock:
+            for table in ("sweep_rows", "sweep_slots"):
+                self._db.execute(f"UPDATE {table} SET lease_until = now() + make_interval(secs => %s)"
+                                 " WHERE owner = %s AND lease_until IS NOT NULL", (self.lease, self.owner))
+
+    def take_slot(self, account: str, limit: int) -> int | None:
+        """One of ``account``'s ``limit`` slots, if one is free (held by no live process)."""
+        with self._lock:
+            if (account, limit) not in self._slots_made:
+                with self._db.cursor() as cursor:
+                    cursor.executemany("INSERT INTO sweep_slots (account, slot) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                                       [(account, slot) for slot in range(limit)])
+                self._slots_made.add((account, limit))
+            row = self._db.execute(
+                """UPDATE sweep_slots SET owner = %s, lease_until = now() + make_interval(secs => %s)
+                   WHERE (account, slot) = (
+                     SELECT account, slot FROM sweep_slots WHERE account = %s AND slot < %s
+                       AND (owner IS NULL OR lease_until < now()) ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
+                   RETURNING slot""", (self.owner, self.lease, account, limit)).fetchone()
+        return None if row is None else int(row[0])
+
+    def give_slot(self, account: str, slot: int) -> None:
+        """Free a slot at once (the generation it held is over)."""
+        with self._lock:
+            self._db.execute("UPDATE sweep_slots SET owner = NULL, lease_until = NULL WHERE account = %s AND slot = %s"
+                             " AND owner = %s", (account, slot, self.owner))
+
+    def lock_account(self, account: str) -> bool:
+        """Take ``account``'s create lock if no process holds it (held by this connection's session:
+        it goes with the process if that dies)."""
+        with self._lock:
+            (taken,) = self._db.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))",
+                                        (_CREATE_LOCK, account)).fetchone()
+        return bool(taken)
+
+    def unlock_account(self, account: str) -> None:
+        """Give ``account``'s create lock back."""
+        with self._lock:
+            self._db.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_CREATE_LOCK, account))
+
+    # --- what a person asks -----------------------------------------------------------------------
+
+    def progress(self) -> dict[str, int]:
+        """Rows per state, the sweep's whole."""
+        with self._lock:
+            rows = self._db.execute("SELECT status, count(*) FROM sweep_rows WHERE sweep = %s GROUP BY status",
+                                    (self.name,)).fetchall()
+        return {status: int(count) for status, count in rows}
+
+    def status(self) -> dict[str, Any]:
+        """Rows done, running (by whom), failed and left; credits spent; the pace of the last done."""
+        with self._lock:
+            summary = self._db.execute(
+                """SELECT count(*) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed'),
+                          count(*) FILTER (WHERE status = 'uncertain'), count(*),
+                          COALESCE(sum(credits), 0), min(finished_at), max(finished_at)
+                   FROM sweep_rows WHERE sweep = %s""", (self.name,)).fetchone()
+            running = self._db.execute(
+                "SELECT owner, count(*) FROM sweep_rows WHERE sweep = %s AND status != 'done'"
+                " AND lease_until >= now() GROUP BY owner ORDER BY owner", (self.name,)).fetchall()
+        done, failed, uncertain, total, credits, first, last = summary
+        return {"done": done, "failed": failed, "uncertain": uncertain, "total": total, "credits": float(credits),
+                "running": {owner: int(count) for owner, count in running}, "first_done": first, "last_done": last}
+
+    def close(self) -> None:
+        """Give back every lease this process holds, and close the connection."""
+        with self._lock:
+            for table in ("sweep_rows", "sweep_slots"):
+                self._db.execute(f"UPDATE {table} SET owner = NULL, lease_until = NULL WHERE owner = %s", (self.owner,))
+            self._db.close()
+
+
+def _connect(url: str) -> Any:
+    try:
+        import psycopg
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"a journal on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
+    _, rest = url.split("://", 1)
+    try:
+        return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=10)
+    except psycopg.OperationalError as exc:
+        raise ConfigError(f"cannot open the journal at {shown_location(url)}: {exc}") from exc
+

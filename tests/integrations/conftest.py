@@ -1,0 +1,24 @@
+"""Fixtures for the integration tests: the workflow tests' sandboxes (both faces) and clients, and a
+real MLflow tracking store in the test's own folder."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.workflows.conftest import _home, box, connect, ledger_location  # noqa: F401  (shared fixtures)
+
+EXPERIMENT = "imagekit-tests"
+
+
+@pytest.fixture
+def tracking(tmp_path):
+    """An MlflowClient on a SQLite tracking store in ``tmp_path`` (no server), where MLflow's own API
+    sends runs too; its experiment ``EXPERIMENT`` keeps artifacts in ``tmp_path/artifacts``."""
+    import mlflow
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    mlflow.set_tracking_uri(uri)  # over whatever an earlier test (or a README block) set
+    client = mlflow.MlflowClient(uri)
+    client.experiment_id = client.create_experiment(EXPERIMENT, artifact_location=(tmp_path / "artifacts").as_uri())
+    yield client
+    mlflow.set_tracking_uri(None)  # and MLFLOW_TRACKING_URI, which MLflow set to match

@@ -1,0 +1,189 @@
+"""One sweep drained by several processes through a journal in PostgreSQL: rows leased, each done
+once; a killed process's rows finished by the others after its lease; processes on one key kept
+within its plan's limit together. Real processes, a real cluster, a sandbox served on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from sqlalchemy import func, select
+
+from imagekit.cli import main
+from imagekit.errors import ConfigError, JournalMismatchError
+from imagekit.ledger import Ledger
+from imagekit.sandbox import EmbeddedSandbox
+from imagekit.sandbox.tables import Image, Style
+from imagekit.sweep_cli import status_lines
+from imagekit.workflows.shared_journal import SharedJournal
+from tests.conftest import make_user
+from tests.helpers import wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+LATENCY = 1.0
+"""Seconds each generation takes: long beside what a create costs the processes themselves."""
+
+
+@pytest.fixture(params=["extended", "spec-exact"])
+def served(request, tmp_path) -> Iterator[EmbeddedSandbox]:
+    """A sandbox for the sweep's processes; both faces (the spec-exact one shows no group ids)."""
+    with EmbeddedSandbox(tmp_path / "sandbox", latency=LATENCY, base_size=64,
+                         spec_exact=request.param == "spec-exact") as running:
+        yield running
+
+
+def public_style(box: EmbeddedSandbox) -> int:
+    with box.sandbox.db.read() as session:
+        return int(session.scalars(select(Style.style_id).where(Style.owner_id.is_(None))).first())
+
+
+def balance(box: EmbeddedSandbox, key: str) -> float:
+    me = httpx.get(f"{box.url}/api/users/me", headers={"X-Api-Key": key}).json()
+    return float(me["defaultCredit"]) + float(me["dailyCredit"]) + float(me["monthlyCredit"])
+
+
+def generated(box: EmbeddedSandbox, user_ids: list[int]) -> int:
+    """Images the sandbox generated (and charged) for these users: the sweep's duplicates would show."""
+    with box.sandbox.db.read() as session:
+        return session.scalar(select(func.count()).select_from(Image).where(
+            Image.owner_id.in_(user_ids), Image.kind == "generation"))
+
+
+def start(box: EmbeddedSandbox, tmp_path: Path, n: int, keys: list[str], journal: str, rows: int,
+          lease: float = 30.0, peers: int = 1) -> tuple[subprocess.Popen[bytes], Path]:
+    """Process ``n`` of ``peers`` of the sweep, on ``keys``; they start running together."""
+    spec = {"base_url": box.url, "keys": keys, "journal": journal, "name": "lighthouses", "rows": rows,
+            "style": public_style(box), "lease": lease, "ledger": str(tmp_path / f"ledger-{n}.sqlite"),
+            "report": str(tmp_path / f"report-{n}.json"), "barrier": str(tmp_path / "barrier"), "peers": peers}
+    env = {**os.environ, "IMAGEKIT_HOME": str(tmp_path / f"home-{n}")}
+    process = subprocess.Popen([sys.executable, "-m", "tests.workflows.sweep_worker", json.dumps(spec)], cwd=ROOT,
+                               env=env, stderr=subprocess.PIPE)
+    return process, Path(spec["report"])
+
+
+def finish(processes: list[subprocess.Popen[bytes]], reports: list[Path]) -> list[dict[str, Any]]:
+    for process in processes:
+        _, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err.decode()[-2000:]
+    return [json.loads(report.read_text()) for report in reports]
+
+
+def rows_of(journal: str, name: str = "lighthouses") -> dict[str, tuple[str, int, float]]:
+    """Each row's status, attempts and credits, as the journal holds them."""
+    with psycopg.connect(journal) as db:
+        rows = db.execute("SELECT key, status, attempts, credits FROM sweep_rows WHERE sweep = %s", (name,)).fetchall()
+    return {key: (status, attempts, credits) for key, status, attempts, credits in rows}
+
+
+def throughput(reports: list[dict[str, Any]], rows: int) -> float:
+    return rows / (max(r["ended"] for r in reports) - min(r["started"] for r in reports))
+
+
+def users(box: EmbeddedSandbox, count: int, plan: str = "standard") -> tuple[list[int], list[str]]:
+    made = [make_user(box, plan) for _ in range(count)]
+    return [user_id for user_id, _ in made], [key for _, key in made]
+
+
+def test_three_processes_with_three_keys_drain_one_sweep_each_row_once(served, postgres, tmp_path):
+    user_ids, keys = users(served, 4)
+    before = [balance(served, key) for key in keys]
+    # One process on one key: the pace a sweep has without sharing.
+    alone, report = start(served, tmp_path / "alone", 0, keys[3:], postgres.new_database(), rows=12)
+    [single] = finish([alone], [report])
+    journal = postgres.new_database()
+    started = [start(served, tmp_path, n, keys[n:3] + keys[:n], journal, rows=60, peers=3) for n in range(3)]
+    reports = finish([process for process, _ in started], [report for _, report in started])
+
+    rows = rows_of(journal)
+    assert len(rows) == 60 and {status for status, _, _ in rows.values()} == {"done"}
+    assert generated(served, user_ids[:3]) == 60  # every row made once: no duplicate generation
+    spent = sum(b - balance(served, key) for b, key in zip(before[:3], keys[:3]))
+    assert spent == sum(credits for _, _, credits in rows.values())  # the balances paid for the rows, exactly
+    ratio = throughput(reports, 60) / throughput([single], 12)
+    print(f"\nsweep throughput: 3 processes on 3 keys {ratio:.2f}x one process on one key (bound 3x)")
+    assert ratio >= 2.5
+
+
+def test_a_killed_process_leaves_its_rows_to_the_others_after_its_lease(served, postgres, tmp_path):
+    user_ids, keys = users(served, 3)
+    before = [balance(served, key) for key in keys]
+    journal = postgres.new_database()
+    started = [start(served, tmp_path, n, keys[n:] + keys[:n], journal, rows=60, lease=3.0, peers=3)
+               for n in range(3)]
+    victim, _ = started[0]
+    wait_until(lambda: sum(s == "done" for s, _, _ in rows_of(journal).values()) >= 15 if _exists(journal) else False,
+               timeout=120, what="a quarter of the sweep done")
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    finish([process for process, _ in started[1:]], [report for _, report in started[1:]])
+
+    rows = rows_of(journal)
+    assert {status for status, _, _ in rows.values()} == {"done"}  # 0 rows lost
+    assert generated(served, user_ids) == 60  # 0 duplicates, the killed process's creates included
+    spent = sum(b - balance(served, key) for b, key in zip(before, keys))
+    assert spent == sum(credits for _, _, credits in rows.values())
+
+
+def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgres, tmp_path):
+    [user_id], [key] = users(served, 1)  # standard plan: 2 generations at once
+    journal = postgres.new_database()
+    started = [start(served, tmp_path, n, [key], journal, rows=30, peers=2) for n in range(2)]
+    finish([process for process, _ in started], [report for _, report in started])
+
+    assert {status for status, _, _ in rows_of(journal).values()} == {"done"}
+    peak = httpx.get(f"{served.url}/sandbox/stats").json()["peakConcurrency"][str(user_id)]
+    assert peak <= 2
+    entries = [entry for n in range(2) for entry in Ledger(tmp_path / f"ledger-{n}.sqlite").entries(account="")
+               if entry.operation == "create"]
+    refused = sum(entry.http_status == 429 for entry in entries)
+    print(f"\ntwo processes on one key: peak {peak} running, {refused} of {len(entries)} creates refused")
+    assert refused < 0.05 * len(entries)
+
+
+def _exists(journal: str) -> bool:
+    with psycopg.connect(journal) as db:
+        return db.execute("SELECT to_regclass('sweep_rows') IS NOT NULL").fetchone()[0]
+
+
+def test_sweep_status_says_what_is_done_running_and_left(served, postgres, tmp_path, capsys):
+    _, [key] = users(served, 1)
+    journal = postgres.new_database()
+    finish(*zip(start(served, tmp_path, 0, [key], journal, rows=4)))
+    assert main(["sweep", "status", "--journal", journal, "lighthouses"]) == 0
+    out = capsys.readouterr().out
+    credits = sum(credits for _, _, credits in rows_of(journal).values())
+    assert out.startswith(f"sweep lighthouses: 4 of 4 rows done, 0 running, 0 failed, 0 uncertain, 0 left; {credits:g} "
+                          "credits spent\n")
+    assert "nothing left to run" in out
+    assert main(["sweep", "status", "--journal", journal, "nowhere"]) == 1
+    assert "no sweep named 'nowhere'" in capsys.readouterr().err
+
+
+def test_the_expected_finish_follows_the_pace_so_far():
+    first = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
+    found = {"done": 11, "total": 31, "failed": 1, "uncertain": 0, "credits": 22.0, "running": {"host:1:ab": 2},
+             "first_done": first, "last_done": first + timedelta(seconds=20)}
+    lines = status_lines("s", found, now=first + timedelta(seconds=20))
+    assert lines[0] == "sweep s: 11 of 31 rows done, 2 running, 1 failed, 0 uncertain, 19 left; 22 credits spent"
+    assert lines[1:] == ["  running on host:1:ab: 2", "  at the pace so far (2.00 s a row): done around 2026-01-01 12:00:58 UTC"]
+
+
+def test_another_grid_under_the_same_name_is_refused_in_one_line(postgres):
+    url = postgres.new_database()
+    SharedJournal(url, "grid").register(["a", "b"])
+    with pytest.raises(JournalMismatchError, match=r"^The sweep 'grid' in .* has another grid \(2 rows, not 3"):
+        SharedJournal(url, "grid").register(["a", "b", "c"])
+    with pytest.raises(ConfigError, match="needs a name"):
+        SharedJournal(url, "")
+    with pytest.raises(ConfigError, match="lease"):
+        SharedJournal(url, "grid", lease=0)
