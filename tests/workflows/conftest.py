@@ -11,7 +11,6 @@ import imagekit
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
 from tests.helpers import PATIENT_RETRIES
-from tests.objectstore import CREDENTIALS, MotoServer
 
 
 @pytest.fixture(autouse=True)
@@ -29,16 +28,6 @@ def box(request, tmp_path) -> Iterator[EmbeddedSandbox]:
                          spec_exact=request.param == "spec-exact") as running:
         running.spec_exact = request.param == "spec-exact"
         yield running
-
-
-@pytest.fixture(scope="session")
-def s3() -> Iterator[MotoServer]:
-    """moto's S3 server for the run; ``s3://`` URLs reach it through the AWS environment, as they
-    would reach any S3 (``AWS_ENDPOINT_URL``, dummy credentials)."""
-    with MotoServer() as server, pytest.MonkeyPatch.context() as env:
-        for name, value in {**CREDENTIALS, "AWS_ENDPOINT_URL": server.endpoint}.items():
-            env.setenv(name, value)
-        yield server
 
 
 @pytest.fixture

@@ -45,6 +45,8 @@ def test_images_stream_to_s3_with_provenance_and_the_journal_stays_local(connect
         assert text["service"] == box.url and text["request_id"]
     assert fs.ls(name, detail=False) == [f"{name}/runs"]  # nothing but the images: the journal is where it was put
     assert (tmp_path / "journal.sqlite").exists()
+    figure = batch.contact_sheet()  # read back from the store
+    assert sum(len(ax.images) for ax in figure.axes) == len(frame)
 
 
 def test_a_resumed_run_uploads_nothing_twice(connect, bucket, tmp_path):
