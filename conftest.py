@@ -3,6 +3,8 @@ fixtures are in tests/conftest.py)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 
@@ -18,3 +20,9 @@ def _as_a_reader(request: pytest.FixtureRequest) -> None:
     monkeypatch.delenv("IMAGEKIT_BASE_URL", raising=False)
     monkeypatch.delenv("IMAGEKIT_API_KEY", raising=False)
     monkeypatch.setenv("IMAGEKIT_HOME", str(folder / "home"))
+    # Hugging Face datasets caches what a block loads: in the folder too (read when datasets is
+    # imported, so set on its config as well when an earlier test imported it).
+    monkeypatch.setenv("HF_HOME", str(folder / "huggingface"))
+    config = sys.modules.get("datasets.config")
+    if config is not None:
+        monkeypatch.setattr(config, "HF_DATASETS_CACHE", folder / "huggingface" / "datasets")

@@ -107,6 +107,7 @@ if TYPE_CHECKING:
         Usage,
         User,
     )
+    from .provenance import Provenance, read_provenance, reproduce
     from .workflows.batch import Batch
     from .workflows.chain import Chain, chain
     from .workflows.rows import grid
@@ -116,6 +117,8 @@ __all__ = [
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
     # workflows
     "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget",
+    # files: how each was made
+    "Provenance", "read_provenance", "reproduce",
     # handles
     "Image", "AsyncImage", "CreateResult", "AsyncCreateResult",
     # models
@@ -153,6 +156,7 @@ _LAZY = {
     **dict.fromkeys(("CreateResponse", "EditResult", "GeneratedImage", "ImageCaption", "ImageMeta", "Plan", "Style",
                      "TextPrompt", "Usage", "User"), "models"),
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
+    **dict.fromkeys(("Provenance", "read_provenance", "reproduce"), "provenance"),
 }
 
 

@@ -14,9 +14,9 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack
 
 from .errors import GenerationFailedError, ImagekitError
 from .media import MaskSource, thumbnail_png
@@ -28,11 +28,14 @@ if TYPE_CHECKING:
     from ._http import Charge
     from .client import AsyncClient, Client
     from .models import CreateResponse, EditedImage, GeneratedImage, ImageMeta
+    from .provenance import Provenance
 
 __all__ = ["Image", "AsyncImage", "CreateResult", "AsyncCreateResult", "EditOptions", "new_request_id"]
 
 log = logging.getLogger("imagekit")
 Pair = tuple[float, float]
+CreateRequest = tuple[str, Mapping[str, Any]]
+"""A create's prompt and options, as sent: what its images' provenance records."""
 ClientT = TypeVar("ClientT", "Client", "AsyncClient")
 
 
@@ -54,7 +57,8 @@ class _Handle(Generic[ClientT]):
     """State and display shared by the sync and async handles."""
 
     def __init__(self, client: ClientT, image_id: int, *, info: GeneratedImage | EditedImage | ImageMeta | None = None,
-                 charge: Charge = (None, None), request_id: str | None = None) -> None:
+                 charge: Charge = (None, None), request_id: str | None = None,
+                 origin: Provenance | None = None) -> None:
         self._client: ClientT = client
         self.id = int(image_id)
         """The image id."""
@@ -63,6 +67,7 @@ class _Handle(Generic[ClientT]):
         self.credits_charged, self.credits_remaining = charge
         self.request_id = request_id
         """The edit request id that produced this image, if an edit did."""
+        self._origin = origin
         self._thumb: bytes | None = None
 
     @property
@@ -79,6 +84,26 @@ class _Handle(Generic[ClientT]):
     def resolution(self) -> str | None:
         """Resolution, WxH, when known."""
         return getattr(self.info, "resolution", None)
+
+    @property
+    def credits(self) -> float | None:
+        """Credits the image cost, when known: the answer's credit headers (a create's share per
+        image), else the ledger's record of its edit request, else its metadata's creditCost."""
+        credits = self.credits_charged if self.credits_charged is not None else getattr(self._origin, "credits", None)
+        ledger = self._client.ledger
+        if credits is None and self.request_id is not None and ledger is not None:
+            credits = ledger.credits_of(self.request_id)
+        cost = getattr(self.info, "credit_cost", None)  # ImageMeta has it
+        return float(cost) if credits is None and cost is not None else credits
+
+    @property
+    def provenance(self) -> Provenance:
+        """How the image was made, as far as this handle knows (its create or edit, when it came from
+        one): what a file saved from it carries inside (see ``imagekit.read_provenance``)."""
+        from .provenance import Provenance
+
+        return (self._origin or Provenance(self.id)).completed(credits=self.credits,
+                                                               service=self._client.config.base_url)
 
     def __repr__(self) -> str:
         parts = [f"id={self.id}"] + [f"{k}={v!r}" for k, v in
@@ -151,9 +176,12 @@ class Image(_Handle["Client"]):
 
     def save(self, path: str | os.PathLike[str], *, type: str | None = None, scale: str | None = None,
              watermark: bool | None = None, collection: bool | None = None) -> Path:
-        """Stream the image to ``path``; the type follows the suffix unless given."""
+        """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
+        handle made read from its metadata when nothing told them); the type follows the suffix unless given."""
+        if self._origin is not None and self.credits is None:
+            self.meta()
         return self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
-                                        collection=collection)
+                                        collection=collection, provenance=self.provenance)
 
     def wait(self, timeout: float = 300.0) -> Image:
         """Wait until the image leaves PENDING; raise GenerationFailedError if it FAILED."""
@@ -222,9 +250,12 @@ class AsyncImage(_Handle["AsyncClient"]):
 
     async def save(self, path: str | os.PathLike[str], *, type: str | None = None, scale: str | None = None,
                    watermark: bool | None = None, collection: bool | None = None) -> Path:
-        """Stream the image to ``path``; the type follows the suffix unless given."""
+        """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
+        handle made read from its metadata when nothing told them); the type follows the suffix unless given."""
+        if self._origin is not None and self.credits is None:
+            await self.meta()
         return await self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
-                                              collection=collection)
+                                              collection=collection, provenance=self.provenance)
 
     async def wait(self, timeout: float = 300.0) -> AsyncImage:
         """Wait until the image leaves PENDING; raise GenerationFailedError if it FAILED."""
@@ -310,20 +341,28 @@ class _Result(Generic[HandleT]):
         return time.monotonic() + timeout
 
 
-def _generated(response: CreateResponse) -> list[tuple[int, GeneratedImage]]:
-    """Each generated image with its id; an image the service sent without one is an error."""
+def _generated(response: CreateResponse, request: CreateRequest | None,
+               charge: Charge) -> list[tuple[int, GeneratedImage, Provenance | None]]:
+    """Each generated image with its id and how it was made; an image the service sent without an
+    id is an error."""
+    from .provenance import Provenance
+
     missing = [image for image in response.images if image.image_id is None]
     if missing:
         raise ImagekitError(f"the create response holds {len(missing)} image(s) without an imageId")
-    return [(int(image.image_id or 0), image) for image in response.images]
+    share = None if charge[0] is None or not response.images else charge[0] / len(response.images)
+    return [(int(image.image_id or 0), image,
+             None if request is None else Provenance.of_create(int(image.image_id or 0), *request, credits=share))
+            for image in response.images]
 
 
 class CreateResult(_Result["Image"]):
     """The outcome of ``Client.create``: ``images`` (Image handles) and credits."""
 
-    def __init__(self, client: Client, response: CreateResponse, charge: Charge) -> None:
-        super().__init__([Image(client, image_id, info=image) for image_id, image in _generated(response)],
-                         response, charge)
+    def __init__(self, client: Client, response: CreateResponse, charge: Charge,
+                 request: CreateRequest | None = None) -> None:
+        super().__init__([Image(client, image_id, info=image, origin=origin)
+                          for image_id, image, origin in _generated(response, request, charge)], response, charge)
 
     def wait(self, timeout: float = 300.0, *, raise_on_failure: bool = True) -> CreateResult:
         """Wait until every image leaves PENDING; FAILED ones raise unless ``raise_on_failure`` is False."""
@@ -341,9 +380,10 @@ class CreateResult(_Result["Image"]):
 class AsyncCreateResult(_Result["AsyncImage"]):
     """The outcome of ``AsyncClient.create``: ``images`` (AsyncImage handles) and credits."""
 
-    def __init__(self, client: AsyncClient, response: CreateResponse, charge: Charge) -> None:
-        super().__init__([AsyncImage(client, image_id, info=image) for image_id, image in _generated(response)],
-                         response, charge)
+    def __init__(self, client: AsyncClient, response: CreateResponse, charge: Charge,
+                 request: CreateRequest | None = None) -> None:
+        super().__init__([AsyncImage(client, image_id, info=image, origin=origin)
+                          for image_id, image, origin in _generated(response, request, charge)], response, charge)
 
     async def wait(self, timeout: float = 300.0, *, raise_on_failure: bool = True) -> AsyncCreateResult:
         """Wait until every image leaves PENDING; FAILED ones raise unless ``raise_on_failure`` is False."""

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
+from tests.objectstore import CREDENTIALS, MotoServer
 from tests.postgres import PostgresServer
 
 _emails = itertools.count()
@@ -32,6 +33,17 @@ def private_home(tmp_path_factory) -> Iterator[None]:
 def postgres() -> Iterator[PostgresServer]:
     """A real PostgreSQL cluster for the whole run; ``postgres.new_database()`` gives each test its own."""
     with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def s3() -> Iterator[MotoServer]:
+    """moto's S3 server for the whole run; ``s3://`` URLs reach it through the AWS environment, as
+    they would reach any S3 (``AWS_ENDPOINT_URL``, dummy credentials). One for the run: s3fs keeps
+    one client per set of options, made with the endpoint of its time."""
+    with MotoServer() as server, pytest.MonkeyPatch.context() as env:
+        for name, value in {**CREDENTIALS, "AWS_ENDPOINT_URL": server.endpoint}.items():
+            env.setenv(name, value)
         yield server
 
 

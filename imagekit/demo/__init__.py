@@ -22,7 +22,7 @@ flat cut-out vectorizes cleanly)."""
 PROMPTS = [CHAIN_PROMPT, "a black cat in a flower garden", "a city skyline at night"]
 RATIOS = ["1:1", "16:9"]
 EARLIER_RUN = ("index.html", "batch.csv", "contact-sheet.png", "chain-*", "usage-*", "ledger.sqlite*",
-               "journal.sqlite*", "images")
+               "journal.sqlite*", "images", "dataset")
 """What a demo run writes in its folder; removed before the next run writes anything."""
 
 
@@ -37,6 +37,8 @@ class Outcome:
     steps: list[dict] = field(default_factory=list)
     """One dict per picture of the chain, source first: file, op, params, credits, image id, size."""
     report: Any = None
+    dataset: Any = None
+    """The batch's export as an imagefolder dataset (``dataset/``)."""
     problems: list[str] = field(default_factory=list)
     """What failed and why, one line each."""
 
@@ -96,7 +98,8 @@ def clear_earlier_run(out: Path) -> bool:
 
 
 def run_batch(ik: Any, outcome: Outcome) -> None:
-    """Every prompt in two styles and two ratios; the table, the contact sheet, and each failed row."""
+    """Every prompt in two styles and two ratios; the table, the contact sheet, the dataset, and
+    each failed row."""
     import imagekit
 
     out = outcome.out
@@ -108,6 +111,8 @@ def run_batch(ik: Any, outcome: Outcome) -> None:
     table.to_csv(out / "batch.csv", index=False)
     batch.contact_sheet().savefig(out / "contact-sheet.png", dpi=100)
     print(f"{batch!r}; spent {batch.spent:g} credits")
+    outcome.dataset = batch.export(out / "dataset", progress=False)
+    print(f"Dataset: {outcome.dataset}")
     for row in table[table["row_status"] != "done"].itertuples():
         outcome.problems.append(f"batch row {row.row} ({row.prompt!r}, style {row.style}, {row.ratio}): "
                                 f"{row.row_status}, {row.error or 'no error recorded'}")

@@ -36,8 +36,8 @@ def caption(step: dict) -> str:
 def write_page(outcome: Any) -> Path:
     """Write ``index.html`` into the run's folder and return its path."""
     out = outcome.out
-    sections = [_summary(outcome), _problems(outcome.problems), _contact_sheet(out), _chain(outcome.steps),
-                _report(outcome.report, out)]
+    sections = [_summary(outcome), _problems(outcome.problems), _contact_sheet(out), _dataset(outcome.dataset),
+                _chain(outcome.steps), _report(outcome.report, out)]
     body = "\n".join(section for section in sections if section)
     page = out / "index.html"
     page.write_text(f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>imagekit demo</title>'
@@ -70,6 +70,15 @@ def _contact_sheet(out: Path) -> str:
     return ('<h2>Batch: every prompt in two styles and two ratios</h2>\n'
             '<p>The table is <a href="batch.csv">batch.csv</a>; the images are in <a href="images/">images/</a>.</p>'
             '<img src="contact-sheet.png" alt="contact sheet of the batch" style="max-width:100%">')
+
+
+def _dataset(export: Any) -> str:
+    if export is None:
+        return ""
+    return ("<h2>The batch as a dataset</h2>\n"
+            f"<p>{html.escape(str(export))}: the images, each with its provenance inside, and "
+            '<a href="dataset/metadata.jsonl">metadata.jsonl</a>. Load it with '
+            '<code>datasets.load_dataset("imagefolder", data_dir="dataset", split="train")</code>.</p>')
 
 
 def _chain(steps: list[dict]) -> str:

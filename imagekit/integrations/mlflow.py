@@ -185,9 +185,13 @@ def _log_images(mlflow: Any, client: Client | AsyncClient, sources: list[tuple[s
     """Log each image under ``images/``: a saved file as it is, an image id read from the service
     into ``scratch`` under its name."""
     from ..reports.sheets import read_now
+    from ..storage import is_url, opened
 
     for source, name in sources:
-        path = Path(source) if isinstance(source, str) else scratch / Path(name).name
+        path = Path(source) if isinstance(source, str) and not is_url(source) else scratch / Path(name).name
         if isinstance(source, int):
             path.write_bytes(read_now(client, source, path.suffix.lstrip(".")))
+        elif is_url(source):  # saved in object storage: copied here first
+            with opened(source) as stored:
+                path.write_bytes(stored.read())
         mlflow.log_artifact(str(path), "images")

@@ -36,8 +36,27 @@ def burn_down(balance: pd.DataFrame, forecast: Forecast | None = None) -> Figure
         ax.plot([last["time"], pd.Timestamp(runs_out)], [last["balance"], 0], "--", label="forecast")
     ax.set(title="Credit burn-down", ylabel="credits")
     ax.legend(loc="upper right")
-    figure.autofmt_xdate()
+    _time_axis(ax)
     return figure
+
+
+def _time_axis(ax: Axes) -> None:
+    """Ticks a person reads (``14:03``, ``14:03:20``, ``10 Mar``; the date beside them), over a
+    minute at least: a run of a few seconds would otherwise be ticked in fractions (``42:11.000000``)."""
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+
+    low, high = ax.dataLim.intervalx  # in days, matplotlib's date unit
+    minute = 1 / (24 * 60)
+    if ax.has_data() and high - low < minute:
+        middle = (low + high) / 2
+        ax.set_xlim(middle - minute / 2, middle + minute / 2)
+    locator = AutoDateLocator(minticks=3, maxticks=8)  # type: ignore[no-untyped-call]
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(  # type: ignore[no-untyped-call]
+        locator, formats=["%Y", "%b", "%d %b", "%H:%M", "%H:%M", "%H:%M:%S"],
+        zero_formats=["", "%Y", "%b", "%d %b", "%H:%M", "%H:%M:%S"],
+        offset_formats=["", "%Y", "%b %Y", "%d %b %Y", "%d %b %Y", "%d %b %Y"]))
+    ax.set_xlabel("time (UTC)")
 
 
 def _bars(table: pd.DataFrame, title: str) -> Figure:

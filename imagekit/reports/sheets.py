@@ -41,8 +41,11 @@ def read_now(client: Client | AsyncClient, image_id: int, type: str = "png") -> 
 def _pixels(source: str | Path | int, client: Client | AsyncClient | None, thumb: int) -> Picture:
     from PIL import Image
 
-    if isinstance(source, (str, Path)):
-        picture = Image.open(source)
+    if isinstance(source, (str, Path)):  # a file the run saved: a path, or a URL (an out_dir in object storage)
+        from ..storage import opened
+
+        with opened(source) as stored:
+            picture = Image.open(io.BytesIO(stored.read()))
     else:  # an image id: fetch it
         if client is None:
             raise ValueError(f"image {source}: a contact sheet of image ids needs the client to read them")

@@ -23,6 +23,7 @@ from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
 
 if TYPE_CHECKING:
     from ..models import EditedImage
+    from ..provenance import Provenance
 
 log = logging.getLogger("imagekit")
 
@@ -88,6 +89,14 @@ def _edited(response: Response, config: Config, request_id: str) -> tuple[int, E
     return image.image_id, image, charge_of(response, config)
 
 
+def _origin(call: Call, params: dict[str, Any], image_id: int, request_id: str, charge: Charge) -> Provenance:
+    """How an edit's result was made: its operation, source image and parameters (a mask is not kept)."""
+    from ..provenance import Provenance
+
+    return Provenance.of_edit(image_id, call.operation or "", call.source_id, params, request_id=request_id,
+                              credits=charge[0])
+
+
 def _id_of(image: int | HasId) -> int:
     return image.id if isinstance(image, HasId) else int(image)
 
@@ -113,41 +122,42 @@ class Edits(Namespace):
 
     def enhance(self, image_id: int, scale: str = "2x", **options: Unpack[EditOptions]) -> Image:
         """Enhance detail and upscale by ``scale`` (2x, 4x or 8x)."""
-        return self._run(enhance_call(self._config, image_id, scale), **options)
+        return self._run(enhance_call(self._config, image_id, scale), {"scale": scale}, **options)
 
     def outpaint(self, image_id: int, *, canvas: Pair, size: Pair, at: Pair,
                  **options: Unpack[EditOptions]) -> Image:
         """Expand the canvas to ``canvas`` (w, h), the original drawn at ``at`` (x, y), ``size`` (w, h)."""
-        return self._run(outpaint_call(image_id, canvas, size, at), **options)
+        return self._run(outpaint_call(image_id, canvas, size, at), {"canvas": canvas, "size": size, "at": at}, **options)
 
     def retry(self, image_id: int, *, strength: str | None = None, **options: Unpack[EditOptions]) -> Image:
         """Reimagine the image; ``strength`` is strong or subtle."""
-        return self._run(retry_call(self._config, image_id, strength), **options)
+        return self._run(retry_call(self._config, image_id, strength), {"strength": strength}, **options)
 
     def fill(self, image_id: int | Image, mask: MaskSource, prompt: str, negative: str = "", *, resize: bool = False,
              **options: Unpack[EditOptions]) -> Image:
         """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
         the image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
         mask = fitted_mask(mask, self._size(image_id), resize)
-        return self._run(fill_call(_id_of(image_id), mask, prompt, negative), **options)
+        return self._run(fill_call(_id_of(image_id), mask, prompt, negative),
+                         {"mask": mask, "prompt": prompt, "negative": negative}, **options)
 
     def clean_up(self, image_id: int | Image, mask: MaskSource, *, resize: bool = False,
                  **options: Unpack[EditOptions]) -> Image:
         """Remove the masked object (the mask as for ``fill``)."""
         mask = fitted_mask(mask, self._size(image_id), resize)
-        return self._run(clean_up_call(_id_of(image_id), mask), **options)
+        return self._run(clean_up_call(_id_of(image_id), mask), {"mask": mask}, **options)
 
     def remove_bg(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
         """Remove the background."""
-        return self._run(_edit(image_id, OPERATION_OF["remove_bg"]), **options)
+        return self._run(_edit(image_id, OPERATION_OF["remove_bg"]), {}, **options)
 
     def vectorize(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
         """Vectorize; the new image's binary is an SVG with ``type="svg"``."""
-        return self._run(_edit(image_id, "vectorize"), **options)
+        return self._run(_edit(image_id, "vectorize"), {}, **options)
 
     def upsize(self, image_id: int, **options: Unpack[EditOptions]) -> Image:
         """Upscale."""
-        return self._run(_edit(image_id, "upsize"), **options)
+        return self._run(_edit(image_id, "upsize"), {}, **options)
 
     def cancel(self, request_id: str) -> str:
         """Cancel an edit: "cancelled" if it was running or not yet arrived, "not_running" if done."""
@@ -156,7 +166,8 @@ class Edits(Namespace):
     def _size(self, image: int | HasId) -> tuple[int, int] | None:
         return _known_size(image) or parse_resolution(self._client.images.meta(_id_of(image)).resolution)
 
-    def _run(self, call: Call, request_id: str | None = None, timeout: float | None = None) -> Image:
+    def _run(self, call: Call, params: dict[str, Any], request_id: str | None = None,
+             timeout: float | None = None) -> Image:
         call, request_id = prepare(self._config, call, request_id, timeout)
         try:
             response = self._http.send(call)
@@ -168,7 +179,8 @@ class Edits(Namespace):
             self._cancel_quietly(request_id)
             raise
         image_id, info, charge = _edited(response, self._config, request_id)
-        return Image(self._client, image_id, info=info, charge=charge, request_id=request_id)
+        return Image(self._client, image_id, info=info, charge=charge, request_id=request_id,
+                     origin=_origin(call, params, image_id, request_id, charge))
 
     def _cancel_quietly(self, request_id: str) -> str | None:
         try:
@@ -183,42 +195,44 @@ class AsyncEdits(AsyncNamespace):
 
     async def enhance(self, image_id: int, scale: str = "2x", **options: Unpack[EditOptions]) -> AsyncImage:
         """Enhance detail and upscale by ``scale`` (2x, 4x or 8x)."""
-        return await self._run(enhance_call(self._config, image_id, scale), **options)
+        return await self._run(enhance_call(self._config, image_id, scale), {"scale": scale}, **options)
 
     async def outpaint(self, image_id: int, *, canvas: Pair, size: Pair, at: Pair,
                        **options: Unpack[EditOptions]) -> AsyncImage:
         """Expand the canvas to ``canvas`` (w, h), the original drawn at ``at`` (x, y), ``size`` (w, h)."""
-        return await self._run(outpaint_call(image_id, canvas, size, at), **options)
+        return await self._run(outpaint_call(image_id, canvas, size, at), {"canvas": canvas, "size": size, "at": at},
+                               **options)
 
     async def retry(self, image_id: int, *, strength: str | None = None,
                     **options: Unpack[EditOptions]) -> AsyncImage:
         """Reimagine the image; ``strength`` is strong or subtle."""
-        return await self._run(retry_call(self._config, image_id, strength), **options)
+        return await self._run(retry_call(self._config, image_id, strength), {"strength": strength}, **options)
 
     async def fill(self, image_id: int | AsyncImage, mask: MaskSource, prompt: str, negative: str = "", *,
                    resize: bool = False, **options: Unpack[EditOptions]) -> AsyncImage:
         """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
         the image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
         mask = fitted_mask(mask, await self._size(image_id), resize)
-        return await self._run(fill_call(_id_of(image_id), mask, prompt, negative), **options)
+        return await self._run(fill_call(_id_of(image_id), mask, prompt, negative),
+                               {"mask": mask, "prompt": prompt, "negative": negative}, **options)
 
     async def clean_up(self, image_id: int | AsyncImage, mask: MaskSource, *, resize: bool = False,
                        **options: Unpack[EditOptions]) -> AsyncImage:
         """Remove the masked object (the mask as for ``fill``)."""
         mask = fitted_mask(mask, await self._size(image_id), resize)
-        return await self._run(clean_up_call(_id_of(image_id), mask), **options)
+        return await self._run(clean_up_call(_id_of(image_id), mask), {"mask": mask}, **options)
 
     async def remove_bg(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
         """Remove the background."""
-        return await self._run(_edit(image_id, OPERATION_OF["remove_bg"]), **options)
+        return await self._run(_edit(image_id, OPERATION_OF["remove_bg"]), {}, **options)
 
     async def vectorize(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
         """Vectorize; the new image's binary is an SVG with ``type="svg"``."""
-        return await self._run(_edit(image_id, "vectorize"), **options)
+        return await self._run(_edit(image_id, "vectorize"), {}, **options)
 
     async def upsize(self, image_id: int, **options: Unpack[EditOptions]) -> AsyncImage:
         """Upscale."""
-        return await self._run(_edit(image_id, "upsize"), **options)
+        return await self._run(_edit(image_id, "upsize"), {}, **options)
 
     async def cancel(self, request_id: str) -> str:
         """Cancel an edit: "cancelled" if it was running or not yet arrived, "not_running" if done."""
@@ -227,7 +241,7 @@ class AsyncEdits(AsyncNamespace):
     async def _size(self, image: int | HasId) -> tuple[int, int] | None:
         return _known_size(image) or parse_resolution((await self._client.images.meta(_id_of(image))).resolution)
 
-    async def _run(self, call: Call, request_id: str | None = None,
+    async def _run(self, call: Call, params: dict[str, Any], request_id: str | None = None,
                    timeout: float | None = None) -> AsyncImage:
         call, request_id = prepare(self._config, call, request_id, timeout)
         try:
@@ -244,7 +258,8 @@ class AsyncEdits(AsyncNamespace):
                 await self._cancel_quietly(request_id)
             raise
         image_id, info, charge = _edited(response, self._config, request_id)
-        return AsyncImage(self._client, image_id, info=info, charge=charge, request_id=request_id)
+        return AsyncImage(self._client, image_id, info=info, charge=charge, request_id=request_id,
+                          origin=_origin(call, params, image_id, request_id, charge))
 
     async def _cancel_quietly(self, request_id: str) -> str | None:
         try:

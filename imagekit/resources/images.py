@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypedDict, Unpack
 
@@ -21,6 +20,7 @@ from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
 
 if TYPE_CHECKING:
     from ..models import CreateResponse, ImageMeta, Style
+    from ..provenance import Provenance
 
 
 class CreateOptions(TypedDict, total=False):
@@ -135,17 +135,22 @@ def _settled(meta: ImageMeta, image_id: int) -> bool:
     return meta.generation_status != PENDING
 
 
-@contextmanager
-def _atomic_open(path: Path) -> Iterator[IO[bytes]]:
-    """A file that appears at ``path`` only once fully written; a failed download leaves nothing."""
-    part = path.with_name(path.name + ".part")
-    try:
-        with open(part, "wb") as sink:
-            yield sink
-        part.replace(path)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+def _written(buffer: IO[bytes], path: Path, record: Provenance) -> Path:
+    """The downloaded image in ``buffer`` written to ``path`` with ``record`` inside: whole, or (if
+    writing fails) not at all."""
+    from ..provenance.embed import write
+    from ..storage import split
+
+    buffer.seek(0)
+    store, name = split(path)
+    write(buffer, store, name, record.text_fields())
+    return path
+
+
+def _record(config: Config, image_id: int, provenance: Provenance | None) -> Provenance:
+    from ..provenance import Provenance
+
+    return (provenance or Provenance(int(image_id))).completed(service=config.base_url)
 
 
 class Images(Namespace):
@@ -154,7 +159,7 @@ class Images(Namespace):
     def create(self, prompt: str, **options: Unpack[CreateOptions]) -> CreateResult:
         """Generate images from a prompt plus one of ``image``, ``style`` or ``collection``."""
         model, charge = _created(self._http.send(create_call(self._config, prompt, options)), self._config)
-        return CreateResult(self._client, model, charge)
+        return CreateResult(self._client, model, charge, (prompt, options))
 
     def image(self, image_id: int) -> Image:
         """A handle on an existing image (no request is made)."""
@@ -168,16 +173,23 @@ class Images(Namespace):
         """The image's binary; ``type``, ``scale``, ``watermark``, ``collection`` select the form."""
         return self._http.send(binary_call(self._config, image_id, **query)).content
 
+    def download(self, image_id: int, sink: IO[bytes], *, type: str | None = "png", retry: RetryPolicy | None = None,
+                 **query: Any) -> None:
+        """Stream the binary into ``sink``, a seekable binary file (a stream cut short is sent again
+        under ``retry``, or the client's policy, and written over)."""
+        self._http.download(binary_call(self._config, image_id, type, retry=retry, **query), sink)
+
     def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
-             retry: RetryPolicy | None = None, **query: Any) -> Path:
-        """Stream the binary to ``path`` (type from the suffix unless given); return the path.
-        ``retry``: a retry policy for this call instead of the client's (a stream cut short is sent
-        again under it too)."""
+             retry: RetryPolicy | None = None, provenance: Provenance | None = None, **query: Any) -> Path:
+        """Stream the binary to ``path`` (type from the suffix unless given) with ``provenance`` inside
+        (default: the image id and the service); return the path. ``retry``: a retry policy for this
+        call instead of the client's (a stream cut short is sent again under it too)."""
+        from ..storage import spool
+
         path = Path(path)
-        call = binary_call(self._config, image_id, type or type_for_path(path), retry=retry, **query)
-        with _atomic_open(path) as sink:
-            self._http.download(call, sink)
-        return path
+        with spool() as buffer:
+            self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
+            return _written(buffer, path, _record(self._config, image_id, provenance))
 
     def wait(self, image_id: int, *, timeout: float = 300.0) -> ImageMeta:
         """Poll until the image leaves PENDING; raise GenerationFailedError if it FAILED."""
@@ -199,7 +211,7 @@ class AsyncImages(AsyncNamespace):
         """Generate images from a prompt plus one of ``image``, ``style`` or ``collection``."""
         response = await self._http.send(create_call(self._config, prompt, options))
         model, charge = _created(response, self._config)
-        return AsyncCreateResult(self._client, model, charge)
+        return AsyncCreateResult(self._client, model, charge, (prompt, options))
 
     def image(self, image_id: int) -> AsyncImage:
         """A handle on an existing image (no request is made)."""
@@ -217,16 +229,23 @@ class AsyncImages(AsyncNamespace):
         """``read`` without awaiting, for places that cannot await (notebook display)."""
         return self._http.blocking().send(binary_call(self._config, image_id, **query)).content
 
+    async def download(self, image_id: int, sink: IO[bytes], *, type: str | None = "png",
+                       retry: RetryPolicy | None = None, **query: Any) -> None:
+        """Stream the binary into ``sink``, a seekable binary file (a stream cut short is sent again
+        under ``retry``, or the client's policy, and written over)."""
+        await self._http.download(binary_call(self._config, image_id, type, retry=retry, **query), sink)
+
     async def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
-                   retry: RetryPolicy | None = None, **query: Any) -> Path:
-        """Stream the binary to ``path`` (type from the suffix unless given); return the path.
-        ``retry``: a retry policy for this call instead of the client's (a stream cut short is sent
-        again under it too)."""
+                   retry: RetryPolicy | None = None, provenance: Provenance | None = None, **query: Any) -> Path:
+        """Stream the binary to ``path`` (type from the suffix unless given) with ``provenance`` inside
+        (default: the image id and the service); return the path. ``retry``: a retry policy for this
+        call instead of the client's (a stream cut short is sent again under it too)."""
+        from ..storage import spool
+
         path = Path(path)
-        call = binary_call(self._config, image_id, type or type_for_path(path), retry=retry, **query)
-        with _atomic_open(path) as sink:
-            await self._http.download(call, sink)
-        return path
+        with spool() as buffer:
+            await self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
+            return _written(buffer, path, _record(self._config, image_id, provenance))
 
     async def wait(self, image_id: int, *, timeout: float = 300.0) -> ImageMeta:
         """Poll until the image leaves PENDING; raise GenerationFailedError if it FAILED."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -25,9 +25,10 @@ from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
 from ..ledger import Prices
+from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
 from .feed import Feed, LocalFeed, RunState, SharedFeed
-from .journal import Journal, RowRecord, account_identity
+from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .rows import Row, RowSource, make_rows
 from .runner import Runner, RunOptions, thumbnail_ids
 from .shared_journal import SharedJournal, is_url
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
     from ..client import AsyncClient, Client
     from ..models import Style, User
+    from .export import Export
 
 __all__ = ["Batch", "async_twin", "ENV_JOURNAL_URL"]
 
@@ -112,6 +114,7 @@ class Batch:
         self._styles: list[Style] = []
         self._account: User | None = None
         self._journal: Journal | SharedJournal | None = None
+        self._run_tags: dict[str, str] = dict(self.tags)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -147,8 +150,10 @@ class Batch:
         ``budget``: credits this run may spend (new work stops before passing it); budgets of its
         tags (``Ledger.set_budget``) apply too, and stop the run the same way. ``concurrency``:
         generations at once (default and ceiling: the plan's simultaneousLimit). ``out_dir``: save
-        images there. ``journal``: a SQLite file; running the same batch with it again finishes
-        the rest (default: ``out_dir/journal.sqlite``, else in memory). ``tuning``: RunOptions.
+        images there as they arrive, each with its provenance inside: a folder or any fsspec URL
+        (``s3://bucket/prefix``; see ``imagekit.storage``). ``journal``: a SQLite file; running the
+        same batch with it again finishes the rest, uploading nothing twice (default:
+        ``out_dir/journal.sqlite`` for a local folder, else in memory). ``tuning``: RunOptions.
         """
         return self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning)
 
@@ -180,9 +185,10 @@ class Batch:
                    out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
         from tqdm.auto import tqdm
 
-        out = Path(out_dir) if out_dir is not None else None
+        out = Store(out_dir) if out_dir is not None else None
         if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
+            out.make()
+        self._run_tags = current_tags()
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
         self._journal = self._open_journal(journal, out, options.lease)
         clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]
@@ -234,7 +240,7 @@ class Batch:
         assert self._journal is not None
         return LocalFeed(self.rows, self._journal, options, bar, state)
 
-    def _open_journal(self, journal: PathLike | None, out: Path | None, lease: float) -> Journal | SharedJournal:
+    def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal | SharedJournal:
         chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
         if chosen is not None and is_url(str(chosen)):
             if not isinstance(self._journal, SharedJournal) or self._journal.url != str(chosen):
@@ -242,8 +248,8 @@ class Batch:
             return self._journal
         if journal is not None:
             path = Path(journal)
-        elif out is not None:
-            path = out / "journal.sqlite"
+        elif out is not None and not out.remote:
+            path = Path(out.location) / "journal.sqlite"
         else:  # in memory: keep the same one across runs of this object, so a re-run resumes
             return self._journal if isinstance(self._journal, Journal) else Journal()
         if isinstance(self._journal, Journal) and self._journal.path == str(path):
@@ -257,18 +263,11 @@ class Batch:
         credits, latency, file, row key and attempts."""
         import pandas as pd
 
-        lines = []
-        for row in self.rows:
-            entry = self.entries.get(row.key, RowRecord(row.key))
-            images = entry.images or [{}]
-            for image in images:
-                credits = image.get("credits")
-                if credits is None and entry.credits is not None and entry.images:
-                    credits = entry.credits / len(entry.images)
-                lines.append({**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
-                              "status": image.get("status") or entry.status, "row_status": entry.status,
-                              "error": image.get("error") or entry.error, "credits": credits,
-                              "latency": entry.latency, "file": image.get("file"), "attempts": entry.attempts})
+        lines = [{**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
+                  "status": image.get("status") or entry.status, "row_status": entry.status,
+                  "error": image.get("error") or entry.error, "credits": entry.image_credits(image),
+                  "latency": entry.latency, "file": image.get("file"), "attempts": entry.attempts}
+                 for row, entry, image in self._images()]
         frame = pd.DataFrame(lines)
         if not len(frame):
             return frame
@@ -279,6 +278,28 @@ class Batch:
             frame.insert(list(frame.columns).index("style") + 1, "style_name",
                          [style_label(value, names) for value in frame["style"]])
         return frame.astype({"image_id": "Int64"})
+
+    def _images(self) -> Iterator[tuple[Row, RowRecord, ImageRecord]]:
+        """Each image of each row as the journal knows it (a row without images: one empty record)."""
+        for row in self.rows:
+            entry = self.entries.get(row.key, RowRecord(row.key))
+            for image in entry.images or [{}]:
+                yield row, entry, image
+
+    def export(self, dest: PathLike, format: str = "imagefolder", *, overwrite: bool = False,
+               progress: bool = True) -> Export:
+        """Write the completed images as a dataset at ``dest`` (a folder or any fsspec URL), each
+        with its provenance inside; failed and unfinished rows are left out, and the answer says
+        how many and why (see ``imagekit.workflows.export``).
+
+        ``format``: ``imagefolder`` (the images and a ``metadata.jsonl``: ``datasets.load_dataset(
+        "imagefolder", data_dir=dest)``) or ``parquet`` (``dest`` is one Parquet file, the images
+        inside). ``overwrite``: replace what is at ``dest`` (otherwise it must be empty).
+        """
+        from .export import BATCH_COLUMNS, batch_items, write_dataset
+
+        items, left_out = batch_items(self._images(), self.client, self._style_names(), self._run_tags)
+        return write_dataset(items, BATCH_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress)
 
     def _style_names(self) -> dict[int, str]:
         return {int(style.style_id): style.main_text for style in self._styles

@@ -13,6 +13,7 @@ earlier results usable and recorded.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from ..client import Client
     from ..media import MaskSource
     from ..resources.edits import Pair
+    from .export import Export
 
 __all__ = ["chain", "Chain", "ChainResult", "Step"]
 
@@ -256,11 +258,8 @@ class ChainResult(Generic[H]):
         return (lambda: edit(**step.params, request_id=record["request_id"], timeout=left)), record
 
     def _done(self, record: StepRecord, image: H) -> None:
-        started = record.pop("started")
-        credits, ledger = image.credits_charged, image.client.ledger
-        if credits is None and ledger is not None:  # no credit headers: the price the ledger gave it
-            credits = ledger.credits_of(record["request_id"])
-        record.update(image_id=image.id, credits=credits, status="done", error=None,
+        started = record.pop("started")  # credits: the credit headers', else the price the ledger gave it
+        record.update(image_id=image.id, credits=image.credits, status="done", error=None,
                       latency=round(time.monotonic() - started, 4))
         self._lineage.append(record)
         self.images.append(image)
@@ -294,6 +293,15 @@ class ChainResult(Generic[H]):
         columns = ["step", "parent_id", "op", "params", "request_id", "image_id", "credits", "latency",
                    "status", "error"]
         return pd.DataFrame(self._lineage, columns=columns).astype({"image_id": "Int64"})
+
+    def export(self, dest: str | os.PathLike[str], format: str = "imagefolder", *, overwrite: bool = False,
+               progress: bool = True) -> Export:
+        """Write the images the steps made, with their lineage, as a dataset at ``dest`` (a folder or
+        any fsspec URL), as ``Batch.export`` does; steps that failed are left out and counted."""
+        from .export import CHAIN_COLUMNS, chain_items, write_dataset
+
+        items, left_out = chain_items(self._lineage, self.images, self.chain.tags)
+        return write_dataset(items, CHAIN_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress)
 
     def plot(self) -> Figure:
         """The lineage drawn as a row of boxes, source to last image."""

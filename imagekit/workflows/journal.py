@@ -90,6 +90,12 @@ class RowRecord:
         values["images"] = json.loads(values["images"] or "[]")
         return cls(**values)
 
+    def image_credits(self, image: ImageRecord) -> float | None:
+        """Credits of one of its images: the image's own, else an even share of the row's."""
+        if image.get("credits") is not None:
+            return float(image["credits"])
+        return self.credits / len(self.images) if self.credits is not None and self.images else None
+
 
 FIELDS = ("key", "status", "attempts", "group_id", "low_id", "sent_at", "images", "credits", "error", "latency",
           "account")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..storage import Store
 
 __all__ = ["RunOptions"]
 
@@ -17,7 +20,8 @@ class RunOptions:
     concurrency: int | None = None
     """Generations at once; default and ceiling: the plan's simultaneousLimit."""
     progress: bool = True
-    out_dir: Path | None = None
+    out_dir: Store | None = None
+    """Where images go as they arrive (``Batch.run``'s ``out_dir``)."""
     retry_uncertain: bool = False
     """Send rows left ``uncertain`` again (may charge them twice)."""
     settle_delay: float = 0.5

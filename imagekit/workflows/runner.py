@@ -52,6 +52,7 @@ from ..models import FAILED, PENDING
 from .feed import Feed, RunState
 from .journal import ImageRecord, Journal, RowRecord
 from .options import RunOptions
+from .outputs import file_name, provenance_of, store_image
 from .pacing import Pace
 from .probe import find_images, group_of
 from .rows import Row
@@ -379,21 +380,20 @@ class Runner:
                                            error=image["error"]))
 
     async def _download(self, row: Row, entry: RowRecord) -> None:
-        """Save finished images to the output folder, then close the row."""
+        """Save finished images into the output store with their provenance, then close the row."""
         if entry.error and any(image["status"] in (None, PENDING) for image in entry.images):
             return  # still generating: a later run finishes it
-        folder = self.options.out_dir
+        store = self.options.out_dir
         for n, image in enumerate(entry.images):
-            if folder is None or image["status"] == FAILED or image.get("file"):
+            if store is None or image["status"] == FAILED or image.get("file"):
                 continue
-            path = folder / f"{row.index:04d}-{_slug(row.options['prompt'])}-{n}.png"
-            try:  # retried by the client's policy, a stream cut short included
-                await self.client.images.save(image["id"], path)
-            except ImagekitError as exc:
+            record = provenance_of(row, entry, image, self.client.config.base_url)
+            try:  # the download is retried by the client's policy, a stream cut short included
+                image["file"] = await store_image(self.client, store, file_name(row, n), record)
+            except (ImagekitError, OSError) as exc:  # OSError: the store's (a disk, an object store)
                 entry.error = f"download failed: {exc}"
                 self.journal.save(entry)
                 return
-            image["file"] = str(path)
         failed = [image for image in entry.images if image["status"] == FAILED]
         entry.status = "failed" if failed else "done"
         entry.error = failed[0]["error"] or "generation failed" if failed else None
@@ -402,10 +402,6 @@ class Runner:
 
 def _image(image_id: int) -> ImageRecord:
     return {"id": int(image_id), "status": None, "error": None, "file": None}
-
-
-def _slug(text: str, length: int = 40) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:length] or "image"
 
 
 def thumbnail_ids(styles: list[Style]) -> list[int]:

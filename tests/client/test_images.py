@@ -54,8 +54,10 @@ def test_pil(mock):
 def test_save_streams_to_disk_with_the_type_of_the_suffix(mock, tmp_path, name, type_):
     script = Script(reply(200, PNG))
     path = mock(script).image(5).save(tmp_path / name)
-    assert path == tmp_path / name and path.read_bytes() == PNG
-    assert script.requests[0].url.params["type"] == type_ and list(tmp_path.iterdir()) == [path]
+    assert path == tmp_path / name and script.requests[0].url.params["type"] == type_
+    assert list(tmp_path.iterdir()) == [path]
+    with PILImage.open(path) as saved, PILImage.open(io.BytesIO(PNG)) as sent:  # the pixels as sent, and
+        assert saved.tobytes() == sent.tobytes() and saved.info["image_id"] == "5"  # which image they are
 
 
 def test_a_failed_save_leaves_no_file(mock, tmp_path):

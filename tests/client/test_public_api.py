@@ -26,12 +26,12 @@ PUBLIC = [
     "InvalidTypeError", "JournalMismatchError", "Ledger", "LedgerUnavailableError", "MalformedJSONError", "MaskSizeMismatchError",
     "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotEnterpriseError",
     "NotFoundError", "NotLoggedInError", "PayloadTooLargeError", "PaymentRequiredError", "PermissionDeniedError",
-    "Plan", "PremiumRequiredError", "PromptLimitExceededError", "RateLimitedError", "RetryPolicy",
+    "Plan", "PremiumRequiredError", "PromptLimitExceededError", "Provenance", "RateLimitedError", "RetryPolicy",
     "RouteNotFoundError", "SVGNotAvailableError", "ServerError", "ServiceUnavailableError",
     "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
     "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnknownPlanError", "UnsupportedImageSourceError",
     "UnsupportedMediaTypeError", "Usage", "User", "UserNotFoundError", "WaitTimeoutError", "Wire",
-    "WrongAPIKeyError", "WrongAdminTokenError", "chain", "connect", "grid", "tags",
+    "WrongAPIKeyError", "WrongAdminTokenError", "chain", "connect", "grid", "read_provenance", "reproduce", "tags",
 ]
 
 TWINS = [
@@ -97,11 +97,25 @@ def test_lazy_names_load_on_first_use():
     assert set(imagekit.__all__) <= set(dir(imagekit))
 
 
+def test_a_plain_client_loads_no_experiment_library(sandbox, tmp_path):
+    """Creating an image and saving it (its provenance inside) loads none of the extras' libraries."""
+    from tests.conftest import make_user
+
+    _, key = make_user(sandbox)
+    code = (f"import sys, imagekit\nwith imagekit.Client({sandbox.url!r}, {key!r}) as ik:\n"
+            f"    ik.create('a fox', style=ik.styles()[0]).images[0].save({str(tmp_path / 'fox.png')!r})\n"
+            "print([m for m in ('datasets', 'pyarrow', 'fsspec', 's3fs', 'moto', 'pandas') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
 def test_import_stays_light():
     heavy = ["pandas", "matplotlib", "ipywidgets", "fastapi", "sqlalchemy", "cv2", "uvicorn", "PIL", "numpy", "tqdm",
              # loaded on first use (see imagekit/__init__.py): async code, the ledger, workflows, the models
              "asyncio", "anyio", "sqlite3", "imagekit.ledger", "imagekit.workflows", "imagekit.models.users",
-             "psycopg", "imagekit.integrations", "mlflow", "papermill"]
+             "psycopg", "imagekit.integrations", "mlflow", "papermill",
+             # experiments leaving the notebook, each behind an extra: datasets, object storage
+             "datasets", "pyarrow", "fsspec", "s3fs", "moto", "imagekit.provenance", "imagekit.storage"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout

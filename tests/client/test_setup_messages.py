@@ -100,3 +100,20 @@ def test_every_help_is_plain_text_with_its_defaults():
                 if action.default is not None and action.default is not False and not action.required:
                     assert f"(default: {action.default})" in " ".join(text.split()), (path, action.dest)
     assert {"imagekit demo", "imagekit usage", "imagekit sandbox serve", "imagekit sandbox user add"} <= set(seen)
+
+
+@pytest.mark.parametrize(("hidden", "action", "hint"), [
+    ("fsspec", "Store('memory://somewhere')", "pip install 'imagekit[storage]'"),
+    ("s3fs", "Store('s3://a-bucket/runs')", "pip install 'imagekit[s3]'"),
+    ("pyarrow", "imagekit.Client('http://127.0.0.1:9', 'key', ledger=False).batch(['a fox'], style=1)"
+                ".export(out, format='parquet')", "pip install 'imagekit[parquet]'"),
+])
+def test_a_missing_extra_is_named_in_one_line(tmp_path, hidden, action, hint):
+    """Object storage and Parquet live behind extras: without one, the call says which to install."""
+    code = (f"import sys\nsys.modules[{hidden!r}] = None  # as if it were not installed\n"
+            "import imagekit\nfrom imagekit.storage import Store\n"
+            f"out = {str(tmp_path / 'batch.parquet')!r}\n"
+            f"try:\n    {action}\nexcept imagekit.ConfigError as exc:\n    print(exc)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].endswith(hint), (result.stdout, result.stderr)

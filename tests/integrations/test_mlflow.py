@@ -193,3 +193,13 @@ def test_without_mlflow_the_call_says_what_to_install():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines() == [
         "ConfigError this needs mlflow, which is not installed: pip install 'imagekit[mlflow]'"]
+
+
+def test_a_batch_saved_in_object_storage_logs_its_images(connect, tracking, s3):
+    """Files the run put in S3 (moto on loopback) are logged as they are, their provenance inside."""
+    ik = connect()
+    batch = ik.batch(["a fox", "a kite"], style=ik.styles()[0]).run(out_dir=f"s3://{s3.bucket()}/run", progress=False)
+    run_id = log_batch(batch, experiment=EXPERIMENT)
+    images = artifacts(tracking, run_id, "images")
+    assert len(images) == 2
+    assert sorted(PILImage.open(path).text["prompt"] for path in images.values()) == ["a fox", "a kite"]

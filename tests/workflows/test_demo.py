@@ -8,6 +8,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import datasets
 import httpx
 import numpy as np
 import pandas as pd
@@ -51,9 +52,14 @@ def check_one_run(out: Path) -> pd.DataFrame:
     spend = pd.read_csv(out / "usage-by-operation.csv", index_col=0)
     assert spend.loc["create", "calls"] == 12 and {"enhance", "removeBg", "vectorize"} <= set(spend.index)
     assert spend["credits"].sum() == batch["credits"].sum() + pd.read_csv(out / "chain-lineage.csv")["credits"].sum()
+    # the batch as a dataset, one row per image
+    dataset = datasets.load_dataset("imagefolder", data_dir=str(out / "dataset"), split="train",
+                                    cache_dir=str(out.parent / "hf-cache"))
+    assert sorted(dataset["image_id"]) == sorted(batch["image_id"]) and set(dataset["prompt"]) == set(batch["prompt"])
     # every picture the page shows is beside it
     links = [link for link in links_of(out / "index.html") if not link.endswith("/")]
-    assert {"contact-sheet.png", "chain-0-source.png", "chain-3-vectorize.svg", "usage-burn-down.png"} <= set(links)
+    assert {"contact-sheet.png", "chain-0-source.png", "chain-3-vectorize.svg", "usage-burn-down.png",
+            "dataset/metadata.jsonl"} <= set(links)
     assert all((out / link).exists() for link in links), links
     return batch
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pandas as pd
@@ -11,6 +12,7 @@ from imagekit.cli import main
 from imagekit.reports import (
     MIN_HISTORY,
     balance_over_time,
+    burn_down,
     forecast,
     spend_by_day,
     spend_by_operation,
@@ -56,6 +58,20 @@ def test_spend_by_style_follows_refunds_to_their_style(ledger):
 def test_balance_is_worked_back_from_the_current_balance(ledger):
     frame = balance_over_time(ledger, current=100.0)
     assert frame["balance"].iloc[-1] == 100.0 and frame["balance"].iloc[0] == 100.0 + 8.0 - 4.0
+
+
+@pytest.mark.parametrize("seconds", [2, 40, 3000, 300_000])
+def test_the_burn_down_labels_its_time_axis_as_times_a_person_reads(seconds):
+    """``14:03:20`` or ``11 Mar``, the date beside them, whatever the span: never ``42:11.000000``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    times = [pd.Timestamp(NOW + timedelta(seconds=seconds * share)) for share in (0, 0.1, 0.5, 1)]
+    figure = burn_down(pd.DataFrame({"time": times, "balance": [100.0, 98.0, 96.0, 90.0]}))
+    FigureCanvasAgg(figure).draw()
+    ax = figure.axes[0]
+    labels = [label.get_text() for label in ax.get_xticklabels()]
+    assert len(labels) >= 3 and all(re.fullmatch(r"\d\d:\d\d(:\d\d)?|\d\d [A-Z][a-z]{2}", text) for text in labels), labels
+    assert re.fullmatch(r"(\d\d )?Mar 2025", ax.xaxis.get_offset_text().get_text()) and ax.get_xlabel() == "time (UTC)"
 
 
 def test_forecast_runs_out_at_the_recent_rate(ledger):

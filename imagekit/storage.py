@@ -1,0 +1,176 @@
+"""Where files go: a local folder, or any fsspec URL (``s3://bucket/prefix``, ``gs://...``, ``memory://...``).
+
+Local paths need only the standard library. URLs load fsspec (``imagekit[storage]``) and the package
+of their store (``imagekit[s3]`` for s3://, gcsfs for gs://...), configured as that package is (for
+S3: the AWS environment, ``AWS_ENDPOINT_URL`` included). A file written through a Store appears whole
+or not at all: a local one is written beside its name and renamed, a remote one is committed when
+complete (fsspec's transactions: an S3 object is made by the upload's last request) and discarded if
+writing it fails.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import posixpath
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
+
+__all__ = ["Store", "Location", "is_url", "opened", "split", "spool", "SPOOL_BYTES", "WRITE_BLOCK"]
+
+log = logging.getLogger("imagekit")
+Location = str | os.PathLike[str]
+SPOOL_BYTES = 8 << 20
+"""An image larger than this waits on disk rather than in memory between download and store."""
+WRITE_BLOCK = 8 << 20
+"""Bytes a remote file gathers before it sends them (an S3 part; S3 wants at least 5 MB), where
+fsspec's default (50 MB for S3) would hold a large file's next part, and its copy, in memory."""
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+://")
+
+
+def is_url(location: Location) -> bool:
+    """Whether ``location`` names a store by URL (``s3://...``) rather than a local path."""
+    return bool(_URL.match(os.fspath(location)))
+
+
+def spool() -> IO[bytes]:
+    """A seekable scratch file: in memory up to SPOOL_BYTES, on disk beyond."""
+    return tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115  (the caller closes it)
+
+
+@contextmanager
+def opened(location: Location) -> Iterator[IO[bytes]]:
+    """The file at ``location`` (a local path or a URL), open for reading."""
+    store, name = split(location)
+    with store.reader(name) as source:
+        yield source
+
+
+def split(location: Location) -> tuple[Store, str]:
+    """A file's location as the Store of its folder and its name."""
+    text = os.fspath(location)
+    if is_url(text):
+        folder, name = posixpath.split(text.rstrip("/"))
+        return Store(folder), name
+    path = Path(text)
+    return Store(path.parent), path.name
+
+
+class Store:
+    """A folder, local or behind an fsspec URL, that files are written into and read from by name."""
+
+    def __init__(self, location: Location) -> None:
+        text = os.fspath(location)
+        self.location = text.rstrip("/") if is_url(text) else text
+        """The folder as given (a path or a URL)."""
+        self._fs: AbstractFileSystem | None = None
+        self._root = self.location
+        if is_url(text):
+            self._fs, self._root = _filesystem(self.location)
+
+    def __repr__(self) -> str:
+        return f"Store({self.location!r})"
+
+    @property
+    def remote(self) -> bool:
+        """Whether files go through fsspec rather than the local disk."""
+        return self._fs is not None
+
+    def url(self, name: str) -> str:
+        """Where the file ``name`` lives: a local path or a URL."""
+        return f"{self.location}/{name}" if self.remote else str(Path(self.location) / name)
+
+    def _path(self, name: str) -> str:
+        return f"{self._root}/{name}" if self._fs is not None else str(Path(self.location) / name)
+
+    def make(self) -> None:
+        """Create the folder (object stores have none to create: nothing happens there)."""
+        if self._fs is None:
+            Path(self.location).mkdir(parents=True, exist_ok=True)
+        else:
+            self._fs.makedirs(self._root, exist_ok=True)
+
+    def exists(self, name: str = "") -> bool:
+        """Whether the file ``name`` (or, without a name, the folder) exists."""
+        path = self._path(name) if name else self._root
+        return self._fs.exists(path) if self._fs is not None else os.path.exists(path)
+
+    def names(self) -> list[str]:
+        """The names of the files in the folder (none when it does not exist)."""
+        if self._fs is None:
+            folder = Path(self.location)
+            return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+        if not self._fs.exists(self._root):
+            return []
+        return sorted(posixpath.basename(p.rstrip("/")) for p in self._fs.ls(self._root, detail=False))
+
+    def clear(self) -> None:
+        """Remove the folder and everything in it."""
+        if self._fs is None:
+            shutil.rmtree(self.location, ignore_errors=True)
+        elif self._fs.exists(self._root):
+            self._fs.rm(self._root, recursive=True)
+
+    @contextmanager
+    def reader(self, name: str) -> Iterator[IO[bytes]]:
+        """The file ``name``, open for reading."""
+        with (self._fs.open(self._path(name), "rb") if self._fs is not None
+              else open(self._path(name), "rb")) as source:
+            yield source
+
+    @contextmanager
+    def writer(self, name: str) -> Iterator[IO[bytes]]:
+        """The file ``name``, open for writing; it appears when the block ends, and not if it raises."""
+        if self._fs is None:
+            path = Path(self._path(name))
+            part = path.with_name(path.name + ".part")
+            try:
+                with open(part, "wb") as sink:
+                    yield sink
+                part.replace(path)
+            except BaseException:
+                part.unlink(missing_ok=True)
+                raise
+            return
+        target = self._path(name)
+        sink = self._fs.open(target, "wb", autocommit=False, block_size=WRITE_BLOCK)
+        try:
+            yield sink
+            sink.close()
+            sink.commit()
+        except BaseException:
+            try:
+                sink.discard()
+                if getattr(sink, "autocommit", True):  # a store that made the file on opening (memory://)
+                    self._fs.rm_file(target)
+            except Exception as exc:  # noqa: BLE001  (the error that stopped the writing is the one to raise)
+                log.warning("could not discard the unfinished %s: %s", self.url(name), exc)
+            raise
+
+
+def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
+    """The fsspec file system of ``url`` and the path inside it, or a one-line ConfigError."""
+    from .integrations import require  # the one home of "which extra installs it"
+
+    fsspec = require("fsspec", "storage")
+    try:
+        # No listings kept between calls: other processes write to the same store (a resumed run, a team).
+        fs, root = fsspec.core.url_to_fs(url, use_listings_cache=False)
+    except ImportError as exc:  # fsspec knows the protocol; its package is missing
+        protocol = url.split("://", 1)[0]
+        hint = "pip install 'imagekit[s3]'" if protocol in ("s3", "s3a") else str(exc)
+        raise ConfigError(f"{url}: {hint}") from exc
+    except ValueError as exc:  # a protocol fsspec does not know
+        raise ConfigError(f"{url}: {exc}") from exc
+    return fs, str(root).rstrip("/")
+

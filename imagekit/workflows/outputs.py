@@ -1,0 +1,60 @@
+"""A batch's images in its store (``Batch.run(out_dir=...)``): each named after its row, written with
+its provenance inside as soon as its row is done, and never uploaded twice.
+
+An image is downloaded into a spool (memory, or disk past a few MB) and then written to the store
+in a worker thread, so an upload to an object store never holds up the event loop the batch polls
+from. A file already in the store under its name that says it is the same image (its provenance
+names the image id and the create's group id) is taken as it is: a run that died after an upload but before its journal
+heard of it does not upload it again.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import anyio
+
+from ..provenance import Provenance
+from ..provenance.embed import write
+from ..provenance.read import fields_of
+from ..storage import Store, spool
+
+if TYPE_CHECKING:
+    from ..client import AsyncClient
+    from .journal import ImageRecord, RowRecord
+    from .rows import Row
+
+__all__ = ["file_name", "provenance_of", "store_image"]
+
+
+def file_name(row: Row, number: int) -> str:
+    """``0007-a-lighthouse-at-dusk-0.png``: the row's place, its prompt, the image's place in the row."""
+    slug = re.sub(r"[^a-z0-9]+", "-", str(row.options["prompt"]).lower()).strip("-")[:40] or "image"
+    return f"{row.index:04d}-{slug}-{number}.png"
+
+
+def provenance_of(row: Row, entry: RowRecord, image: ImageRecord, base_url: str) -> Provenance:
+    """How a batch image was made: its row's create, its group id, its credits, the service."""
+    return Provenance.of_create(image["id"], row.options["prompt"], row.options, request_id=entry.group_id,
+                                credits=entry.image_credits(image), service=base_url)
+
+
+async def store_image(client: AsyncClient, store: Store, name: str, record: Provenance) -> str:
+    """Put the image ``record`` names into ``store`` as ``name`` (unless it is there already);
+    return where it is."""
+    if await anyio.to_thread.run_sync(_holds, store, name, record):
+        return store.url(name)
+    with spool() as buffer:
+        await client.images.download(record.image_id, buffer)  # retried by the client's policy
+        buffer.seek(0)
+        return await anyio.to_thread.run_sync(write, buffer, store, name, record.text_fields())
+
+
+def _holds(store: Store, name: str, record: Provenance) -> bool:
+    """Whether ``store`` holds this image as ``name`` already: the file there names its id and request."""
+    if not store.exists(name):
+        return False
+    with store.reader(name) as stored:
+        found = fields_of(stored)
+    return (found.get("image_id"), found.get("request_id")) == (str(record.image_id), record.request_id)
