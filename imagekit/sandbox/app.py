@@ -103,7 +103,9 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
         if owner:
             sandbox.claim()
             sandbox.recover()
+        sandbox.gate.start()  # renews this process's slot leases; settles abandoned and expired ones
         yield
+        sandbox.gate.stop()
         reader.close()
         sandbox.close()
 

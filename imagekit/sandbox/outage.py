@@ -26,6 +26,8 @@ PATIENCE = 30.0
 """Seconds charged work waits for the database to record its outcome before it is given up (refunded)."""
 RETRY_AFTER = 2
 """Seconds a client is asked to wait (``Retry-After``): a restart usually takes about that long."""
+OUTAGE_REFUND = "The sandbox's database was unreachable; this image was refunded."
+"""Why an image given up in an outage failed."""
 _NOTE_EVERY = 10.0
 _BACKOFF = (0.05, 1.0)
 T = TypeVar("T")
