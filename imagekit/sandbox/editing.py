@@ -128,10 +128,11 @@ def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, slot: int, ch
     started = time.monotonic()
     result = edit.run(sandbox.store.read_pixels(source.file_name), seed, job.check)
     jobs.wait(sandbox.settings.latency, job.check, since=started)  # the simulated service's edit time
-    if not patiently(lambda: sandbox.jobs.complete(job)):
+    patience = sandbox.settings.outage_patience
+    if not patiently(lambda: sandbox.jobs.complete(job), patience):
         raise Cancelled(job.request_id)
     return patiently(lambda: _commit(sandbox, user, source, edit, job, slot, charge_id, price, platform, seed,
-                                     result))
+                                     result), patience)
 
 
 def _commit(sandbox, user, source: Image, edit: Edit, job, slot, charge_id, price, platform, seed,

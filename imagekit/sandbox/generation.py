@@ -174,7 +174,7 @@ def draw(sandbox, order: Order, images: list[Image], slot: int) -> Drawn:
 
     They settle no sooner than ``latency`` seconds after the create was accepted: the simulated
     service's generation time, whatever part of it checking, charging and drawing took. If the
-    database stays unreachable past ``outage.PATIENCE``, the slot is abandoned (the images fail,
+    database stays unreachable past ``outage_patience``, the slot is abandoned (the images fail,
     refunded, once it answers again) and the 503 refusal is raised."""
     look = order.style.look if order.style else order.collection.look if order.collection else None
     palette = [tuple(c) for c in order.collection.palette] if order.collection else None
@@ -199,7 +199,7 @@ def draw(sandbox, order: Order, images: list[Image], slot: int) -> Drawn:
                 sandbox.store.delete(name)
                 errors[image.image_id] = getattr(exc, "message", None) or "The generation failed."
         jobs.wait(sandbox.settings.latency, since=order.accepted)
-        drawn = patiently(lambda: _settle(sandbox, images, files, errors, slot))
+        drawn = patiently(lambda: _settle(sandbox, images, files, errors, slot), sandbox.settings.outage_patience)
     except BaseException as exc:
         away = unreachable(exc)
         sandbox.gate.abandon(slot, cleanup=lambda: sandbox.store.delete(*files.values()),

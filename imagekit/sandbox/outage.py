@@ -3,9 +3,9 @@ recognised, how a request is answered meanwhile, and how work already paid for w
 
 - Any request that meets the outage before its work was charged is answered 503
   ``service_unavailable`` with ``Retry-After``: nothing was charged, the client may send it again.
-- Work already charged waits up to ``PATIENCE`` seconds for the database to record its outcome
-  (``patiently``); past that its concurrency slot is abandoned, and the work is refunded as soon
-  as the database answers again (see ``ConcurrencyGate.abandon``).
+- Work already charged waits for the database to record its outcome (``patiently``, up to the
+  settings' ``outage_patience``, 30 s by default); past that its concurrency slot is abandoned,
+  and the work is refunded as soon as the database answers again (``ConcurrencyGate.abandon``).
 - Connections are not kept across the outage: the pool checks each one before use
   (``pool_pre_ping``), so the workers reconnect by themselves when the database is back.
 """
@@ -22,8 +22,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import SandboxError, send_error
 
-PATIENCE = 30.0
-"""Seconds charged work waits for the database to record its outcome before it is given up (refunded)."""
 RETRY_AFTER = 2
 """Seconds a client is asked to wait (``Retry-After``): a restart usually takes about that long."""
 OUTAGE_REFUND = "The sandbox's database was unreachable; this image was refunded."
@@ -49,7 +47,7 @@ def refusal() -> SandboxError:
                         "charged. Send the request again shortly.", headers={"Retry-After": str(RETRY_AFTER)})
 
 
-def patiently(step: Callable[[], T], patience: float = PATIENCE) -> T:
+def patiently(step: Callable[[], T], patience: float) -> T:
     """``step()`` (a transaction of its own), tried again while the database is unreachable, for up
     to ``patience`` seconds; the last failure is raised. ``step`` must be safe to repeat: a commit
     whose answer was lost may have happened."""

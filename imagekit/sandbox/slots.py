@@ -10,7 +10,7 @@ seconds. Work that cannot record its outcome is settled as unfinished (refunded;
 ``recovery.settle_unfinished``):
 
 - at once, or as soon as the database answers again, when its process knows (``abandon``: the work
-  failed, or the database stayed unreachable past ``outage.PATIENCE``);
+  failed, or the database stayed unreachable past ``outage_patience``);
 - by any worker once the lease has expired, when nobody knows (the process was killed, or a commit
   whose answer was lost in an outage took a slot nobody renews).
 
