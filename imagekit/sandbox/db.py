@@ -90,9 +90,12 @@ class Database:
             yield session
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        """A session whose changes commit together on success and roll back on any error."""
-        with self._guard(), self._write_lock, self._sessions() as session, session.begin():
+    def write(self, guarded: bool = True) -> Iterator[Session]:
+        """A session whose changes commit together on success and roll back on any error. Unguarded,
+        a failure for lack of space is raised as it is: bookkeeping that can wait for room must not
+        spend the reserve kept for settling work."""
+        with self._guard() if guarded else nullcontext(), self._write_lock, self._sessions() as session, \
+                session.begin():
             yield session
 
     @staticmethod

@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from .clock import Clock
 from .db import Database
+from .disk import is_full
 from .errors import SandboxError
 from .outage import OUTAGE_REFUND, unreachable
 from .recovery import settle_unfinished
@@ -187,7 +188,7 @@ class ConcurrencyGate:
                 self.tend()
             except Exception as exc:
                 self._reachable_since = None
-                if not unreachable(exc):  # a bug: say so, and keep tending
+                if not _waits(exc):  # a bug: say so, and keep tending
                     log.exception("keeping the concurrency slots failed")
             with self._lock:
                 pending = bool(self._abandoned)
@@ -195,18 +196,20 @@ class ConcurrencyGate:
 
     def tend(self) -> None:
         """One round: renew this process's leases, settle the slots it abandoned, and those whose
-        lease expired (once the database has answered long enough for every live process to renew)."""
+        lease expired (once the database has answered long enough for every live process to renew;
+        never this process's own, which it knows are alive)."""
         with self._lock:
-            held, abandoned = list(self._held), dict(self._abandoned)
+            held, abandoned = set(self._held), dict(self._abandoned)
         if held:
-            with self._db.write() as session:
+            # Unguarded: on a full disk the renewal waits for room; the reserve is for settling work.
+            with self._db.write(guarded=False) as session:
                 session.execute(update(RunningSlot).where(RunningSlot.slot_id.in_(held))
                                 .values(expires_at=wall_now() + LEASE))
         for slot_id, (outcome, reason, cleanup) in abandoned.items():
             try:
                 self._settle_now(slot_id, outcome, reason, cleanup)
             except Exception as exc:
-                if unreachable(exc):
+                if _waits(exc):
                     raise
                 log.exception("settling abandoned slot %s failed; its lease will expire", slot_id)
             with self._lock:
@@ -217,9 +220,14 @@ class ConcurrencyGate:
             return
         with self._db.read() as session:
             expired = session.scalars(select(RunningSlot.slot_id).where(RunningSlot.expires_at < wall_now())).all()
-        for slot_id in expired:
+        for slot_id in set(expired) - held:
             self._settle_now(slot_id, "failed", "The process drawing this image stopped; it was refunded.", None,
                              expired=True)
+
+
+def _waits(exc: BaseException) -> bool:
+    """Whether a failed round is tried again later, quietly: the database is away, or the disk full."""
+    return unreachable(exc) or is_full(exc)
 
 
 def _after_commit(session: Session, then: Callable[[], None]) -> None:
