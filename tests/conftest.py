@@ -1,4 +1,10 @@
-"""Fixtures: real sandboxes on 127.0.0.1 (port 0) with temporary data directories."""
+"""Fixtures: real sandboxes on 127.0.0.1 (port 0) with temporary data directories.
+
+Session fixtures are per process: under pytest-xdist each worker has its own sandboxes, temporary
+folders and PostgreSQL cluster. A test that needs something outside Python carries a marker, so
+``-m "not browser and not postgres"`` leaves it out; ``make test`` runs them all, and they fail
+(never skip) when chromium or PostgreSQL is missing.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,26 @@ from imagekit.sandbox import EmbeddedSandbox
 from tests.postgres import PostgresServer
 
 _emails = itertools.count()
+
+NEEDS = {"postgres": "postgres", "lab": "browser"}
+"""Fixtures that need more than Python, and the marker of every test that uses one (directly or
+through another fixture). Parameters that put a test on PostgreSQL carry ``postgres`` themselves
+(``tests.helpers.on_both_databases``, ``either_ledger``): a fixture asked for by name at run time
+is not in a test's fixture closure."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what each test needs, before ``-m`` deselects."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for fixture, marker in NEEDS.items():
+            if fixture in used:
+                item.add_marker(marker)
+        if item.get_closest_marker("browser") and not item.path.name.endswith("_browser.py"):
+            # xdist gives the *_browser.py files to one worker (conftest.py at the root), so that
+            # one JupyterLab and one chromium serve them all.
+            raise pytest.UsageError(f"{item.nodeid} drives a browser: its file's name must end in _browser.py")
 
 
 @pytest.fixture(scope="session", autouse=True)

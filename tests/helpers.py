@@ -12,9 +12,11 @@ import pytest
 
 import imagekit
 
-on_both_databases = pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True, scope="session")
+on_both_databases = pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True, scope="session")
 """A module marked with this (``pytestmark = on_both_databases``) runs every test on a sandbox over
-SQLite and again over PostgreSQL: the ``sandbox``, ``own_sandbox`` and ``sandbox_on`` fixtures follow."""
+SQLite and again over PostgreSQL: the ``sandbox``, ``own_sandbox`` and ``sandbox_on`` fixtures follow.
+The PostgreSQL runs carry the ``postgres`` marker."""
 
 
 def db_args(url: str | None) -> list[str]:

@@ -37,7 +37,7 @@ def ledger_location(tmp_path) -> str:
     return str(tmp_path / "ledger.sqlite")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def either_ledger(request, tmp_path) -> str:
     """A fresh ledger location: a SQLite file, or a database of the test run's PostgreSQL cluster."""
     if request.param == "sqlite":
