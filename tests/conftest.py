@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
+from tests.helpers import TLS
 from tests.postgres import PostgresServer
 
 _emails = itertools.count()
@@ -114,7 +115,8 @@ def own_sandbox(tmp_path, sandbox_on) -> Iterator[EmbeddedSandbox]:
 
 def make_user(box: EmbeddedSandbox, plan: str = "standard") -> tuple[int, str]:
     """A fresh user on ``plan`` in ``box``; returns (user id, API key)."""
-    response = httpx.post(f"{box.url}/sandbox/users", json={"email": f"user{next(_emails)}@test.local", "plan": plan})
+    response = httpx.post(f"{box.url}/sandbox/users", json={"email": f"user{next(_emails)}@test.local", "plan": plan},
+                          verify=TLS)
     response.raise_for_status()
     return response.json()["userId"], response.json()["apiKey"]
 
@@ -123,7 +125,7 @@ def make_user(box: EmbeddedSandbox, plan: str = "standard") -> tuple[int, str]:
 def api(sandbox) -> Iterator[httpx.Client]:
     """A raw HTTP client for a fresh standard user of the shared sandbox."""
     _, key = make_user(sandbox)
-    with httpx.Client(base_url=sandbox.url, headers={"X-Api-Key": key}, timeout=60) as client:
+    with httpx.Client(base_url=sandbox.url, headers={"X-Api-Key": key}, timeout=60, verify=TLS) as client:
         yield client
 
 
@@ -135,7 +137,7 @@ def client_for(sandbox):
     def open_client(plan: str = "standard", box: EmbeddedSandbox | None = None) -> httpx.Client:
         box = box or sandbox
         user_id, key = make_user(box, plan)
-        client = httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60)
+        client = httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60, verify=TLS)
         client.user_id = user_id
         opened.append(client)
         return client

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import httpx
 
+from tests.helpers import TLS
+
 
 def imagekit(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
     """Run the command line; with ``check`` a non-zero exit fails the test."""
@@ -47,7 +49,7 @@ def start_serving(data_dir, *args: str, host: str = "127.0.0.1", port: int | Non
     while True:
         assert process.poll() is None, process.stdout.read().decode()
         try:
-            httpx.get(url + "/openapi.json", timeout=5)
+            httpx.get(url + "/openapi.json", timeout=5, verify=TLS)
             return Served(url, process)
         except httpx.TransportError:
             assert time.monotonic() < deadline, "the sandbox did not start answering within 60 s"
