@@ -116,9 +116,16 @@ class PostgresServer:
         import psycopg
 
         name = f"test_{os.getpid()}_{next(_names)}"
-        if self._admin is None or self._admin.closed:
-            self._admin = psycopg.connect(self.url(), autocommit=True)
-        self._admin.execute(f'CREATE DATABASE "{name}"')
+        for attempt in range(2):
+            if self._admin is None or self._admin.closed or self._admin.broken:
+                self._admin = psycopg.connect(self.url(), autocommit=True)
+            try:
+                self._admin.execute(f'CREATE DATABASE "{name}"')
+                break
+            except psycopg.OperationalError:  # the server restarted (a test's outage) since the last one
+                if attempt:
+                    raise
+                self._admin.close()
         return self.url(name)
 
     def _run(self, program: str, *args: str) -> None:
