@@ -99,6 +99,11 @@ def parse_resolution(resolution: str | None) -> tuple[int, int] | None:
     return (int(width), int(height)) if width.isdigit() and height.isdigit() else None
 
 
+def size_mismatch(mask_size: tuple[int, int], image_size: tuple[int, int]) -> str:
+    """Why a mask does not fit an image, naming both sizes (the client and the painter say it alike)."""
+    return f"the mask is {mask_size[0]}x{mask_size[1]} but the image is {image_size[0]}x{image_size[1]}"
+
+
 def fitted_mask(mask: MaskSource, size: tuple[int, int] | None, resize: bool = False) -> bytes:
     """The mask as PNG bytes, checked against the image's ``size`` (w, h) before anything is sent.
 
@@ -118,7 +123,7 @@ def fitted_mask(mask: MaskSource, size: tuple[int, int] | None, resize: bool = F
     if picture.size == size:
         return data
     if not resize:
-        raise ValueError(f"the mask is {picture.width}x{picture.height} but the image is {size[0]}x{size[1]}; "
+        raise ValueError(f"{size_mismatch(picture.size, size)}; "
                          "paint the mask at the image's size, or pass resize=True to scale it")
     return to_png(picture.resize(size, PILImage.Resampling.NEAREST))
 

@@ -24,6 +24,16 @@ def add_sweep_commands(commands: Any) -> None:
     status.add_argument("name", help="the sweep's name")
     status.set_defaults(run=cmd_status)
 
+    text = "run the sweep a TOML file describes (what is done already is not run again)"
+    run = verbs.add_parser("run", help=text, description=text)
+    run.add_argument("file", help="the sweep file (see the README's 'Sweep files')")
+    run.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    run.set_defaults(run=cmd_run)
+    text = "print the credits a sweep file's rows would cost and how many requests they are"
+    estimate = verbs.add_parser("estimate", help=text, description=text)
+    estimate.add_argument("file", help="the sweep file")
+    estimate.set_defaults(run=cmd_estimate)
+
 
 def cmd_status(args: argparse.Namespace) -> int:
     from .errors import ConfigError
@@ -39,6 +49,42 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not found["total"]:
         raise ConfigError(f"no sweep named {args.name!r} in {journal.path.rsplit('#', 1)[0]}")
     print("\n".join(status_lines(args.name, found)))
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import imagekit
+
+    from .workflows.sweep_file import load_sweep
+
+    sweep = load_sweep(args.file)
+    with imagekit.connect() as client:
+        outcome = sweep.run(client, progress=args.progress)
+    batch = outcome.batch
+    states = batch.to_pandas()["row_status"].value_counts() if len(batch) else None
+    done = int(states.get("done", 0)) if states is not None else 0
+    print(f"sweep {sweep.name or sweep.path.stem}: {done} of {len(batch)} rows done, {batch.spent:g} credits spent"
+          + (f"; stopped: {batch.stopped}" if batch.stopped else ""))
+    if outcome.export is not None:
+        print(f"dataset: {outcome.export}")
+    if outcome.mlflow_run is not None:
+        print(f"MLflow run: {outcome.mlflow_run}")
+    return 0
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    import imagekit
+
+    from .workflows.sweep_file import load_sweep
+
+    sweep = load_sweep(args.file)
+    with imagekit.connect() as client:
+        batch = sweep.batch(client)
+        credits = batch.estimate()
+    budget = sweep.settings.get("budget")
+    print(f"sweep {sweep.name or sweep.path.stem}: {len(batch)} requests, "
+          f"{sum(row.count for row in batch.rows)} images, about {credits:g} credits"
+          + (f" (budget {budget:g})" if budget is not None else ""))
     return 0
 
 

@@ -71,6 +71,33 @@ export class BitMask {
     }
   }
 
+  // Paint (on) or unpaint every pixel whose centre lies inside the polygon (even-odd rule), as
+  // mask_ops.polygon does in Python. `saved` receives the bands before they change.
+  polygon(points, on, saved) {
+    const ys = points.map((p) => p.y);
+    const y0 = Math.max(0, Math.floor(Math.min(...ys)));
+    const y1 = Math.min(this.height, Math.ceil(Math.max(...ys)));
+    if (y0 >= y1) return;
+    this.keep(saved, y0, y1);
+    for (let y = y0; y < y1; y++) {
+      const yc = y + 0.5;
+      const xs = [];
+      points.forEach((a, i) => {
+        const b = points[(i + 1) % points.length];
+        if ((a.y <= yc) !== (b.y <= yc)) xs.push(a.x + ((yc - a.y) * (b.x - a.x)) / (b.y - a.y));
+      });
+      xs.sort((p, q) => p - q);
+      const row = y * this.stride + 1;
+      for (let k = 0; k + 1 < xs.length; k += 2) {
+        const to = Math.min(this.width, Math.ceil(xs[k + 1] - 0.5));
+        for (let x = Math.max(0, Math.ceil(xs[k] - 0.5)); x < to; x++) {
+          if (on) this.rows[row + (x >> 3)] |= 0x80 >> (x & 7);
+          else this.rows[row + (x >> 3)] &= ~(0x80 >> (x & 7));
+        }
+      }
+    }
+  }
+
   // Set every bit from RGBA pixels of the whole image, a band at a time: painted(r, g, b, a).
   readPixels(y0, pixels, painted) {
     const { width, height, data } = pixels;

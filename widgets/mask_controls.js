@@ -18,12 +18,37 @@ function button(parent, action, label, title, onClick, name = label) {
   return b;
 }
 
-function slider(parent, label, props, describe, onInput) {
-  const wrap = make("label", "ik-slider", { textContent: label });
+// Keys that move a slider, as steps: in JupyterLab something above the output cancels the browser's
+// own arrow keys on a range input, so the slider moves itself and keeps the key from going further.
+const SLIDER_KEYS = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
+
+function keyed(input) {
+  input.addEventListener("keydown", (event) => {
+    const [min, max, step] = [Number(input.min), Number(input.max), Number(input.step) || 1];
+    const steps = SLIDER_KEYS[event.key];
+    let value = null;
+    if (steps) value = Number(input.value) + steps * (Math.abs(steps) > 1 ? Math.max(step, (max - min) / 10) : step);
+    else if (event.key === "Home") value = min;
+    else if (event.key === "End") value = max;
+    if (value === null || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    event.stopPropagation();
+    input.value = String(Math.min(max, Math.max(min, value))); // the input snaps it to its step
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+}
+
+// A range input named by its label alone ("Size"); its value is spoken from aria-valuetext and shown
+// beside it. Arrow keys (and Page Up/Down, Home, End) move it.
+export function slider(parent, label, props, describe, onInput) {
+  const wrap = make("label", "ik-slider");
   const input = make("input", "", { type: "range", ...props });
+  input.setAttribute("aria-label", label); // the shown value below would otherwise join the name
   const shown = make("output", "ik-value");
+  shown.setAttribute("aria-hidden", "true"); // aria-valuetext says it already
   input.addEventListener("input", () => onInput(Number(input.value)));
-  wrap.append(input, shown);
+  keyed(input);
+  wrap.append(make("span", "", { textContent: label }), input, shown);
   parent.append(wrap);
   return (value) => {
     input.value = value;
@@ -44,8 +69,13 @@ export function controls(model, actions) {
   const save = (name, value) => { model.set(name, value); model.save_changes(); };
   const tools = make("div", "ik-toolbar", { role: "toolbar" });
   tools.setAttribute("aria-label", "mask tools");
-  const brush = button(tools, "brush", "Brush", "paint the mask (B)", () => save("tool", "brush"));
-  const eraser = button(tools, "eraser", "Eraser", "unpaint (E)", () => save("tool", "eraser"));
+  const pick = (tool, shape) => { model.set(shape ? { tool, shape } : { tool }); model.save_changes(); };
+  const brush = button(tools, "brush", "Brush", "paint the mask (B)", () => pick("brush", "stroke"));
+  const eraser = button(tools, "eraser", "Eraser", "unpaint; with Box or Lasso, take the shape away (E)", () => pick("eraser"));
+  const box = button(tools, "box", "Box", "drag a rectangle to add; Alt or the eraser takes it away (M)", () => pick("brush", "box"));
+  const lasso = button(tools, "lasso", "Lasso",
+    "drag around an area, or click points and close (first point, double-click or Enter) to add; Alt or the eraser takes it away (L)",
+    () => pick("brush", "lasso"));
   const longSide = Math.max(model.get("width"), model.get("height"));
   const size = slider(tools, "Size", { min: 1, max: Math.max(8, Math.round(longSide / 4)), step: 1 },
     (v) => `${v} px`, (v) => save("brush_size", v));
@@ -60,6 +90,18 @@ export function controls(model, actions) {
   button(tools, "redo", "Redo", "redo what was undone (Ctrl+Shift+Z or Ctrl+Y)", actions.redo);
   button(tools, "clear", "Clear", "unpaint everything", actions.clear);
   button(tools, "invert", "Invert", "swap painted and unpainted", actions.invert);
+  // Subject: the service's background removal makes the mask; its price shows before the click.
+  const subject = button(tools, "subject", "Subject", "", (event) => actions.subject(event.altKey || model.get("tool") === "eraser"));
+  subject.setAttribute("aria-label", "Subject");
+  const shape = make("div", "ik-group", { role: "group" }); // grow, shrink, smooth: by one amount
+  shape.setAttribute("aria-label", "change the mask's outline");
+  let by = 4;
+  const amount = slider(shape, "Amount", { min: 1, max: 64, step: 1 }, (v) => `${v} px`, (v) => { by = v; amount(v); });
+  amount(by);
+  button(shape, "grow", "Grow", "paint the amount further out on every side, in image pixels", () => actions.morph("grow", by));
+  button(shape, "shrink", "Shrink", "unpaint the amount from every edge, in image pixels", () => actions.morph("shrink", by));
+  button(shape, "smooth", "Smooth", "remove specks and close gaps narrower than the amount", () => actions.morph("smooth", by));
+  tools.append(shape);
   button(tools, "zoom-out", "−", "zoom out (-)", actions.zoomOut, "Zoom out");
   button(tools, "zoom-in", "+", "zoom in (+, or Ctrl+wheel)", actions.zoomIn, "Zoom in");
   button(tools, "fit", "Fit", "show the whole image (0)", actions.fit);
@@ -80,13 +122,22 @@ export function controls(model, actions) {
   const refresh = () => {
     const busy = model.get("busy");
     const editable = model.get("editable");
-    for (const [node, on] of [[brush, model.get("tool") === "brush"], [eraser, model.get("tool") === "eraser"]]) {
+    const [tool, shape] = [model.get("tool"), model.get("shape")];
+    const pressed = [[brush, tool === "brush" && shape === "stroke"], [eraser, tool === "eraser"],
+      [box, shape === "box"], [lasso, shape === "lasso"]];
+    for (const [node, on] of pressed) {
       node.classList.toggle("ik-active", on);
       node.setAttribute("aria-pressed", String(on));
     }
     size(model.get("brush_size"));
     opacity(model.get("opacity"));
     colour.value = model.get("mask_color");
+    const price = model.get("subject_price");
+    subject.textContent = price ? `Subject · ${price}` : "Subject";
+    subject.disabled = busy || !editable;
+    subject.title = editable
+      ? `add the subject the service finds (its background removal${price ? `, ${price}` : ""}); Alt or the eraser takes it away`
+      : "needs an image on the service: make the painter from an Image handle";
     fill.disabled = busy || !editable || !prompt.value.trim();
     cleanUp.disabled = busy || !editable;
     const why = editable ? "" : " (needs an image on the service: make the painter from an Image handle)";

@@ -5,11 +5,14 @@
 // change touched, at one bit a pixel.
 
 import { BitMask, encodePng, maskFromImage, rgb } from "./mask_bits.js";
+import { comparer } from "./mask_compare.js";
 import { controls, make } from "./mask_controls.js";
+import { shapeTool } from "./mask_shapes.js";
 import { zoomable } from "./mask_view.js";
 
 const HISTORY_BYTES = 160 * 2 ** 20; // undo and redo bands kept (19 full-height strokes at 8192 px), oldest dropped first
-const KEYS_HELP = "drag to paint; B brush, E eraser, [ and ] brush size, Ctrl+Z undo, Ctrl+Shift+Z redo, "
+const KEYS_HELP = "drag to paint; B brush, E eraser, M box, L lasso (drag, or click points then Enter; Escape "
+  + "cancels), Alt subtracts a shape, [ and ] brush size, Ctrl+Z undo, Ctrl+Shift+Z redo, "
   + "+ and - zoom, 0 fit, Space-drag or middle-drag to pan";
 const MAGIC = { 0x89: "image/png", 0xff: "image/jpeg", 0x52: "image/webp" };
 
@@ -48,8 +51,15 @@ function render({ model, el }) {
     type: "button", textContent: "Continue on result", title: "paint on the result next; the mask and its history stay",
   });
   continueButton.dataset.action = "continue";
+  const compareButton = make("button", "ik-btn", {
+    type: "button", textContent: "Compare",
+    title: "show the result over the original, split by a divider you drag or move with the arrow keys",
+  });
+  compareButton.dataset.action = "compare";
+  compareButton.addEventListener("click", () => { model.set("compare", !model.get("compare")); model.save_changes(); });
   continueButton.addEventListener("click", () => model.send({ event: "continue" }));
-  result.append(resultImage, resultCaption, continueButton);
+  result.append(resultImage, resultCaption, compareButton, continueButton);
+  const comparison = comparer(model, stage);
   const panes = make("div", "ik-panes");
   panes.append(original, result);
 
@@ -92,6 +102,8 @@ function render({ model, el }) {
     mask = new BitMask(width, height);
     undo.length = redo.length = 0;
     el.style.setProperty("--ik-aspect", String(width / height));
+    shapes.cancel();
+    shapes.fit(width, height, stage.style.transform);
     draw();
   };
 
@@ -129,6 +141,15 @@ function render({ model, el }) {
     draw();
     commit();
   };
+  // A finished box or lasso: one change, its undo entry only the bands of rows it covers.
+  const shapes = shapeTool(view, (points, subtract) => {
+    const saved = new Map();
+    mask.polygon(points, !subtract, saved);
+    if (!saved.size) return;
+    record(saved);
+    draw();
+    commit();
+  });
   const step = (from, to) => {
     if (!from.length) return;
     to.push(mask.swap(from.pop()));
@@ -136,9 +157,13 @@ function render({ model, el }) {
     draw();
     commit();
   };
-  const zoom = zoomable(view, stage, (scale) => { el.dataset.zoom = scale.toFixed(2); draw(); });
+  const zoom = zoomable(view, stage, (scale) => {
+    el.dataset.zoom = scale.toFixed(2);
+    shapes.fit(width, height, stage.style.transform);
+    draw();
+  });
   const setBrush = (size) => { model.set("brush_size", Math.max(1, Math.round(size))); model.save_changes(); };
-  const setTool = (tool) => { model.set("tool", tool); model.save_changes(); };
+  const setTool = (tool, shape) => { model.set(shape ? { tool, shape } : { tool }); model.save_changes(); };
   const actions = {
     undo: () => step(undo, redo),
     redo: () => step(redo, undo),
@@ -151,6 +176,9 @@ function render({ model, el }) {
     edit: (op, prompt = "", negative = "") => {
       sending = sending.then(() => model.send({ event: "edit", op, prompt, negative }));
     },
+    // Grow, shrink, smooth: done by the kernel at the image's resolution; its mask comes back as one undo step.
+    morph: (op, px) => { sending = sending.then(() => model.send({ event: "morph", op, px })); },
+    subject: (subtract) => { sending = sending.then(() => model.send({ event: "subject", subtract })); },
   };
   const { tools, edits, refresh } = controls(model, actions);
   el.append(tools, panes, edits);
@@ -165,6 +193,7 @@ function render({ model, el }) {
     };
   };
   const moveRing = (event) => {
+    if (model.get("shape") !== "stroke") { ring.style.display = "none"; return; }
     const rect = picture.getBoundingClientRect();
     const box = view.getBoundingClientRect();
     const d = model.get("brush_size") * (rect.width / width);
@@ -190,31 +219,44 @@ function render({ model, el }) {
       return;
     }
     if (event.pointerType === "mouse" && event.button !== 0) return;
+    if (view.classList.contains("ik-comparing")) return; // the mask is hidden: nothing to paint on
     event.preventDefault();
     view.setPointerCapture(event.pointerId);
     const point = toImage(event);
+    if (model.get("shape") !== "stroke") { // Box or Lasso: the eraser or Alt makes it subtract
+      const near = 8 * (width / picture.getBoundingClientRect().width); // 8 CSS px, in image pixels
+      shapes.down(model.get("shape"), point, { x: event.clientX, y: event.clientY },
+        model.get("tool") === "eraser" || event.altKey, near);
+      return;
+    }
     stroke = { id: event.pointerId, last: point, on: model.get("tool") !== "eraser", saved: new Map() };
     paintTo(point);
   });
   view.addEventListener("pointermove", (event) => {
     moveRing(event);
-    if (zoom.onMove(event) || !stroke || event.pointerId !== stroke.id) return;
+    if (zoom.onMove(event)) return;
+    if (shapes.active()) { shapes.move(toImage(event), { x: event.clientX, y: event.clientY }); return; }
+    if (!stroke || event.pointerId !== stroke.id) return;
     const moves = event.getCoalescedEvents ? event.getCoalescedEvents() : [];
     (moves.length ? moves : [event]).forEach((move) => paintTo(toImage(move)));
   });
   const finish = (event) => {
-    if (zoom.onUp(event) || !stroke || event.pointerId !== stroke.id) return;
+    if (zoom.onUp(event)) return;
+    if (shapes.active()) { shapes.up(); return; }
+    if (!stroke || event.pointerId !== stroke.id) return;
     record(stroke.saved);
     stroke = null;
     commit();
   };
   view.addEventListener("pointerup", finish);
   view.addEventListener("pointercancel", finish);
+  view.addEventListener("dblclick", () => shapes.active() && shapes.close());
   view.addEventListener("pointerleave", () => { ring.style.display = "none"; });
 
   // Keys, while focus is anywhere in the painter but a text field.
   const keyActions = {
-    b: () => setTool("brush"), e: () => setTool("eraser"),
+    b: () => setTool("brush", "stroke"), e: () => setTool("eraser"),
+    m: () => setTool("brush", "box"), l: () => setTool("brush", "lasso"),
     "[": () => setBrush(model.get("brush_size") * 0.85), "]": () => setBrush(model.get("brush_size") / 0.85 + 1),
     "+": zoom.zoomIn, "=": zoom.zoomIn, "-": zoom.zoomOut, 0: zoom.reset,
   };
@@ -226,6 +268,8 @@ function render({ model, el }) {
       act = key === "z" ? (event.shiftKey ? actions.redo : actions.undo) : key === "y" ? actions.redo : null;
     } else if (key === " " && !event.target.closest("button")) {
       act = () => zoom.holdSpace(true);
+    } else if ((key === "enter" || key === "escape") && shapes.active()) {
+      act = key === "enter" ? shapes.close : shapes.cancel;
     } else if (!event.altKey) {
       act = keyActions[key];
     }
@@ -251,7 +295,8 @@ function render({ model, el }) {
   const onMask = () => {
     if (model.get("revision") <= revision) return; // our own echo, or older than what we show
     revision = model.get("revision");
-    loadMask();
+    const shown = revision;
+    loadMask().then(() => { el.dataset.loaded = String(shown); }); // the kernel's mask, on screen
   };
   const onReceived = () => {
     if (!pending || model.get("received") < pending.revision) return;
@@ -274,6 +319,14 @@ function render({ model, el }) {
     const data = model.get("result_data");
     panes.classList.toggle("ik-has-result", Boolean(data && data.byteLength));
     show(resultImage, data);
+    comparison.show(resultImage.src);
+    compare();
+  };
+  const compare = () => {
+    const on = comparison.refresh(panes.classList.contains("ik-has-result"));
+    view.classList.toggle("ik-comparing", on);
+    compareButton.setAttribute("aria-pressed", String(on));
+    compareButton.classList.toggle("ik-active", on);
   };
   const onColour = () => {
     el.style.setProperty("--ik-mask-color", model.get("mask_color"));
@@ -293,12 +346,13 @@ function render({ model, el }) {
   const stop = listen(model, {
     "change:image_data": showImage,
     "change:result_data": showResult,
+    "change:compare change:divider": compare,
     "change:mask_png": onMask,
     "change:received": onReceived,
     "change:opacity": onOpacity,
     "change:mask_color": onColour,
     "change:width change:height": onSize,
-    "change:tool change:brush_size change:opacity change:mask_color change:status change:busy change:editable": refresh,
+    "change:tool change:shape change:subject_price change:brush_size change:opacity change:mask_color change:status change:busy change:editable": refresh,
   });
   resize();
   showImage();

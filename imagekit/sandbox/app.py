@@ -21,6 +21,7 @@ from .faults import FaultMiddleware
 from .hosts import HostCheckMiddleware
 from .image_meta import ImageMeta
 from .limits import BodyLimitMiddleware
+from .outage import OutageMiddleware
 from .reads import LoopReader
 from .routes import control, edits, images, prompts, users
 from .schemas import ErrorBody
@@ -39,7 +40,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {status: {"model": ErrorBody,
     (400, "Invalid input or Host"), (401, "Wrong or expired API key (admin token for /sandbox)"), (402, "Not enough credit"),
     (403, "Not logged in, or not allowed by the plan"), (404, "Not found"), (409, "Conflict"),
     (413, "Too large"), (415, "Unsupported media type"), (429, "Over a concurrency or rate limit"),
-    (503, "Unavailable (injected fault)"), (507, "The data folder is full: nothing was charged"))}
+    (503, "Unavailable: the database is unreachable for now, or an injected fault"),
+    (507, "The data folder is full: nothing was charged"))}
 
 
 def error_response(error: SandboxError) -> JSONResponse:
@@ -101,7 +103,9 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
         if owner:
             sandbox.claim()
             sandbox.recover()
+        sandbox.gate.start()  # renews this process's slot leases; settles abandoned and expired ones
         yield
+        sandbox.gate.stop()
         reader.close()
         sandbox.close()
 
@@ -151,5 +155,6 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     app.add_middleware(FaultMiddleware, faults=sandbox.faults)
     if sandbox.db.shared:
         app.add_middleware(_RefreshShared, callers=callers)
+    app.add_middleware(OutageMiddleware)  # around every database read, the caller's included
     app.add_middleware(HostCheckMiddleware, allowed=settings.allowed_hosts)
     return app

@@ -31,7 +31,11 @@ def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, a busy timeout and foreign keys."""
     if not url.startswith("sqlite"):
         # Requests run on up to 40 threads, jobs on 16 more: enough connections that none waits long.
-        return create_engine(normalize_url(url), pool_pre_ping=True, pool_size=10, max_overflow=50)
+        # A database that does not answer (a host gone, not a server restarting) is given up after
+        # a few seconds, so the request is answered 503 rather than hanging (see outage.py).
+        timeout = {"connect_timeout": 5} if make_url(url).get_backend_name() == "postgresql" else {}
+        return create_engine(normalize_url(url), pool_pre_ping=True, pool_size=10, max_overflow=50,
+                             connect_args=timeout)
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     @event.listens_for(engine, "connect")
@@ -86,9 +90,12 @@ class Database:
             yield session
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        """A session whose changes commit together on success and roll back on any error."""
-        with self._guard(), self._write_lock, self._sessions() as session, session.begin():
+    def write(self, guarded: bool = True) -> Iterator[Session]:
+        """A session whose changes commit together on success and roll back on any error. Unguarded,
+        a failure for lack of space is raised as it is: bookkeeping that can wait for room must not
+        spend the reserve kept for settling work."""
+        with self._guard() if guarded else nullcontext(), self._write_lock, self._sessions() as session, \
+                session.begin():
             yield session
 
     @staticmethod

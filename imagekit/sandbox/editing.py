@@ -3,7 +3,9 @@
 An edit is charged when it starts and counted from then on; if it is cancelled before it
 completes, or fails, the charge is refunded, so it is neither charged nor counted, and it leaves
 no image row and no file. Completion and cancellation are decided atomically by the job registry:
-a cancel that arrives after completion changes nothing.
+a cancel that arrives after completion changes nothing. The outcome is settled with the edit's
+concurrency slot (``ConcurrencyGate.settle``): an edit whose outcome cannot be recorded (the
+database is away) is refunded once it can.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from sqlalchemy import select
 
 from . import credits, jobs
 from .errors import Cancelled, SandboxError
+from .outage import patiently, refusal, unreachable
 from .references import ready_image
-from .tables import Charge, Image, User
+from .tables import Image, User
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +72,7 @@ def _check_limits(session, user: User, edit: Edit, now) -> None:
 
 def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | None,
              platform: str) -> Outcome:
-    """Run ``edit`` on one of the caller's images as a cancellable, charged job."""
+    """Run ``edit`` on one of the caller's images as a cancellable, charged job holding one slot."""
     from .engines.edits.codecs import check_output_size
 
     request_id = request_id or uuid.uuid4().hex
@@ -78,60 +82,74 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
     if edit.out_size:
         check_output_size(*edit.out_size)
     sandbox.disk.ensure()
-    with sandbox.gate.slot(user.user_id, credits.simultaneous_limit(user)):
-        job = sandbox.jobs.start(user.user_id, request_id)
+    job = None
+    try:
+        with sandbox.db.write() as session:  # the slot and the request id together, or neither
+            slot = sandbox.gate.acquire(session, user.user_id, credits.simultaneous_limit(user))
+            job = sandbox.jobs.start(session, user.user_id, request_id)
+            sandbox.gate.record(session, slot, request_id=request_id)
+    except BaseException:
+        if job is not None:
+            sandbox.jobs.done(job)
+        raise
+    try:
         if job.cancelled.is_set():  # cancelled before it arrived: refused before anything is charged
-            sandbox.jobs.finish(job, "cancelled")
-            raise _cancelled(job)
-        try:
-            with sandbox.db.write() as session:
-                fresh = sandbox.db.locked(session, User, user.user_id)
-                _check_limits(session, fresh, edit, sandbox.clock.now())
-                charge_id = credits.charge(session, fresh, edit.cost_type, price, sandbox.clock.now(),
-                                           request_id).charge_id
-        except BaseException:
-            sandbox.jobs.finish(job, "failed")
-            raise
-        return _work(sandbox, user, source, edit, job, charge_id, price, platform)
+            raise Cancelled(request_id)
+        with sandbox.db.write() as session:
+            fresh = sandbox.db.locked(session, User, user.user_id)
+            _check_limits(session, fresh, edit, sandbox.clock.now())
+            charge_id = credits.charge(session, fresh, edit.cost_type, price, sandbox.clock.now(),
+                                       request_id).charge_id
+            sandbox.gate.record(session, slot, charge_id=charge_id)
+        return _work(sandbox, user, source, edit, job, slot, charge_id, price, platform)
+    except BaseException as exc:
+        # Refunded (if charged) and the slot given back now, or as soon as the database answers again.
+        sandbox.gate.abandon(slot, "cancelled" if isinstance(exc, Cancelled) else "failed")
+        raise _answer(exc, edit, source) from None
+    finally:
+        sandbox.jobs.done(job)
 
 
-def _cancelled(job: jobs.Job) -> SandboxError:
-    return SandboxError("edit_cancelled", f"Edit {job.request_id} was cancelled; nothing was charged.")
+def _answer(exc: BaseException, edit: Edit, source: Image) -> BaseException:
+    """What a client is told of an edit that did not complete (nothing was charged)."""
+    if isinstance(exc, Cancelled):
+        return SandboxError("edit_cancelled", f"Edit {exc} was cancelled; nothing was charged.")
+    if unreachable(exc):
+        return refusal()
+    if isinstance(exc, SandboxError | KeyboardInterrupt | SystemExit):
+        return exc
+    log.error("edit %s of image %s failed", edit.op, source.image_id, exc_info=exc)
+    return SandboxError("edit_failed", f"The {edit.op} edit failed; nothing was charged.")
 
 
-def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, charge_id: int, price: int,
+def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, slot: int, charge_id: int, price: int,
           platform: str) -> Outcome:
     seed = secrets.randbelow(2**31)
-    try:
-        started = time.monotonic()
-        result = edit.run(sandbox.store.read_pixels(source.file_name), seed, job.check)
-        jobs.wait(sandbox.settings.latency, job.check, since=started)  # the simulated service's edit time
-        if not sandbox.jobs.complete(job):
-            raise Cancelled(job.request_id)
-        outcome = _commit(sandbox, user, source, edit, job, charge_id, price, platform, seed, result)
-    except BaseException as exc:
-        try:
-            with sandbox.db.write() as session:
-                credits.refund(session, session.get(Charge, charge_id))
-        finally:
-            sandbox.jobs.finish(job, "cancelled" if isinstance(exc, Cancelled) else "failed")
-        if isinstance(exc, Cancelled):
-            raise _cancelled(job) from None
-        if not isinstance(exc, SandboxError | KeyboardInterrupt | SystemExit):
-            log.exception("edit %s of image %s failed", edit.op, source.image_id)
-            raise SandboxError("edit_failed", f"The {edit.op} edit failed; nothing was charged.") from exc
-        raise
-    sandbox.jobs.finish(job, "completed")
-    return outcome
+    started = time.monotonic()
+    result = edit.run(sandbox.store.read_pixels(source.file_name), seed, job.check)
+    jobs.wait(sandbox.settings.latency, job.check, since=started)  # the simulated service's edit time
+    patience = sandbox.settings.outage_patience
+    if not patiently(lambda: sandbox.jobs.complete(job), patience):
+        raise Cancelled(job.request_id)
+    return patiently(lambda: _commit(sandbox, user, source, edit, job, slot, charge_id, price, platform, seed,
+                                     result), patience)
 
 
-def _commit(sandbox, user, source: Image, edit: Edit, job, charge_id, price, platform, seed,
+def _commit(sandbox, user, source: Image, edit: Edit, job, slot, charge_id, price, platform, seed,
             result: EditResult) -> Outcome:
-    """Insert the new image and its files in one step; on any error neither remains."""
+    """Insert the new image and its files, and give the slot back with them, in one step; on any
+    error neither remains. Safe to repeat: a slot found gone was settled already (by this step
+    whose answer was lost: its image is the outcome; or as abandoned work: refunded)."""
     height, width = result.pixels.shape[:2]
     names: list[str] = []
     try:
         with sandbox.db.write() as session:
+            held = sandbox.gate.claim(session, slot)
+            if held is None:
+                made = session.scalar(select(Image).where(Image.charge_id == charge_id))
+                if made is None:
+                    raise refusal()
+                return Outcome(image=made, charged=price, balance=credits.total_balance(session.get(User, user.user_id)))
             image = Image(owner_id=user.user_id, created_at=sandbox.clock.now(), status="COMPLETED",
                           width=width, height=height, kind="edit", mode=edit.op,
                           prompt=edit.prompt if edit.prompt is not None else source.prompt,
@@ -147,8 +165,8 @@ def _commit(sandbox, user, source: Image, edit: Edit, job, charge_id, price, pla
             if result.svg is not None:
                 names.append(sandbox.store.write_bytes(f"{image.image_id}.svg", result.svg.encode()))
                 image.vector_file = names[-1]
-            fresh = session.get(User, user.user_id)
-            balance = credits.total_balance(fresh)
+            sandbox.gate.settle(session, held, "completed")
+            balance = credits.total_balance(session.get(User, user.user_id))
     except BaseException:
         sandbox.store.delete(*names)
         raise

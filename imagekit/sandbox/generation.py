@@ -1,8 +1,8 @@
 """POST /api/images/create as a service: validate and price, charge, draw, refund what failed.
 
 Every refusal happens in ``prepare`` before a credit is taken. ``start`` charges and inserts the
-PENDING rows in one transaction; ``draw`` renders them and settles each image: COMPLETED with its
-file, or FAILED with its share of the charge refunded (no orphan file either way).
+PENDING rows in one transaction; ``draw`` renders them and settles them in another: each COMPLETED
+with its file, or FAILED with its share of the charge refunded (no orphan file either way).
 """
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, lazyload
 
 from . import credits, jobs
 from .engines.base import GenerationRequest
 from .errors import SandboxError
 from .extensions import create_seed
 from .faults import InjectedFailure
+from .outage import OUTAGE_REFUND, patiently, refusal, unreachable
+from .recovery import fail_images
 from .references import read_reference
 from .schemas import CreateBody
 from .tables import Charge, Collection, Image, Model, Style, User
@@ -128,11 +130,13 @@ def prepare(session: Session, sandbox, user: User, body: CreateBody, platform: s
     return order
 
 
-def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, list[Image]]:
-    """Charge the whole request and insert its PENDING images, in the caller's transaction."""
+def start(session: Session, sandbox, user: User, order: Order, slot: int) -> tuple[Charge, list[Image]]:
+    """Charge the whole request and insert its PENDING images, in the caller's transaction (which
+    took ``slot``: the charge is noted on it)."""
     now, body = sandbox.clock.now(), order.body
     count = body.count
     charge = credits.charge(session, user, "create", order.unit_price * count, now)
+    sandbox.gate.record(session, slot, charge_id=charge.charge_id)
     seed = order.seed if order.seed is not None else secrets.randbelow(2**31 - 8)
     group = body.groupId or uuid.uuid4().hex
     meta = {k: v for k, v in body.model_dump(include={"randomPrompt", "initialPrompt", "enhancedPrompt",
@@ -152,54 +156,77 @@ def start(session: Session, sandbox, user: User, order: Order) -> tuple[Charge, 
     return charge, images
 
 
-def draw(sandbox, order: Order, image_ids: list[int], slot: int) -> list[SandboxError]:
-    """Render each PENDING image and settle it; failures are refunded, never half-written. The
-    last image to settle gives the request's concurrency ``slot`` back in the same transaction, so
-    nobody sees the request done while it still holds the slot. Returns the refusals that failed
-    images (a full disk: 507 insufficient_storage).
+@dataclass
+class Drawn:
+    """A create's rows once settled: what its answer shows."""
 
-    An image settles no sooner than ``latency`` seconds after its create was accepted: the simulated
-    service's generation time, whatever part of it checking, charging and drawing took."""
+    payer: User
+    charge: Charge
+    images: list[Image]
+    refusals: list[SandboxError] = field(default_factory=list)
+    """Why images failed, where the sandbox refused them by name (a full disk: 507 insufficient_storage)."""
+
+
+def draw(sandbox, order: Order, images: list[Image], slot: int) -> Drawn:
+    """Render the request's PENDING ``images``, then settle them all in one transaction that gives
+    the request's ``slot`` back: each COMPLETED with its file, or FAILED with its share of the charge
+    refunded (no orphan file either way), so nobody sees the request done while it holds the slot.
+
+    They settle no sooner than ``latency`` seconds after the create was accepted: the simulated
+    service's generation time, whatever part of it checking, charging and drawing took. If the
+    database stays unreachable past ``outage_patience``, the slot is abandoned (the images fail,
+    refunded, once it answers again) and the 503 refusal is raised."""
     look = order.style.look if order.style else order.collection.look if order.collection else None
     palette = [tuple(c) for c in order.collection.palette] if order.collection else None
+    files: dict[int, str] = {}
+    errors: dict[int, str] = {}
     refusals: list[SandboxError] = []
-    for image_id in image_ids:
-        last = slot if image_id == image_ids[-1] else None
-        with sandbox.db.read() as session:
-            image = session.get(Image, image_id)
-        request = GenerationRequest(prompt=image.prompt, width=image.width, height=image.height,
-                                    seed=image.variation_id, style=look, reference=order.reference,
-                                    palette=palette)
-        name = None
-        try:
-            if sandbox.faults.roll(sandbox.faults.config.fail_generation_rate):
-                raise InjectedFailure("The engine failed (injected fault).")
-            pixels = sandbox.engine_for(order.model).generate(request)
-            name = sandbox.store.write_pixels(image_id, pixels)
-            jobs.wait(sandbox.settings.latency, since=order.accepted)
-            settle(sandbox, image_id, name=name, slot=last)
-        except Exception as exc:  # any failure of one image fails that image alone, refunded
-            if isinstance(exc, SandboxError):
-                refusals.append(exc)
-            elif not isinstance(exc, InjectedFailure):
-                log.exception("generation of image %s failed", image_id)
-            sandbox.store.delete(name)
-            jobs.wait(sandbox.settings.latency, since=order.accepted)
-            settle(sandbox, image_id, error=getattr(exc, "message", None) or "The generation failed.", slot=last)
-    return refusals
+    try:
+        for image in images:
+            name = None
+            try:
+                if sandbox.faults.roll(sandbox.faults.config.fail_generation_rate):
+                    raise InjectedFailure("The engine failed (injected fault).")
+                pixels = sandbox.engine_for(order.model).generate(GenerationRequest(
+                    prompt=image.prompt, width=image.width, height=image.height, seed=image.variation_id,
+                    style=look, reference=order.reference, palette=palette))
+                name = files[image.image_id] = sandbox.store.write_pixels(image.image_id, pixels)
+            except Exception as exc:  # any failure of one image fails that image alone, refunded
+                if isinstance(exc, SandboxError):
+                    refusals.append(exc)
+                elif not isinstance(exc, InjectedFailure):
+                    log.exception("generation of image %s failed", image.image_id)
+                sandbox.store.delete(name)
+                errors[image.image_id] = getattr(exc, "message", None) or "The generation failed."
+        jobs.wait(sandbox.settings.latency, since=order.accepted)
+        drawn = patiently(lambda: _settle(sandbox, images, files, errors, slot), sandbox.settings.outage_patience)
+    except BaseException as exc:
+        away = unreachable(exc)
+        sandbox.gate.abandon(slot, cleanup=lambda: sandbox.store.delete(*files.values()),
+                             reason=OUTAGE_REFUND if away else getattr(exc, "message", "The generation failed."))
+        if away:
+            raise refusal() from None
+        raise
+    # Settled by someone else (the slot was given up while the database was away): the files are no one's.
+    sandbox.store.delete(*(name for image in drawn.images if (name := files.get(image.image_id))
+                           and image.file_name != name))
+    drawn.refusals = refusals
+    return drawn
 
 
-def settle(sandbox, image_id: int, *, name: str | None = None, error: str | None = None,
-           slot: int | None = None) -> None:
-    """Mark an image COMPLETED with its file, or FAILED with its share of the charge refunded; give
-    ``slot`` back with it."""
+def _settle(sandbox, images: list[Image], files: dict[int, str], errors: dict[int, str], slot: int) -> Drawn:
+    """One transaction, safe to repeat: a slot found gone was settled already (by this transaction
+    whose answer was lost, or as abandoned work), and the rows are read as they are."""
     with sandbox.db.write() as session:
-        if slot is not None:
-            sandbox.gate.release(slot, session)
-        image = session.get(Image, image_id)
-        if error is None:
-            image.status, image.file_name = "COMPLETED", name
-            return
-        image.status, image.error = "FAILED", error
-        if image.charge_id is not None and image.unit_price:
-            credits.refund(session, session.get(Charge, image.charge_id), image.unit_price)
+        held = sandbox.gate.claim(session, slot)
+        rows = [session.get(Image, image.image_id) for image in images]
+        if held is not None:
+            for row in rows:
+                if row.image_id in files:
+                    row.status, row.file_name = "COMPLETED", files[row.image_id]
+                else:
+                    fail_images(session, [row], errors[row.image_id])
+            sandbox.gate.settle(session, held)
+        charge = session.get(Charge, images[0].charge_id)
+        payer = session.get(User, charge.user_id, options=[lazyload(User.plan)])
+        return Drawn(payer, charge, rows)

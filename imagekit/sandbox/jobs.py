@@ -1,28 +1,27 @@
-"""Running work: per-user concurrency slots, edit jobs by request id, cancellation, latency.
+"""Running edits: jobs by request id, cancellation, latency (concurrency slots: ``slots.py``).
 
-Everything here lives in the database, so that several worker processes serving one database
-keep every rule together: a user's running operations are rows (``running_slots``), and an edit's
-request id row carries its state, which a cancel in any worker changes and the running job polls.
-Per-user steps take the user's row lock first (:meth:`Database.locked`), so they happen one at a time.
+An edit's request id is a database row carrying its state, which a cancel in any worker changes and
+the running job polls, so that several worker processes serving one database keep every rule
+together. Per-user steps take the user's row lock first (:meth:`Database.locked`), so they happen
+one at a time.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from .clock import Clock
 from .db import Database
 from .errors import Cancelled, SandboxError
-from .tables import ConcurrencyPeak, RequestId, RunningSlot, User
+from .outage import unreachable
+from .tables import RequestId, User
 
 REQUEST_ID_RETENTION = timedelta(days=7)
 """How long an edit request id stays taken and answers cancelEdit (sandbox clock; in the README)."""
@@ -32,63 +31,6 @@ _POLL = 0.05
 """How often a running edit reads its request id's state, to see a cancel made in another worker."""
 _SETTLED = ("completed", "cancelled", "failed")
 """States of a request id whose edit has stopped and whose charge is settled."""
-
-
-class ConcurrencyGate:
-    """At most ``limit`` operations of one user at once; the next one gets a 429 with Retry-After."""
-
-    def __init__(self, db: Database, clock: Clock) -> None:
-        self._db, self._clock = db, clock
-
-    def acquire(self, session: Session, user_id: int, limit: int) -> int:
-        """Take a slot in the caller's transaction (it is given back if that rolls back); its id."""
-        self._db.locked(session, User, user_id)
-        running = self._count(session, user_id)
-        if running >= limit:
-            raise SandboxError("simultaneous_limit_exceeded",
-                               f"The plan allows {limit} operation(s) at once; {running} running.",
-                               headers={"Retry-After": "1"})
-        slot = RunningSlot(user_id=user_id, started_at=self._clock.now(), pid=os.getpid())
-        session.add(slot)
-        peak = session.get(ConcurrencyPeak, user_id)
-        if peak is None:
-            session.add(ConcurrencyPeak(user_id=user_id, peak=running + 1))
-        elif peak.peak <= running:
-            peak.peak = running + 1
-        session.flush()
-        return slot.slot_id
-
-    def running(self, user_id: int) -> int:
-        """How many operations of the user hold a slot now, in any worker."""
-        with self._db.read() as session:
-            return self._count(session, user_id)
-
-    @staticmethod
-    def _count(session: Session, user_id: int) -> int:
-        return session.scalar(select(func.count()).select_from(RunningSlot).where(RunningSlot.user_id == user_id)) or 0
-
-    def release(self, slot_id: int, session: Session | None = None) -> None:
-        """Give the slot back, in ``session``'s transaction when given (giving it back twice is harmless)."""
-        if session is None:
-            with self._db.write() as session:
-                self.release(slot_id, session)
-            return
-        session.execute(delete(RunningSlot).where(RunningSlot.slot_id == slot_id))
-
-    @contextmanager
-    def slot(self, user_id: int, limit: int) -> Iterator[None]:
-        with self._db.write() as session:
-            slot_id = self.acquire(session, user_id, limit)
-        try:
-            yield
-        finally:
-            self.release(slot_id)
-
-    @property
-    def peak(self) -> dict[int, int]:
-        """Highest concurrency seen per user (read by tests and benchmarks)."""
-        with self._db.read() as session:
-            return dict(session.execute(select(ConcurrencyPeak.user_id, ConcurrencyPeak.peak)).all())
 
 
 @dataclass
@@ -127,46 +69,52 @@ class JobRegistry:
         self._lock = threading.Lock()
         self._jobs: dict[tuple[int, str], Job] = {}
 
-    def start(self, user_id: int, request_id: str) -> Job:
+    def start(self, session: Session, user_id: int, request_id: str) -> Job:
+        """Take ``request_id`` for an edit, in the caller's transaction; if that fails, the caller
+        says :meth:`done` (the job is known here from now on, so a cancel reaches it at once)."""
         job = Job(request_id, user_id, self._cancel_requested)
-        with self._db.write() as session:
-            self._db.locked(session, User, user_id)
-            now = self._clock.now()
-            session.execute(delete(RequestId).where(RequestId.user_id == user_id,
-                                                    RequestId.created_at < now - REQUEST_ID_RETENTION))
-            row = session.get(RequestId, (user_id, request_id))
-            if row is None:
-                session.add(RequestId(user_id=user_id, request_id=request_id, created_at=now, state="running"))
-            elif row.state == "precancelled":
-                row.state = "running"
-                job.cancelled.set()
-            else:
-                raise SandboxError("duplicate_request_id",
-                                   f"Request id {request_id!r} was used already; send a new one.")
+        self._db.locked(session, User, user_id)
+        now = self._clock.now()
+        session.execute(delete(RequestId).where(RequestId.user_id == user_id,
+                                                RequestId.created_at < now - REQUEST_ID_RETENTION))
+        row = session.get(RequestId, (user_id, request_id))
+        if row is None:
+            session.add(RequestId(user_id=user_id, request_id=request_id, created_at=now, state="running"))
+        elif row.state == "precancelled":
+            row.state = "running"
+            job.cancelled.set()
+        else:
+            raise SandboxError("duplicate_request_id",
+                               f"Request id {request_id!r} was used already; send a new one.")
         with self._lock:
             self._jobs[(user_id, request_id)] = job
         return job
 
     def _cancel_requested(self, job: Job) -> bool:
-        with self._db.read() as session:
-            return session.scalar(select(RequestId.state).where(
-                RequestId.user_id == job.user_id, RequestId.request_id == job.request_id)) == "cancelling"
+        try:
+            with self._db.read() as session:
+                return session.scalar(select(RequestId.state).where(
+                    RequestId.user_id == job.user_id, RequestId.request_id == job.request_id)) == "cancelling"
+        except Exception as exc:
+            if not unreachable(exc):
+                raise
+            return False  # no cancel can be recorded meanwhile; one recorded before is read once it is back
 
     def complete(self, job: Job) -> bool:
-        """Decide, atomically with any cancel, that the job completes; False if it was cancelled."""
+        """Decide, atomically with any cancel, that the job completes; False if it was cancelled.
+        Deciding again gives the same answer (a commit whose answer was lost is tried again)."""
         with self._db.write() as session:
             row = self._db.locked(session, RequestId, (job.user_id, job.request_id))
+            if row is not None and row.state == "completing":
+                return True
             if job.cancelled.is_set() or row is None or row.state != "running":
                 return False
             row.state = "completing"
             return True
 
-    def finish(self, job: Job, outcome: str) -> None:
-        """The job has stopped (``completed``, ``cancelled`` or ``failed``) and its charge is settled."""
-        with self._db.write() as session:
-            row = session.get(RequestId, (job.user_id, job.request_id))
-            if row is not None:
-                row.state = outcome
+    def done(self, job: Job) -> None:
+        """The job has stopped and its outcome is settled with its slot (``ConcurrencyGate.settle``),
+        or left to be (``abandon``): a cancel waiting in this process returns."""
         with self._lock:
             self._jobs.pop((job.user_id, job.request_id), None)
         job.finished.set()

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Select
 from sqlalchemy.engine import Engine
 from sqlalchemy.engine.interfaces import DBAPICursor
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, make_transient_to_detached
 from sqlalchemy.pool import PoolProxiedConnection
 
@@ -29,7 +30,7 @@ class PreparedRead:
     def __init__(self, statement: Select[Any], engine: Engine) -> None:
         dialect = engine.dialect
         self._compiled = statement.compile(dialect=dialect)
-        self._sql = self._compiled.string
+        self.sql = self._compiled.string
         self._order: list[str] | None = getattr(self._compiled, "positiontup", None)
         self._convert: list[Callable[[Any], Any] | None] = [
             column.type.dialect_impl(dialect).result_processor(dialect, None)
@@ -44,7 +45,7 @@ class PreparedRead:
         """Every row (or the first ``limit``), converted to Python values."""
         bound = self._compiled.construct_params(params)
         arguments = tuple(bound[name] for name in self._order) if self._order else bound
-        cursor.execute(self._sql, arguments)
+        cursor.execute(self.sql, arguments)
         found = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
         return [tuple(value if convert is None or value is None else convert(value)
                       for convert, value in zip(self._convert, row, strict=True)) for row in found]
@@ -85,18 +86,27 @@ class LoopReader:
         return rows[0] if rows else None
 
     def rows(self, read: PreparedRead, limit: int | None = None, **params: Any) -> list[tuple[Any, ...]]:
-        """``read``'s rows (the first ``limit``)."""
-        dbapi_error = self.engine.dialect.loaded_dbapi.Error
+        """``read``'s rows (the first ``limit``). A driver error is raised as SQLAlchemy's (as a
+        session would raise it), so a lost database reads the same here as anywhere."""
+        dialect = self.engine.dialect
+        dbapi_error = dialect.loaded_dbapi.Error
         for attempt in (1, 2):
-            connection, cursor = self._connection()
+            try:
+                connection, cursor = self._connection()
+            except dbapi_error as exc:  # the pool does not wrap what connecting raised
+                raise DBAPIError.instance(None, None, exc, dbapi_error, dialect=dialect) from exc
             try:
                 rows = read.rows(cursor, limit, **params)
             except dbapi_error as exc:
-                if attempt == 2 or not self.engine.dialect.is_disconnect(exc, connection.driver_connection, None):
+                lost = dialect.is_disconnect(exc, connection.driver_connection, None)
+                if lost:
+                    self._drop(connection)
+                    if attempt == 1:
+                        continue
+                else:
                     connection.rollback()
-                    raise
-                self._drop(connection)
-                continue
+                raise DBAPIError.instance(read.sql, params, exc, dbapi_error, connection_invalidated=lost,
+                                          dialect=dialect) from exc
             if not self._autocommit:
                 connection.rollback()
             return rows

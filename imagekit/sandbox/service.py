@@ -21,10 +21,11 @@ from .disk import MB, DiskSpace
 from .engines import load_engine
 from .engines.base import GenerationEngine
 from .faults import FAULTS_KEY, Faults
-from .jobs import ConcurrencyGate, JobRegistry
+from .jobs import JobRegistry
 from .recovery import Recovered, recover
 from .render_cache import RenderCache
 from .settings import SandboxSettings
+from .slots import ConcurrencyGate
 from .storage import ImageStore
 from .tables import Model, Plan, State
 from .views import auth_plan_view

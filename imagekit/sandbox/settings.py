@@ -39,6 +39,9 @@ class SandboxSettings:
     """Answer exactly as the interface shows, without the sandbox's extensions (the credit headers,
     ``groupId`` in image metadata, ``sourceImageId`` in EditInfo; ``seed`` is ignored like any
     unknown field). Every rule (credits, limits, cancellation) is the same in both modes."""
+    outage_patience: float = 30.0
+    """Seconds charged work waits for an unreachable database to record its outcome; past that it
+    is answered 503 and refunded once the database answers again (see ``outage.py``)."""
     workers: int = 16
     """Threads that run asynchronous generations (enough for the largest simultaneousLimit, 8, twice)."""
     worker_header: bool = False

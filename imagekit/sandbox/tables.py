@@ -212,7 +212,7 @@ class Image(Base):
     source_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
     scale_size: Mapped[str] = mapped_column(String(3), default="1x")
     request_id: Mapped[str] = mapped_column(String(64), default="")
-    charge_id: Mapped[int | None] = mapped_column(ForeignKey("charges.charge_id"), nullable=True)
+    charge_id: Mapped[int | None] = mapped_column(ForeignKey("charges.charge_id"), nullable=True, index=True)
     unit_price: Mapped[int] = mapped_column(Integer, default=0)
     """This image's share of its charge: refunded if the image fails."""
     watermarked: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -281,14 +281,20 @@ class State(Base):
 
 class RunningSlot(Base):
     """A generation or edit running now; a user's rows are counted against simultaneousLimit. Kept
-    in the database so that every worker counts every other's."""
+    in the database so that every worker counts every other's (see ``slots.py``)."""
 
     __tablename__ = "running_slots"
     slot_id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.user_id"), index=True)
     started_at: Mapped[datetime] = mapped_column(DateTime)
     pid: Mapped[int] = mapped_column(Integer)
-    """The process running it (for the log; a dead serve's slots are cleared at the next start)."""
+    """The process running it (for the log and for tests)."""
+    expires_at: Mapped[datetime] = mapped_column(DateTime, index=True)
+    """End of the lease (wall clock, UTC), renewed by the running process while it lives."""
+    charge_id: Mapped[int | None] = mapped_column(ForeignKey("charges.charge_id"), nullable=True)
+    """The charge its work made, once made: what is refunded if the work dies."""
+    request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """An edit's request id, once taken: its state is settled with the slot."""
 
 
 class ConcurrencyPeak(Base):

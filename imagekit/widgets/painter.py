@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import anywidget
@@ -20,6 +22,7 @@ from ipywidgets import CallbackDispatcher
 from PIL import Image as PILImage
 from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, validate
 
+from . import mask_ops
 from ._assets import asset_module, asset_text
 from ._common import binary_trait, load_picture, plain_error
 
@@ -31,8 +34,11 @@ log = logging.getLogger("imagekit.widgets")
 class MaskPainter(anywidget.AnyWidget):
     """Paint a mask over an image (Image handle, PIL image or path) with brush, eraser, undo and redo.
 
-    ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size, ``mask_array()`` the
-    same as a boolean array; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
+    ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size (settable from any
+    image or array, ``save_mask(path)`` writes it), ``mask_array()`` the same as a boolean array;
+    ``grow``, ``shrink`` and ``smooth`` (or their buttons) change it by a number of image pixels, and
+    ``select_box`` and ``select_polygon`` (or the Box and Lasso tools) add or take away a shape, and
+    ``select_subject`` (the Subject button) the subject the service's background removal finds; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
     with it (Image handles only) and show the result beside the original; ``continue_on_result()`` (or
     its button) paints on the result next.
     """
@@ -46,7 +52,9 @@ class MaskPainter(anywidget.AnyWidget):
     mask_png = binary_trait("the mask as a PNG: 1-bit white = painted, or alpha = painted (b'' = nothing)")
     revision = Int(0, help="bumped by whichever side changed mask_png, so a side skips its own echo").tag(sync=True)
     received = Int(0, help="the last mask revision the kernel decoded; the browser times syncs by it").tag(sync=True)
-    tool = Enum(("brush", "eraser"), "brush", help="what a stroke does: brush paints, eraser unpaints").tag(sync=True)
+    tool = Enum(("brush", "eraser"), "brush", help="what a drag does: brush paints, eraser unpaints").tag(sync=True)
+    shape = Enum(("stroke", "box", "lasso"), "stroke",
+                 help="what a drag draws: a brush stroke, a box, or a lasso (freehand or clicked points)").tag(sync=True)
     brush_size = Int(24, help="brush diameter in image pixels (at least 1)").tag(sync=True)
     opacity = Float(0.5, min=0.0, max=1.0, help="opacity of the mask overlay").tag(sync=True)
     mask_color = Unicode("#ff2a5a", help="colour of the mask overlay, #rrggbb").tag(sync=True)
@@ -55,6 +63,11 @@ class MaskPainter(anywidget.AnyWidget):
     status = Unicode("", help="what the painter is doing, or the last error in plain words").tag(sync=True)
     busy = Bool(False, help="an edit is running (the edit buttons wait and a progress bar shows)").tag(sync=True)
     editable = Bool(False, help="the image is on the service, so Fill and Clean up can run").tag(sync=True)
+    compare = Bool(False, help="show the result over the original, split by a divider (needs a result)").tag(sync=True)
+    divider = Float(0.5, min=0.0, max=1.0, help="where the divider stands, as a fraction of the image's width: "
+                    "the original shows left of it, the result right").tag(sync=True)
+    subject_price = Unicode("", help="what Subject costs now: the plan's removeBg price, 'free' once the "
+                            "image's cut-out is kept, '' when unknown").tag(sync=True)
 
     def __init__(self, image: Any, *, brush_size: int | None = None, **traits: Any) -> None:
         data, picture, handle = load_picture(image)
@@ -70,6 +83,8 @@ class MaskPainter(anywidget.AnyWidget):
         self._mask_callbacks = CallbackDispatcher()
         self._result_callbacks = CallbackDispatcher()
         self._pool: ThreadPoolExecutor | None = None
+        self._cutouts: dict[int, Any] = {}  # image id -> its removeBg result, so Subject is paid once an image
+        self._price_subject()
         self.observe(self._mask_arrived, "mask_png")
         self.on_msg(self._browser_asked)
 
@@ -100,21 +115,19 @@ class MaskPainter(anywidget.AnyWidget):
 
     @mask.setter
     def mask(self, value: Any) -> None:
-        """Replace the mask: a PIL image, a bool or uint8 array (nonzero = painted), or None to clear."""
-        if value is None:
-            array = np.zeros((self.height, self.width), bool)
-        elif isinstance(value, PILImage.Image):
-            array = np.asarray(value.convert("L").resize((self.width, self.height))) >= 128
-        else:
-            array = np.asarray(value)
-            array = array >= 128 if array.dtype == np.uint8 else array.astype(bool)
-        if array.shape != (self.height, self.width):
-            raise ValueError(f"a mask of shape {array.shape} does not fit a {self.width}x{self.height} image")
+        """Replace the mask (the browser can undo it): a PIL image or array of any mode, thresholded
+        at half its range (alpha where there is one), or None to clear; another size is refused."""
         out = io.BytesIO()
-        PILImage.fromarray(array).save(out, format="PNG")  # a bool array is a 1-bit image
+        PILImage.fromarray(mask_ops.to_bits(value, (self.width, self.height))).save(out, format="PNG")  # 1-bit
         with self.hold_sync():
             self.revision += 1
             self.mask_png = out.getvalue()
+
+    def save_mask(self, path: str | os.PathLike[str]) -> Path:
+        """Save the mask as an image file (255 = painted; the format follows the name, PNG is exact)."""
+        path = Path(path)
+        self.mask.save(path)
+        return path
 
     def mask_array(self) -> np.ndarray:
         """The mask as a boolean array of shape (height, width)."""
@@ -127,6 +140,67 @@ class MaskPainter(anywidget.AnyWidget):
     def invert(self) -> None:
         """Swap painted and unpainted (the browser can undo it)."""
         self.mask = ~self.mask_array()
+
+    def grow(self, px: int) -> None:
+        """Grow the painted area by ``px`` image pixels on every side (one undo step in the browser)."""
+        self.mask = mask_ops.grow(self.mask_array(), px)
+
+    def shrink(self, px: int) -> None:
+        """Shrink the painted area by ``px`` image pixels (paint on the image's edge stays; one undo step)."""
+        self.mask = mask_ops.shrink(self.mask_array(), px)
+
+    def smooth(self, px: int) -> None:
+        """Remove specks and close gaps narrower than ``px`` image pixels, rounding corners (one undo step)."""
+        self.mask = mask_ops.smooth(self.mask_array(), px)
+
+    def select_box(self, box: tuple[float, float, float, float], subtract: bool = False) -> None:
+        """Add the box (left, top, right, bottom; image pixels, right and bottom exclusive) to the mask,
+        or take it away with ``subtract`` (one undo step)."""
+        self._select(mask_ops.box((self.width, self.height), box), subtract)
+
+    def select_polygon(self, points: Any, subtract: bool = False) -> None:
+        """Add the polygon [(x, y), ...] (image pixels) to the mask, or take it away (one undo step)."""
+        self._select(mask_ops.polygon((self.width, self.height), points), subtract)
+
+    def _select(self, shape: np.ndarray, subtract: bool) -> None:
+        self.mask = self.mask_array() & ~shape if subtract else self.mask_array() | shape
+
+    def select_subject(self, subtract: bool = False) -> None:
+        """Add the image's subject to the mask (or take it away): the alpha of the service's own
+        background removal, paid as removeBg once an image (the cut-out is kept for the next time)."""
+        if self.source is None:
+            raise ValueError("Subject needs an image on the service: make the painter from an Image handle")
+        source = self.source
+        self.status, self.busy = "Finding the subject…", True
+        try:
+            if source.id not in self._cutouts:
+                self._cutouts[source.id] = source.remove_bg()
+            cutout = PILImage.open(io.BytesIO(self._cutouts[source.id].read("png")))
+            subject = mask_ops.to_bits(cutout.convert("RGBA").getchannel("A"), (self.width, self.height))
+            self._select(subject, subtract)
+        except Exception as exc:
+            self.status = plain_error(exc)
+            raise
+        finally:
+            self.busy = False
+        self.status = ""
+        self._price_subject()
+
+    def _price_subject(self) -> None:
+        """Show what Subject costs before it is clicked: free for a kept cut-out, else the plan's price."""
+        if self.source is None:
+            self.subject_price = ""
+        elif self.source.id in self._cutouts:
+            self.subject_price = "free"
+        else:
+            from ..ledger.prices import Prices, edit_key
+
+            try:
+                price = Prices.of_account(self.source.client.me()).exact(edit_key("removeBg"))
+            except Exception as exc:  # noqa: BLE001 - the button then shows no price, and works
+                log.debug("no removeBg price: %s", exc)
+                price = None
+            self.subject_price = "" if price is None else f"{price:g} credit{'' if price == 1 else 's'}"
 
     def _mask_arrived(self, change: dict) -> None:
         self.received = self.revision
@@ -154,6 +228,7 @@ class MaskPainter(anywidget.AnyWidget):
             self.image_data, self.result_data = data, b""
         self.source, self.result = result, None
         self.history.append(result)
+        self._price_subject()  # a new image: its own cut-out, paid once
         return result
 
     def _edit(self, doing: str, run: Callable[[Any, Any], Any]) -> Any:
@@ -180,6 +255,10 @@ class MaskPainter(anywidget.AnyWidget):
                 self.run_in_background(self.fill, content.get("prompt", ""), content.get("negative", ""))
             else:
                 self.run_in_background(self.clean_up)
+        elif event == "morph" and content.get("op") in ("grow", "shrink", "smooth"):
+            getattr(self, content["op"])(int(content.get("px", 0)))
+        elif event == "subject" and not self.busy:
+            self.run_in_background(self.select_subject, bool(content.get("subtract")))
         elif event == "continue" and self.result is not None:
             self.continue_on_result()
 

@@ -8,8 +8,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 
@@ -35,13 +36,16 @@ class Served:
         return self.process.stdout.read().decode() if self.process.stdout else ""
 
 
-def start_serving(data_dir, *args: str, host: str = "127.0.0.1", port: int | None = None) -> Served:
-    """``imagekit sandbox serve`` in a subprocess, returned once it answers HTTP."""
+def start_serving(data_dir, *args: str, host: str = "127.0.0.1", port: int | None = None,
+                  log: Path | None = None) -> Served:
+    """``imagekit sandbox serve`` in a subprocess, returned once it answers HTTP. Its output goes to
+    ``log`` when given: a server that logs a lot would stall on a full pipe nobody reads."""
     port = port or free_port()
-    process = subprocess.Popen([sys.executable, "-m", "imagekit.cli", "sandbox", "serve", "--data", str(data_dir),
-                                "--host", host, "--port", str(port), "--log-level", "warning", *args],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    with open(log, "ab") if log else nullcontext(subprocess.PIPE) as output:
+        process = subprocess.Popen([sys.executable, "-m", "imagekit.cli", "sandbox", "serve", "--data", str(data_dir),
+                                    "--host", host, "--port", str(port), "--log-level", "warning", *args],
+                                   stdout=output, stderr=subprocess.STDOUT,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:

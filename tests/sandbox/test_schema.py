@@ -86,6 +86,7 @@ def test_a_database_made_before_migrations_is_adopted_with_its_data(tmp_path, ne
     with engine.begin() as connection:  # what every folder looked like before migrations
         for table in ("concurrency_peaks", "running_slots", schema.VERSION_TABLE):
             connection.execute(text(f"DROP TABLE {table}"))
+        connection.execute(text("DROP INDEX ix_images_charge_id"))  # added by 0003
         assert schema.state(connection) == "legacy"
     imagekit("sandbox", "init", "--data", str(tmp_path), *db)
     with engine.connect() as connection:

@@ -80,6 +80,21 @@ class Painter:
         self.page.wait_for_function(
             "([el, n]) => Number(el.dataset.synced || 0) >= n", arg=[self.root.element_handle(), revision])
 
+    def set_mask(self, code: str) -> None:
+        """Set the mask in the kernel (``code`` is the value) and wait until the page shows it."""
+        self.wait_loaded(int(self.notebook.run(f"painter.mask = {code}\nprint(painter.revision)")))
+
+    def wait_loaded(self, revision: int) -> None:
+        """Wait until the page shows the kernel's mask of ``revision`` (or a later one)."""
+        self.page.wait_for_function("([el, n]) => Number(el.dataset.loaded || 0) >= n",
+                                    arg=[self.root.element_handle(), revision])
+
+    def kernel_change(self, action: str) -> None:
+        """Click a button whose change the kernel makes (grow, shrink, smooth); wait until it shows."""
+        revision = int(self.root.get_attribute("data-loaded") or 0)
+        self.root.locator(f'button[data-action="{action}"]').click()
+        self.wait_loaded(revision + 1)
+
     def kernel_mask(self, name: str) -> np.ndarray:
         path = self.folder / f"mask-{name}.png"
         self.notebook.run(f"painter.mask.save({str(path)!r})")

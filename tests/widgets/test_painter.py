@@ -11,6 +11,7 @@ from traitlets import TraitError
 
 import imagekit
 from imagekit.widgets import MaskPainter
+from imagekit.widgets.mask_ops import box
 from tests.conftest import make_user
 
 
@@ -90,8 +91,25 @@ def test_python_sets_clears_and_inverts(painter):
     assert np.array_equal(painter.mask_array(), mask)
     painter.clear()
     assert not painter.mask_array().any() and painter.revision == 4
-    with pytest.raises(ValueError, match="does not fit"):
-        painter.mask = np.zeros((10, 10), bool)
+    with pytest.raises(ValueError, match="the mask is 10x20 but the image is 120x80"):
+        painter.mask = np.zeros((20, 10), bool)
+    with pytest.raises(ValueError, match="the mask is 60x40 but the image is 120x80"):
+        painter.mask = Image.new("L", (60, 40), 255)  # never stretched to fit
+
+
+def test_mask_from_any_mode_and_saved(painter, tmp_path):
+    mask = np.zeros((80, 120), bool)
+    mask[10:50, 30:70] = True
+    rgba = np.zeros((80, 120, 4), np.uint8)
+    rgba[mask] = (255, 0, 0, 255)  # red paint on transparent: the alpha marks it, not the grey
+    painter.mask = Image.fromarray(rgba, "RGBA")
+    assert np.array_equal(painter.mask_array(), mask)
+    painter.mask = mask.astype(np.float32) * 0.9
+    assert np.array_equal(painter.mask_array(), mask)
+    path = painter.save_mask(tmp_path / "mask.png")
+    saved = Image.open(path)
+    assert saved.mode == "L" and saved.size == (120, 80)
+    assert np.array_equal(np.asarray(saved) == 255, mask) and set(np.unique(saved)) == {0, 255}
 
 
 def test_brush_size_defaults_to_the_image_and_stays_positive(painter):
@@ -149,3 +167,46 @@ def test_clean_up_and_fill_show_the_result(sandbox):
         with pytest.raises(imagekit.EmptyMaskError):
             painter.clean_up()
         assert painter.status.startswith("Empty mask (400)")
+
+
+def test_select_box_and_polygon_add_and_subtract(painter):
+    painter.select_box((10, 20, 50, 60))
+    expected = np.zeros((80, 120), bool)
+    expected[20:60, 10:50] = True
+    assert np.array_equal(painter.mask_array(), expected) and painter.revision == 1
+    painter.select_box((30, 0, 120, 40), subtract=True)
+    expected[:40, 30:] = False
+    assert np.array_equal(painter.mask_array(), expected)
+    painter.select_polygon([(100, 10), (110, 10), (110, 20), (100, 20)])
+    expected[10:20, 100:110] = True
+    assert np.array_equal(painter.mask_array(), expected) and painter.revision == 3
+    assert painter.shape == "stroke"
+
+
+def test_select_subject_is_paid_once_an_image_and_priced_before(sandbox, tmp_path):
+    with imagekit.Client(sandbox.url, make_user(sandbox)[1], ledger=tmp_path / "ledger.sqlite") as ik:
+        image = ik.create("a friendly robot on the beach", style=ik.styles()[0].style_id, count=1).images[0]
+        painter = MaskPainter(image)
+        price = next(cost.credit for cost in ik.me().plan.credit_cost_info if cost.type == "removeBg")
+        assert painter.subject_price == f"{price:g} credit{'' if price == 1 else 's'}"  # 1 credit here
+        before = ik.usage().current_credit
+        painter.select_subject()
+        subject = painter.mask_array()
+        assert 0.02 < subject.mean() < 0.98 and painter.subject_price == "free" and painter.status == ""
+        assert ik.usage().current_credit == before - price
+        painter.clear()
+        painter.select_box((0, 0, 10, 10))
+        painter.select_subject()  # the kept cut-out: free
+        assert np.array_equal(painter.mask_array(), subject | box((1024, 1024), (0, 0, 10, 10)))
+        painter.select_subject(subtract=True)
+        assert np.array_equal(painter.mask_array(), box((1024, 1024), (0, 0, 10, 10)) & ~subject)
+        assert ik.usage().current_credit == before - price
+        paid = [entry for entry in ik.ledger.entries() if entry.operation == "removeBg"]
+        assert [(entry.source_id, entry.credits) for entry in paid] == [(image.id, price)]
+        painter.close()
+
+
+def test_before_and_after_starts_off_at_the_middle(painter):
+    assert (painter.compare, painter.divider) == (False, 0.5)
+    with pytest.raises(TraitError):
+        painter.divider = 1.5

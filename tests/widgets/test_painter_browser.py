@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from PIL import Image
 
 from .conftest import keep_figures
 from .painting import Painter, iou, painter_setup, stroke
@@ -86,9 +87,10 @@ def test_controls_have_accessible_names_and_values(notebook, shots):
     names = ["Brush", "Eraser", "Undo", "Redo", "Clear", "Invert", "Zoom out", "Zoom in", "Fit", "Fill", "Clean up"]
     for name in names:
         assert painter.root.get_by_role("button", name=name, exact=True).count() == 1, name
-    size = painter.root.get_by_role("slider", name="Size")
+    # A slider's name is its label alone; its value is in aria-valuetext.
+    size = painter.root.get_by_role("slider", name="Size", exact=True)
     assert size.get_attribute("aria-valuetext") == "64 px"
-    assert painter.root.get_by_role("slider", name="Opacity").get_attribute("aria-valuetext") == "50%"
+    assert painter.root.get_by_role("slider", name="Opacity", exact=True).get_attribute("aria-valuetext") == "50%"
     assert painter.root.get_by_role("application").get_attribute("aria-label").startswith("image to paint")
     assert painter.root.get_by_role("img", name="the painted mask").count() == 1
     assert painter.root.get_by_role("textbox", name="Fill with").count() == 1
@@ -195,3 +197,51 @@ def test_zoom_with_the_wheel_pan_and_paint_in_detail(notebook, shots):
     np.testing.assert_array_equal(painter.kernel_mask("after-pan"), detail)
     painter.click("fit")
     assert painter.root.get_attribute("data-zoom") == "1.00"
+
+
+def test_a_mask_set_in_python_shows_undoes_and_saves(notebook, shots):
+    notebook.run(painter_setup(brush=BRUSH))
+    painter = Painter(notebook, shots)
+    square = np.zeros(SIZE[::-1], bool)
+    square[200:600, 300:700] = True
+    # Red paint on transparent RGBA, as an editor saves it: the alpha marks the paint.
+    notebook.run("import numpy as np\nfrom PIL import Image\nrgba = np.zeros((1024, 1024, 4), np.uint8)\n"
+                 "rgba[200:600, 300:700] = (255, 0, 0, 255)")
+    painter.set_mask('Image.fromarray(rgba, "RGBA")')
+    centre = painter.canvas.evaluate(  # the square's centre, (500, 400), on the page's canvas
+        "c => Array.from(c.getContext('2d').getImageData(c.width * 500 / 1024, c.height * 400 / 1024, 1, 1).data)")
+    assert centre[3] == 255, centre
+    painter.drag((100, 900), (900, 900))
+    both = painter.kernel_mask("square-and-stroke")
+    assert iou(both, square | stroke((100, 900), (900, 900), BRUSH, SIZE)) >= 0.9
+    painter.press("Control+z")
+    np.testing.assert_array_equal(painter.kernel_mask("stroke-undone"), square)
+    painter.press("Control+z")  # the mask set in Python was one undo step
+    assert not painter.kernel_mask("set-undone").any()
+    painter.press("Control+Shift+z")
+    saved = shots / "saved-mask.png"
+    assert notebook.run(f"print(painter.save_mask({str(saved)!r}).name)") == "saved-mask.png\n"
+    np.testing.assert_array_equal(np.asarray(Image.open(saved)) == 255, square)
+    refused = notebook.run("try:\n    painter.mask = np.zeros((100, 200), bool)\nexcept ValueError as e:\n    print(e)")
+    assert refused.startswith("the mask is 200x100 but the image is 1024x1024"), refused
+    painter.shot("mask-in-and-out")
+
+
+def test_arrow_keys_move_every_slider(notebook, shots):
+    notebook.run(painter_setup(brush=BRUSH))
+    painter = Painter(notebook, shots)
+    sliders = painter.root.get_by_role("slider")
+    names = [sliders.nth(i).get_attribute("aria-label") for i in range(sliders.count())]
+    assert "Size" in names and "Opacity" in names, names
+    for name in names:
+        slider = painter.root.get_by_role("slider", name=name, exact=True)
+        before = slider.get_attribute("aria-valuetext")
+        slider.focus()
+        notebook.page.keyboard.press("ArrowRight")
+        notebook.page.keyboard.press("ArrowRight")
+        notebook.page.wait_for_function("([s, v]) => s.getAttribute('aria-valuetext') !== v",
+                                        arg=[slider.element_handle(), before])
+        notebook.page.keyboard.press("ArrowLeft")
+        notebook.page.wait_for_function("s => s.value !== s.min", arg=slider.element_handle())
+    assert notebook.run("print(painter.brush_size, round(painter.opacity, 2))") == "65 0.55\n"
+    painter.shot("sliders-moved")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import base64
 import logging
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy.orm import lazyload
 
 from .. import credits, generation
 from ..binaries import MEDIA_TYPES, parse_scale
@@ -21,7 +20,6 @@ from ..schemas import CreateBody, CreateOut, ImageMetaOut
 from ..tables import Charge, Collection, DownloadLog, Image, User
 from ..views import generated_image_view
 
-_Row = TypeVar("_Row")
 log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/api/images", tags=["images"])
@@ -38,34 +36,15 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
         slot = sandbox.gate.acquire(session, user.user_id, credits.simultaneous_limit(user))
         payer = session.get(User, user.user_id)  # read and locked by the gate, in this session
         assert payer is not None  # the caller was just authenticated, and the sandbox never deletes users
-        charge, images = generation.start(session, sandbox, payer, order)
-    image_ids = [image.image_id for image in images]
+        charge, images = generation.start(session, sandbox, payer, order, slot)
     if body.isAsync:  # the committed rows are the answer: the images are PENDING
-        sandbox.executor.submit(_draw_then_release, sandbox, order, image_ids, slot)
-    else:
-        refusals = _draw_then_release(sandbox, order, image_ids, slot)
-        with sandbox.db.read() as session:
-            # Rows this request committed above: the sandbox never deletes users, charges or images.
-            payer = _present(session.get(User, user.user_id, options=[lazyload(User.plan)]))
-            charge = _present(session.get(Charge, charge.charge_id))
-            images = [_present(session.get(Image, image_id)) for image_id in image_ids]
-        full = [refusal for refusal in refusals if refusal.name == "insufficient_storage"]
-        if full and all(image.status == "FAILED" for image in images):  # nothing stored, all refunded
-            raise full[0]
-    return _create_response(sandbox, payer, charge, images, order.style)
-
-
-def _present(row: _Row | None) -> _Row:
-    assert row is not None
-    return row
-
-
-def _draw_then_release(sandbox, order, image_ids: list[int], slot: int) -> list[SandboxError]:
-    try:
-        return generation.draw(sandbox, order, image_ids, slot)
-    except BaseException:  # the last image did not settle, so the slot was not given back with it
-        sandbox.gate.release(slot)
-        raise
+        sandbox.executor.submit(generation.draw, sandbox, order, images, slot)
+        return _create_response(sandbox, payer, charge, images, order.style)
+    drawn = generation.draw(sandbox, order, images, slot)
+    full = [refusal for refusal in drawn.refusals if refusal.name == "insufficient_storage"]
+    if full and all(image.status == "FAILED" for image in drawn.images):  # nothing stored, all refunded
+        raise full[0]
+    return _create_response(sandbox, drawn.payer, drawn.charge, drawn.images, order.style)
 
 
 def _create_response(sandbox, payer: User, charge: Charge, images: list[Image], style) -> JSONResponse:

@@ -1,0 +1,174 @@
+"""Sweep files: a batch written down in TOML, checked key by key, run by ``imagekit sweep``.
+
+    [sweep]
+    name = "lighthouses"
+    budget = 40
+    out_dir = "out/lighthouses"          # or an fsspec URL
+    journal = "lighthouses.sqlite"       # or postgresql://...
+    export = "imagefolder"               # or "parquet"; written when the sweep ends
+    tags = { experiment = "lighthouse-v1" }
+
+    [axes]                               # the grid: every combination is one row
+    prompt = ["a lighthouse at dusk", "a lighthouse in fog"]
+    style = [1, 2]
+
+    [defaults]                           # applied to every row
+    count = 1
+
+Every mistake is one line that names the key and what it allows. Keys (API keys) never live in the
+file: the client comes from the environment (``imagekit.connect()``).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+from .rows import CREATE_OPTIONS, grid
+
+if TYPE_CHECKING:
+    from ..client import Client
+    from .batch import Batch
+    from .export import Export
+
+__all__ = ["SweepFile", "SweepOutcome", "load_sweep", "EXPORT_FORMATS"]
+
+EXPORT_FORMATS = ("imagefolder", "parquet")
+"""What ``export`` may name."""
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+_SWEEP_KEYS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "name": (_text, "a name (text)"),
+    "budget": (_number, "a number of credits, at least 0"),
+    "out_dir": (_text, "a folder or an fsspec URL (text)"),
+    "journal": (_text, "a SQLite file or a postgresql:// URL (text)"),
+    "export": (lambda v: v in EXPORT_FORMATS, " or ".join(f'"{f}"' for f in EXPORT_FORMATS)),
+    "tags": (lambda v: isinstance(v, dict) and all(isinstance(x, (str, int, float)) for x in v.values()),
+             "a table of tag names and text values, e.g. { experiment = \"v1\" }"),
+    "lease": (lambda v: _number(v) and bool(v), "seconds, above 0"),
+    "concurrency": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number, at least 1"),
+    "mlflow": (lambda v: isinstance(v, bool) or (isinstance(v, dict) and set(v) <= {"experiment", "run_name",
+                                                                                    "tracking_uri"}),
+               "true, or a table with experiment, run_name and tracking_uri"),
+}
+_TABLES = ("sweep", "axes", "defaults")
+
+
+@dataclass
+class SweepFile:
+    """A sweep as its file describes it."""
+
+    path: Path
+    axes: dict[str, list[Any]]
+    """Each axis and its values: the grid's rows are every combination."""
+    defaults: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    """The ``[sweep]`` table, checked."""
+
+    @property
+    def name(self) -> str | None:
+        """The sweep's name (several processes drain it together through a PostgreSQL journal)."""
+        return self.settings.get("name")
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The grid's rows."""
+        return grid(**self.axes)
+
+    def batch(self, client: Client) -> Batch:
+        """The sweep as a batch of ``client``'s."""
+        return client.batch(self.rows(), name=self.name, tags=self.settings.get("tags"), **self.defaults)
+
+    def run(self, client: Client, progress: bool = True) -> SweepOutcome:
+        """Run what is not done yet (running it again finishes the rest); then export the dataset and
+        log the run to MLflow, where the file asks for them."""
+        options = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease")
+                   if key in self.settings}
+        batch = self.batch(client).run(progress=progress, **options)
+        outcome = SweepOutcome(batch)
+        if "export" in self.settings:
+            format = self.settings["export"]
+            dest = f"{str(self.settings['out_dir']).rstrip('/')}/{'dataset.parquet' if format == 'parquet' else 'dataset'}"
+            outcome.export = batch.export(dest, format, overwrite=True, progress=progress)
+        mlflow = self.settings.get("mlflow")
+        if mlflow:
+            from ..integrations.mlflow import log_batch
+
+            chosen = mlflow if isinstance(mlflow, dict) else {}
+            if "tracking_uri" in chosen:
+                import mlflow as tracking
+
+                tracking.set_tracking_uri(chosen["tracking_uri"])
+            outcome.mlflow_run = log_batch(batch, chosen.get("run_name") or self.name,
+                                           experiment=chosen.get("experiment"))
+        return outcome
+
+
+@dataclass
+class SweepOutcome:
+    """What running a sweep file made: the batch, and its dataset and MLflow run where asked for."""
+
+    batch: Batch
+    export: Export | None = None
+    mlflow_run: str | None = None
+    """The MLflow run id."""
+
+
+def load_sweep(path: str | Path) -> SweepFile:
+    """Read and check a sweep file; ConfigError names the first key that is wrong and what it allows."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: no such sweep file") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not TOML ({exc})") from exc
+    for table in data:
+        if table not in _TABLES:
+            raise ConfigError(f"{path}: unknown table [{table}]; a sweep file has "
+                              + ", ".join(f"[{name}]" for name in _TABLES))
+    settings = _table(path, data, "sweep")
+    for key, value in settings.items():
+        if key not in _SWEEP_KEYS:
+            raise ConfigError(f"{path}: [sweep] {key} is not a sweep setting; allowed: {', '.join(_SWEEP_KEYS)}")
+        check, allowed = _SWEEP_KEYS[key]
+        if not check(value):
+            raise ConfigError(f"{path}: [sweep] {key} = {value!r}: use {allowed}")
+    axes = {key: value if isinstance(value, list) else [value] for key, value in _table(path, data, "axes").items()}
+    for key, values in axes.items():
+        if not values:
+            raise ConfigError(f"{path}: [axes] {key} is empty: give it at least one value")
+    defaults = _table(path, data, "defaults")
+    for key, value in defaults.items():
+        if isinstance(value, (list, dict)):
+            raise ConfigError(f"{path}: [defaults] {key} = {value!r}: a default is one value (an axis goes in [axes])")
+    if "export" in settings and "out_dir" not in settings:
+        raise ConfigError(f"{path}: [sweep] export needs out_dir: the dataset is written there")
+    if "prompt" not in axes and "prompt" not in defaults:
+        raise ConfigError(f"{path}: no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
+    unknown = [key for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
+    if unknown:
+        raise ConfigError(f"{path}: {unknown[0]} belongs in [sweep], not among the rows' fields")
+    return SweepFile(path, axes, defaults, settings)
+
+
+_NOT_LABELS = frozenset(_SWEEP_KEYS)
+"""Sweep settings put among the rows by mistake (any other field is a create option or a label)."""
+
+
+def _table(path: Path, data: Mapping[str, Any], name: str) -> dict[str, Any]:
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: {name} must be a table, [{name}]")
+    return dict(table)

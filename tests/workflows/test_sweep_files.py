@@ -1,0 +1,102 @@
+"""Sweep files: checked key by key with one line per mistake, run from the terminal (resumable,
+exported, logged to MLflow where asked), estimated before anything runs. Read back through datasets
+and MLflow's own client."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from imagekit.cli import main
+from imagekit.errors import ConfigError
+from imagekit.workflows.sweep_file import load_sweep
+from tests.conftest import make_user
+
+SWEEP = """
+[sweep]
+name = "lighthouses"
+budget = 40
+out_dir = "{out}"
+journal = "{journal}"
+export = "imagefolder"
+tags = {{ experiment = "lighthouse-v1" }}
+
+[axes]
+prompt = ["a lighthouse at dusk", "a lighthouse in fog"]
+ratio = ["1:1", "16:9"]
+
+[defaults]
+count = 1
+style = {style}
+"""
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "sweep.toml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[sweep]\nbudjet = 4\n[axes]\nprompt = ['a']", r"\[sweep\] budjet is not a sweep setting; allowed: name, budget"),
+    ("[sweep]\nbudget = -1\n[axes]\nprompt = ['a']", r"\[sweep\] budget = -1: use a number of credits, at least 0"),
+    ("[sweep]\nexport = 'zip'\nout_dir = 'o'\n[axes]\nprompt = ['a']", r'export = .zip.: use "imagefolder" or "parquet"'),
+    ("[sweep]\nexport = 'parquet'\n[axes]\nprompt = ['a']", r"export needs out_dir"),
+    ("[grid]\nprompt = ['a']", r"unknown table \[grid\]; a sweep file has \[sweep\], \[axes\], \[defaults\]"),
+    ("[axes]\nstyle = [1, 2]", r"no prompt"),
+    ("[axes]\nprompt = []", r"\[axes\] prompt is empty"),
+    ("[axes]\nprompt = ['a']\n[defaults]\nbudget = 3", r"budget belongs in \[sweep\]"),
+    ("[axes]\nprompt = ['a']\n[defaults]\nratio = ['1:1']", r"\[defaults\] ratio = \['1:1'\]: a default is one value"),
+    ("[axes\nprompt = ['a']", r"not TOML"),
+])
+def test_each_mistake_is_one_line_naming_the_key(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message) as refused:
+        load_sweep(write(tmp_path, text))
+    assert "\n" not in str(refused.value)
+
+
+def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypatch, capsys):
+    from datasets import load_dataset
+
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    style = __import__("imagekit").Client(box.url, key, ledger=False).styles()[0].style_id
+    path = write(tmp_path, SWEEP.format(out=tmp_path / "out", journal=tmp_path / "journal.sqlite", style=style))
+
+    assert main(["sweep", "estimate", str(path)]) == 0
+    estimate = capsys.readouterr().out
+    assert estimate.startswith("sweep lighthouses: 4 requests, 4 images, about ") and "(budget 40)" in estimate
+
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 0
+    first = capsys.readouterr().out
+    assert first.startswith("sweep lighthouses: 4 of 4 rows done,") and "dataset: " in first
+    rows = load_dataset("imagefolder", data_dir=str(tmp_path / "out" / "dataset"), split="train")
+    assert len(rows) == 4 and sorted(set(rows["prompt"])) == ["a lighthouse at dusk", "a lighthouse in fog"]
+    assert set(rows["ratio"]) == {"1:1", "16:9"}
+
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 0  # again: nothing left to make
+    assert capsys.readouterr().out.startswith("sweep lighthouses: 4 of 4 rows done, 0 credits spent")
+
+
+def test_a_sweep_file_logs_its_run_to_mlflow(box, tmp_path, monkeypatch, capsys):
+    from mlflow.tracking import MlflowClient
+
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    store = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    text = (f"[sweep]\nname = \"kites\"\nmlflow = {{ tracking_uri = \"{store}\", experiment = \"sweeps\" }}\n"
+            f"[axes]\nprompt = [\"a kite\", \"a boat\"]\n[defaults]\nstyle = "
+            f"{__import__('imagekit').Client(box.url, key, ledger=False).styles()[0].style_id}\n")
+    try:
+        assert main(["sweep", "run", str(write(tmp_path, text)), "--no-progress"]) == 0
+    finally:
+        import mlflow
+
+        mlflow.set_tracking_uri(None)
+    run_id = capsys.readouterr().out.split("MLflow run: ")[1].strip()
+    run = MlflowClient(tracking_uri=store).get_run(run_id)
+    assert run.data.metrics["images"] == 2 and run.data.tags.get("mlflow.runName") == "kites"
