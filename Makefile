@@ -1,9 +1,13 @@
 # Each target creates .venv when missing and installs what it needs.
-VENV   ?= .venv
-PYTHON := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed-dev
+VENV    ?= .venv
+PYTHON  := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed-dev
+# Test processes (pytest-xdist): one per core by default; WORKERS=0 runs the suite in this process.
+WORKERS ?= auto
+# The suite always runs against embedded sandboxes, whatever service the environment names.
+PYTEST  := env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY $(PYTHON) -m pytest -n $(WORKERS)
 
-.PHONY: demo test smoke bench notebooks clean
+.PHONY: demo lint test check smoke bench notebooks clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -16,10 +20,15 @@ $(STAMP): pyproject.toml | $(PYTHON)
 demo: $(STAMP)  ## the main job against an embedded sandbox; results in ./out
 	$(PYTHON) -m imagekit.cli demo --out out
 
-test: $(STAMP)  ## lint and type checks, then the whole test suite, notebooks included (always against embedded sandboxes)
-	$(VENV)/bin/ruff check imagekit tests benchmarks
+lint: $(STAMP)  ## ruff and mypy
+	$(VENV)/bin/ruff check imagekit tests benchmarks conftest.py
 	$(VENV)/bin/mypy imagekit
-	env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY $(PYTHON) -m pytest
+
+test: lint  ## lint, types, then the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the README included
+	$(PYTEST) $(PYTEST_ARGS)
+
+check: lint  ## lint, types, then every test that needs neither a browser nor PostgreSQL
+	$(PYTEST) -m "not browser and not postgres" $(PYTEST_ARGS)
 
 smoke:  ## install the core alone and [sandbox] alone in fresh venvs and smoke-test each
 	tests/smoke/run.sh

@@ -1,5 +1,5 @@
 """Fixtures for the README's Python blocks (pytest-markdown-docs runs them; the suite's own
-fixtures are in tests/conftest.py)."""
+fixtures are in tests/conftest.py), and how the suite is shared among pytest-xdist's workers."""
 
 from __future__ import annotations
 
@@ -26,3 +26,27 @@ def _as_a_reader(request: pytest.FixtureRequest) -> None:
     config = sys.modules.get("datasets.config")
     if config is not None:
         monkeypatch.setattr(config, "HF_DATASETS_CACHE", folder / "huggingface" / "datasets")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With ``-n`` (xdist's default ``--dist load``), tests go to the workers one at a time, except
+    what must stay together: each notebook (its cells share one kernel, in order) and the README
+    (a block may continue the one before it) run whole in one worker, and the browser tests
+    (``*_browser.py``) share one worker, so one JupyterLab and one chromium serve them all."""
+    if config.getvalue("dist") != "load":
+        return None  # another --dist asked for by name
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Together(LoadScopeScheduling):
+        """xdist's scope scheduling with our units (largest first: groups start early)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            if path.endswith((".ipynb", ".md")):
+                return path
+            if path.endswith("_browser.py"):
+                return "browser"
+            return nodeid
+
+    return Together(config, log)

@@ -12,6 +12,7 @@ import time
 import weakref
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from functools import cache
 from typing import IO, TYPE_CHECKING, Any
 
 import httpx
@@ -22,6 +23,7 @@ from .config import VERSION, Config
 
 if TYPE_CHECKING:
     import asyncio
+    import ssl
 
 # asyncio and anyio load when async code first runs: `import imagekit` stays light for blocking use.
 
@@ -106,6 +108,14 @@ def _timeout(seconds: float) -> httpx.Timeout:
     return httpx.Timeout(seconds, connect=min(seconds, 10.0))
 
 
+@cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default TLS settings (honouring SSL_CERT_FILE and SSL_CERT_DIR), made once per process:
+    each context loads the whole CA bundle (tens of ms), which every client, copy of a client and
+    async pool on a new event loop would otherwise pay again."""
+    return httpx.create_ssl_context()
+
+
 class _Base:
     """State and decisions shared by the sync and async loops."""
 
@@ -140,6 +150,7 @@ class _Base:
             "headers": self._headers,
             "timeout": _timeout(self.config.timeout),
             "follow_redirects": False,
+            "verify": _tls(),
         }
 
     def _build(self, client: httpx.Client | httpx.AsyncClient, call: Call) -> httpx.Request:

@@ -1,4 +1,10 @@
-"""Fixtures: real sandboxes on 127.0.0.1 (port 0) with temporary data directories."""
+"""Fixtures: real sandboxes on 127.0.0.1 (port 0) with temporary data directories.
+
+Session fixtures are per process: under pytest-xdist each worker has its own sandboxes, temporary
+folders and PostgreSQL cluster. A test that needs something outside Python carries a marker, so
+``-m "not browser and not postgres"`` leaves it out; ``make test`` runs them all, and they fail
+(never skip) when chromium or PostgreSQL is missing.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +18,31 @@ import httpx
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
+from tests.helpers import TLS
 from tests.objectstore import CREDENTIALS, MotoServer
 from tests.postgres import PostgresServer
 
 _emails = itertools.count()
+
+NEEDS = {"postgres": "postgres", "lab": "browser"}
+"""Fixtures that need more than Python, and the marker of every test that uses one (directly or
+through another fixture). Parameters that put a test on PostgreSQL carry ``postgres`` themselves
+(``tests.helpers.on_both_databases``, ``either_ledger``): a fixture asked for by name at run time
+is not in a test's fixture closure."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what each test needs, before ``-m`` deselects."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for fixture, marker in NEEDS.items():
+            if fixture in used:
+                item.add_marker(marker)
+        if item.get_closest_marker("browser") and not item.path.name.endswith("_browser.py"):
+            # xdist gives the *_browser.py files to one worker (conftest.py at the root), so that
+            # one JupyterLab and one chromium serve them all.
+            raise pytest.UsageError(f"{item.nodeid} drives a browser: its file's name must end in _browser.py")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -114,7 +141,8 @@ def own_sandbox(tmp_path, sandbox_on) -> Iterator[EmbeddedSandbox]:
 
 def make_user(box: EmbeddedSandbox, plan: str = "standard") -> tuple[int, str]:
     """A fresh user on ``plan`` in ``box``; returns (user id, API key)."""
-    response = httpx.post(f"{box.url}/sandbox/users", json={"email": f"user{next(_emails)}@test.local", "plan": plan})
+    response = httpx.post(f"{box.url}/sandbox/users", json={"email": f"user{next(_emails)}@test.local", "plan": plan},
+                          verify=TLS)
     response.raise_for_status()
     return response.json()["userId"], response.json()["apiKey"]
 
@@ -123,7 +151,7 @@ def make_user(box: EmbeddedSandbox, plan: str = "standard") -> tuple[int, str]:
 def api(sandbox) -> Iterator[httpx.Client]:
     """A raw HTTP client for a fresh standard user of the shared sandbox."""
     _, key = make_user(sandbox)
-    with httpx.Client(base_url=sandbox.url, headers={"X-Api-Key": key}, timeout=60) as client:
+    with httpx.Client(base_url=sandbox.url, headers={"X-Api-Key": key}, timeout=60, verify=TLS) as client:
         yield client
 
 
@@ -135,7 +163,7 @@ def client_for(sandbox):
     def open_client(plan: str = "standard", box: EmbeddedSandbox | None = None) -> httpx.Client:
         box = box or sandbox
         user_id, key = make_user(box, plan)
-        client = httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60)
+        client = httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60, verify=TLS)
         client.user_id = user_id
         opened.append(client)
         return client

@@ -15,9 +15,16 @@ import pytest
 
 import imagekit
 
-on_both_databases = pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True, scope="session")
+on_both_databases = pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True, scope="session")
 """A module marked with this (``pytestmark = on_both_databases``) runs every test on a sandbox over
-SQLite and again over PostgreSQL: the ``sandbox``, ``own_sandbox`` and ``sandbox_on`` fixtures follow."""
+SQLite and again over PostgreSQL: the ``sandbox``, ``own_sandbox`` and ``sandbox_on`` fixtures follow.
+The PostgreSQL runs carry the ``postgres`` marker."""
+
+
+TLS = httpx.create_ssl_context()
+"""One TLS context for the tests' own httpx clients (``verify=TLS``): without it each new client
+loads the whole CA bundle, tens of ms, a cost the suite paid a few thousand times."""
 
 
 def db_args(url: str | None) -> list[str]:
@@ -44,7 +51,7 @@ def assert_error(response: httpx.Response, status: int, name: str) -> dict:
 
 def control(box: Any, method: str, path: str, body: Any = None) -> Any:
     """Call one of the sandbox's own controls (under /sandbox) and return its JSON."""
-    response = httpx.request(method, f"{box.url}/sandbox/{path.lstrip('/')}", json=body, timeout=30)
+    response = httpx.request(method, f"{box.url}/sandbox/{path.lstrip('/')}", json=body, timeout=30, verify=TLS)
     response.raise_for_status()
     return response.json()
 

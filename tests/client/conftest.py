@@ -20,7 +20,7 @@ import imagekit
 from imagekit.images import _Result
 from imagekit.resources._common import AsyncNamespace
 from tests.conftest import make_user
-from tests.helpers import QUICK_RETRIES
+from tests.helpers import QUICK_RETRIES, TLS
 
 
 async def _await(awaitable: Any) -> Any:
@@ -185,7 +185,7 @@ class Counting(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """A real transport that records every request it sends (sync or async)."""
 
     def __init__(self) -> None:
-        self._sync, self._async = httpx.HTTPTransport(), httpx.AsyncHTTPTransport()
+        self._sync, self._async = httpx.HTTPTransport(verify=TLS), httpx.AsyncHTTPTransport(verify=TLS)
         self.requests: list[httpx.Request] = []
 
     def sent(self, path: str) -> int:

@@ -12,12 +12,14 @@ import psycopg
 import pytest
 
 import imagekit
-from imagekit.ledger import Entry, Ledger, Status
+from imagekit.ledger import Status
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
 from tests.helpers import PATIENT_RETRIES, wait_until
 from tests.postgres import PostgresServer
 from tests.workflows.conftest import balance
+
+pytestmark = pytest.mark.postgres  # a cluster of its own: it stops and starts it
 
 
 @pytest.fixture(scope="module")
@@ -131,11 +133,3 @@ def test_a_ledger_unreachable_at_start_spools_and_refuses_tagged_work_it_cannot_
     [entry] = ik.ledger.entries()
     assert entry.image_ids == [image.id for image in made.images] and entry.credits == 4
     ik.close()
-
-
-def test_an_entry_is_written_once_however_often_it_is_tried(tmp_path):
-    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
-    entry = Entry(operation="create", status=Status.ANSWERED, image_ids=[1], credits=2.0, tags={})
-    first = ledger.record(entry).seq
-    again = ledger.record(Entry(**{**vars(entry), "seq": None})).seq  # a flush tried twice
-    assert first == again and len(ledger.entries()) == 1

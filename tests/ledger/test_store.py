@@ -43,3 +43,11 @@ def test_a_ledger_from_before_named_statuses_is_brought_forward(tmp_path):
     assert [(e.status, e.http_status) for e in entries] == [
         (Status.ANSWERED, 200), (Status.FAILED, 404), (Status.REFUNDED, None), (Status.NO_RESPONSE, None),
         (Status.RECOVERED, None), (Status.ANSWERED, 200)]
+
+
+def test_an_entry_is_written_once_however_often_it_is_tried(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    entry = Entry(operation="create", status=Status.ANSWERED, image_ids=[1], credits=2.0, tags={})
+    first = ledger.record(entry).seq
+    again = ledger.record(Entry(**{**vars(entry), "seq": None})).seq  # a flush tried twice
+    assert first == again and len(ledger.entries()) == 1

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.helpers import TLS
+
 
 def imagekit(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
     """Run the command line; with ``check`` a non-zero exit fails the test."""
@@ -51,7 +53,7 @@ def start_serving(data_dir, *args: str, host: str = "127.0.0.1", port: int | Non
     while True:
         assert process.poll() is None, process.stdout.read().decode()
         try:
-            httpx.get(url + "/openapi.json", timeout=5)
+            httpx.get(url + "/openapi.json", timeout=5, verify=TLS)
             return Served(url, process)
         except httpx.TransportError:
             assert time.monotonic() < deadline, "the sandbox did not start answering within 60 s"

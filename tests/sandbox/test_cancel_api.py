@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.conftest import make_user
-from tests.helpers import assert_error, on_both_databases, wait_for_edit, wait_until
+from tests.helpers import TLS, assert_error, on_both_databases, wait_for_edit, wait_until
 
 pytestmark = on_both_databases
 
@@ -25,7 +25,7 @@ def slow(tmp_path_factory, sandbox_on):
 def client(box, plan="pro") -> httpx.Client:
     """A raw client for a fresh user (``user_id`` attribute)."""
     user_id, key = make_user(box, plan)
-    api = httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60)
+    api = httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=60, verify=TLS)
     api.user_id = user_id
     return api
 

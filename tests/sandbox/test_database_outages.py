@@ -32,6 +32,9 @@ from tests.postgres import PostgresServer
 
 from .serving import Served, imagekit, serving
 
+pytestmark = pytest.mark.postgres  # clusters of its own: it stops and restarts them
+
+
 RESTARTS = 3
 _request_ids = itertools.count()
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx
 
+from tests.helpers import TLS
+
 CHROMIUM = Path(os.environ.get("IMAGEKIT_TEST_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -61,7 +63,7 @@ class Lab:
             if self.process.poll() is not None:
                 raise RuntimeError(f"JupyterLab exited with {self.process.returncode}:\n{self.tail()}")
             try:
-                if httpx.get(f"{self.url}/api/status", timeout=2).status_code == 200:
+                if httpx.get(f"{self.url}/api/status", timeout=2, verify=TLS).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
@@ -85,7 +87,8 @@ class Lab:
         content = {"cells": [], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                             "language": "python"}},
                    "nbformat": 4, "nbformat_minor": 5}
-        response = httpx.put(f"{self.url}/api/contents/{name}", json={"type": "notebook", "content": content})
+        response = httpx.put(f"{self.url}/api/contents/{name}", json={"type": "notebook", "content": content},
+                             verify=TLS)
         response.raise_for_status()
         return name
 

@@ -8,6 +8,8 @@ import io
 import numpy as np
 from PIL import Image
 
+from tests.helpers import wait_until
+
 from .painting import Painter, painter_setup
 
 
@@ -38,13 +40,15 @@ def test_before_and_after_divider_by_mouse_and_keys(notebook, shots):
     page.mouse.move(stage["x"] + stage["width"] * 0.25, handle["y"] + handle["height"] / 2, steps=8)
     page.mouse.up()
     page.wait_for_function("d => d.getAttribute('aria-valuenow') === '25'", arg=divider.element_handle())
-    assert abs(float(notebook.run("print(painter.divider)")) - 0.25) <= 0.005
+    # The page moves first; the kernel hears of each move over the comm a moment later.
+    wait_until(lambda: abs(float(notebook.run("print(painter.divider)")) - 0.25) <= 0.005, timeout=20,
+               what="the kernel's divider at 0.25")
 
     for _ in range(5):
         divider.press("ArrowRight")
     divider.press("Shift+ArrowLeft")
     page.wait_for_function("d => d.getAttribute('aria-valuenow') === '20'", arg=divider.element_handle())
-    assert notebook.run("print(painter.divider)") == "0.2\n"
+    wait_until(lambda: notebook.run("print(painter.divider)") == "0.2\n", timeout=20, what="the kernel's divider at 0.2")
     painter.shot("compared")
 
     # Left of the divider the page shows the original, right of it the result (inside the cleaned box).

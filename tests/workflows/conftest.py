@@ -10,7 +10,7 @@ import pytest
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
-from tests.helpers import PATIENT_RETRIES
+from tests.helpers import PATIENT_RETRIES, control
 
 
 @pytest.fixture(autouse=True)
@@ -19,15 +19,37 @@ def _home(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("IMAGEKIT_HOME", str(tmp_path / "home"))
 
 
+@pytest.fixture(scope="session")
+def _boxes(tmp_path_factory) -> Iterator[Callable[[str], EmbeddedSandbox]]:
+    """``_boxes(face)``: this process's workflow sandbox of that face, started when first asked for."""
+    started: dict[str, EmbeddedSandbox] = {}
+
+    def get(face: str) -> EmbeddedSandbox:
+        if face not in started:
+            running = EmbeddedSandbox(tmp_path_factory.mktemp(f"box-{face}"), latency=0.05, base_size=128,
+                                      spec_exact=face == "spec-exact")
+            started[face] = running.start()
+            running.spec_exact = face == "spec-exact"
+        return started[face]
+
+    yield get
+    for running in started.values():
+        running.stop()
+
+
 @pytest.fixture(params=["extended", "spec-exact"])
-def box(request, tmp_path) -> Iterator[EmbeddedSandbox]:
-    """A sandbox for one test: small images, a little latency so generations overlap. Every test
-    runs twice: against the sandbox with its extensions, and spec-exact (the interface and nothing
-    more), since nothing in the toolkit may need an extension."""
-    with EmbeddedSandbox(tmp_path / "sandbox", latency=0.05, base_size=128,
-                         spec_exact=request.param == "spec-exact") as running:
-        running.spec_exact = request.param == "spec-exact"
-        yield running
+def box(request, _boxes) -> Iterator[EmbeddedSandbox]:
+    """A sandbox with small images and a little latency, so generations overlap. Every test runs
+    twice: against the sandbox with its extensions, and spec-exact (the interface and nothing more),
+    since nothing in the toolkit may need an extension.
+
+    The sandbox is shared by the tests of one process (starting one per test cost more than most
+    tests): each test works as fresh users of its own (``connect``), and whatever the sandbox holds
+    for everyone is put back after each test (injected faults are removed, even when the test
+    failed half-way)."""
+    running = _boxes(request.param)
+    yield running
+    control(running, "DELETE", "faults")
 
 
 @pytest.fixture
@@ -37,7 +59,7 @@ def ledger_location(tmp_path) -> str:
     return str(tmp_path / "ledger.sqlite")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def either_ledger(request, tmp_path) -> str:
     """A fresh ledger location: a SQLite file, or a database of the test run's PostgreSQL cluster."""
     if request.param == "sqlite":

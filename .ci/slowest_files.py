@@ -1,0 +1,38 @@
+"""Print the test files that took longest, from a JUnit XML report: python slowest_files.py REPORT [N].
+
+A file's time is the sum of its tests' (setup, call and teardown); under pytest-xdist the files run
+side by side, so the sum is more than the wall time.
+"""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+
+def file_of(case: ET.Element) -> str:
+    """The file a test case came from: tests/x/test_y.py, a notebook, or the README."""
+    if case.get("file"):
+        return case.get("file", "")
+    module = case.get("classname", "")
+    if module.endswith(".ipynb"):  # notebooks.01_quickstart.ipynb
+        return module.replace(".", "/", 1)
+    if module.startswith("tests."):
+        return module.replace(".", "/") + ".py"
+    return module  # README.md
+
+
+def main(report: str, count: int = 10) -> None:
+    seconds: Counter[str] = Counter()
+    tests: Counter[str] = Counter()
+    for case in ET.parse(report).getroot().iter("testcase"):
+        seconds[file_of(case)] += float(case.get("time", 0))
+        tests[file_of(case)] += 1
+    print(f"slowest {count} files of {len(seconds)} ({sum(seconds.values()):.0f} s of tests in all):")
+    for name, spent in seconds.most_common(count):
+        print(f"{spent:8.1f} s {tests[name]:5d} tests  {name}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], *(int(arg) for arg in sys.argv[2:3]))
