@@ -32,9 +32,9 @@ log = logging.getLogger("imagekit")
 Location = str | os.PathLike[str]
 SPOOL_BYTES = 8 << 20
 """An image larger than this waits on disk rather than in memory between download and store."""
-WRITE_BLOCK = 8 << 20
-"""Bytes a remote file gathers before it sends them (an S3 part; S3 wants at least 5 MB), where
-fsspec's default (50 MB for S3) would hold a large file's next part, and its copy, in memory."""
+WRITE_BLOCK = 5 << 20
+"""Bytes a remote file gathers before it sends them: an S3 part of the smallest size S3 accepts,
+where fsspec's default (50 MB for S3) would hold a large file's next part, and its copies, in memory."""
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+://")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -61,6 +62,19 @@ def postgres() -> Iterator[PostgresServer]:
     """A real PostgreSQL cluster for the whole run; ``postgres.new_database()`` gives each test its own."""
     with PostgresServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_datasets_cache(tmp_path_factory) -> Iterator[None]:
+    """Hugging Face datasets caches what a test loads in the run's own folder, not ~/.cache (its
+    config reads the place when imported, which a test module may have done already)."""
+    folder = tmp_path_factory.mktemp("huggingface")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HOME", str(folder))
+        config = sys.modules.get("datasets.config")
+        if config is not None:
+            patch.setattr(config, "HF_DATASETS_CACHE", folder / "datasets")
+        yield
 
 
 @pytest.fixture(scope="session")

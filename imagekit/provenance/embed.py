@@ -8,12 +8,13 @@ copied unchanged.
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import struct
 import zlib
 from collections.abc import Callable, Mapping
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Protocol
 
 from .xmp import packet, rdf
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["embed", "write", "kind_of"]
 
+log = logging.getLogger("imagekit")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 XMP_APP1 = b"http://ns.adobe.com/xap/1.0/\x00"
 SVG_METADATA_ID = "imagekit-provenance"
@@ -29,6 +31,12 @@ _TEXT_CHUNKS = (b"tEXt", b"iTXt", b"zTXt")
 _SVG_START = re.compile(rb"<svg\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*?(/?)>")
 _SVG_OURS = re.compile(rf'\s*<metadata id="{SVG_METADATA_ID}">.*?</metadata>'.encode(), re.S)
 Fields = Mapping[str, str]
+
+
+class Sink(Protocol):
+    """Where a file is copied to: anything with ``write``."""
+
+    def write(self, data: bytes, /) -> object: ...
 
 
 def kind_of(head: bytes) -> str | None:
@@ -44,18 +52,33 @@ def kind_of(head: bytes) -> str | None:
     return None
 
 
-def embed(source: IO[bytes], sink: IO[bytes], values: Fields) -> str | None:
+def embed(source: IO[bytes], sink: Sink, values: Fields) -> str | None:
     """Copy the image in ``source`` (seekable, read from its start) to ``sink`` with ``values``
-    written inside; return its kind, None when it is of none that holds them (copied as is)."""
+    written inside; return its kind. A file of no kind that holds them, or one its kind's rules do not
+    parse, is copied as it is (the image is never lost for its record): then None."""
     source.seek(0)
     kind = kind_of(source.read(512))
     source.seek(0)
     write = _WRITERS.get(kind or "")
+    if write is not None and values:
+        try:  # a dry run first: a sink that is uploading cannot take back what it was given
+            write(source, _Nowhere(), values)
+        except (ValueError, struct.error) as exc:
+            log.warning("a %s file that cannot be parsed (%s): copied without its provenance", kind, exc)
+            write = None
+        source.seek(0)
     if write is None or not values:
         shutil.copyfileobj(source, sink)
-    else:
-        write(source, sink, values)
+        return None
+    write(source, sink, values)
     return kind
+
+
+class _Nowhere:
+    """A sink that keeps nothing."""
+
+    def write(self, data: bytes) -> int:
+        return len(data)
 
 
 def _exactly(source: IO[bytes], size: int) -> bytes:
@@ -65,7 +88,7 @@ def _exactly(source: IO[bytes], size: int) -> bytes:
     return data
 
 
-def _copy(source: IO[bytes], sink: IO[bytes], size: int, chunk: int = 1 << 20) -> None:
+def _copy(source: IO[bytes], sink: Sink, size: int, chunk: int = 1 << 20) -> None:
     while size > 0:
         data = _exactly(source, min(chunk, size))
         sink.write(data)
@@ -76,7 +99,7 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def _png(source: IO[bytes], sink: IO[bytes], values: Fields) -> None:
+def _png(source: IO[bytes], sink: Sink, values: Fields) -> None:
     """Each field an iTXt chunk (UTF-8) right after IHDR, where readers find it without the pixels."""
     ours = {name.encode("latin-1") for name in values}
     sink.write(_exactly(source, len(PNG_SIGNATURE)))
@@ -94,7 +117,7 @@ def _png(source: IO[bytes], sink: IO[bytes], values: Fields) -> None:
                 sink.write(_png_chunk(b"iTXt", name.encode("latin-1") + b"\0\0\0\0\0" + text.encode()))
 
 
-def _jpeg(source: IO[bytes], sink: IO[bytes], values: Fields) -> None:
+def _jpeg(source: IO[bytes], sink: Sink, values: Fields) -> None:
     """An XMP APP1 segment after SOI and the segments that must lead (JFIF's APP0, Exif's APP1); an
     earlier XMP segment is dropped."""
     payload = XMP_APP1 + packet(values)
@@ -123,7 +146,7 @@ def _jpeg(source: IO[bytes], sink: IO[bytes], values: Fields) -> None:
             sink.write(marker + length + body)
 
 
-def _webp(source: IO[bytes], sink: IO[bytes], values: Fields) -> None:
+def _webp(source: IO[bytes], sink: Sink, values: Fields) -> None:
     """An ``XMP `` chunk at the end, flagged in VP8X (made from the bitstream's size if the file is
     a simple one); the RIFF size is set to match."""
     riff_size = struct.unpack("<I", _exactly(source, 12)[4:8])[0]
@@ -165,7 +188,7 @@ def _vp8x(source: IO[bytes], first: tuple[bytes, int, int]) -> bytes:
             + (height - 1).to_bytes(3, "little"))
 
 
-def _svg(source: IO[bytes], sink: IO[bytes], values: Fields) -> None:
+def _svg(source: IO[bytes], sink: Sink, values: Fields) -> None:
     """A ``<metadata>`` element holding the RDF record, as the ``<svg>`` element's first child."""
     text = _SVG_OURS.sub(b"", source.read())
     start = _SVG_START.search(text)
@@ -180,7 +203,7 @@ def _svg(source: IO[bytes], sink: IO[bytes], values: Fields) -> None:
     sink.write(text[start.end():])
 
 
-_WRITERS: dict[str, Callable[[IO[bytes], IO[bytes], Fields], None]] = {
+_WRITERS: dict[str, Callable[[IO[bytes], Sink, Fields], None]] = {
     "png": _png, "jpeg": _jpeg, "webp": _webp, "svg": _svg}
 
 

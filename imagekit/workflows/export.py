@@ -8,7 +8,7 @@ as a dataset Hugging Face ``datasets``, pandas and pyarrow read, in a folder or 
   features, so ``datasets.load_dataset("parquet", ...)`` decodes the images (needs pyarrow:
   ``imagekit[parquet]``).
 
-Images go one at a time (Parquet: a row group of 4 MB at a time), so memory stays flat however
+Images go one at a time (Parquet: a row group of 2 MB at a time), so memory stays flat however
 large the batch. Each comes from the file its run saved where there is one, else from the service,
 with its provenance written in. Failed and unfinished rows are left out; the Export says how many
 were, and why.
@@ -52,9 +52,9 @@ BATCH_COLUMNS = {"prompt": "string", "style": "int", "style_label": "string", "r
 CHAIN_COLUMNS = {"step": "int", "op": "string", "params": "string", "parent_id": "int", "image_id": "int",
                  "request_id": "string", "credits": "float", "latency": "float", "tags": "string"}
 """A chain export's columns: its lineage's, for the steps that made an image."""
-ROW_GROUP_BYTES = 4 << 20
-"""Image bytes a Parquet row group gathers before it is written: writing one holds about five times
-as much (the rows, the Arrow table, the encoded pages, the file's buffer)."""
+ROW_GROUP_BYTES = 2 << 20
+"""Image bytes a Parquet row group gathers before it is written: writing one holds several times as
+much (the rows, the Arrow table, the encoded pages, the file's buffer, an upload's part)."""
 _FEATURES = {"string": "string", "int": "int64", "float": "float64", "timestamp": "timestamp[s, tz=UTC]"}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.workflows.conftest import _home, box, connect, ledger_location  # noqa: F401  (shared fixtures)
+from tests.workflows.conftest import _boxes, _home, box, connect, ledger_location  # noqa: F401  (shared fixtures)
 
 EXPERIMENT = "imagekit-tests"
 

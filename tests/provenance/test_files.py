@@ -113,6 +113,13 @@ def test_other_formats_are_copied_as_they_are():
     assert embedded(gif) == gif
 
 
+@pytest.mark.parametrize("data", [b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, encoded("PNG")[:60],
+                                  encoded("JPEG")[:40], b"<svg but never closed"])
+def test_a_file_that_does_not_parse_is_kept_as_sent(data):
+    """The image is never lost for its record: bytes its format's rules do not parse are copied whole."""
+    assert embedded(data) == data
+
+
 def test_a_record_reads_back_from_its_text_fields():
     assert Provenance.from_text_fields(RECORD.text_fields()) == RECORD
     assert Provenance.from_text_fields(EDIT.text_fields()) == EDIT
