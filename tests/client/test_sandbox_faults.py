@@ -17,7 +17,7 @@ import pytest
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
-from tests.helpers import EDIT_OUTCOMES, control, wait_for_edit, wait_idle
+from tests.helpers import EDIT_OUTCOMES, control, wait_for_edit, wait_idle, wait_until
 
 from .conftest import Counting
 
@@ -148,7 +148,10 @@ def test_a_post_is_sent_once_when_its_response_times_out(user_client, slow_box):
     with pytest.raises(imagekit.APITimeoutError) as info:
         client.create("a kite", style=style)
     assert transport.sent(CREATE) == 1 and info.value.may_have_executed
-    wait_idle(slow_box, client.user_id)  # the server finishes the one create it got, and nothing more
+    # On a busy machine the client can give up before the server has even taken the create: wait
+    # until it has (the charge shows), then until it is done, and check it was the only one.
+    wait_until(lambda: client.usage().current_credit != before, what="the create reached the server")
+    wait_idle(slow_box, client.user_id)
     assert client.usage().current_credit == before - cost
 
 
