@@ -6,11 +6,16 @@ from sqlalchemy import select
 
 from .accounts import add_user, admin_token, issue_key
 from .catalog import seed_catalogue
-from .engines.base import GenerationRequest
+from .engines.base import GenerationEngine, GenerationRequest
+from .engines.edits.codecs import encode_image
 from .tables import Collection, Image, Plan, Style, User
 
 DEMO_EMAIL = "demo@imagekit.local"
 _THUMB = 256
+_DRAWN_KEPT = 64
+"""Thumbnails kept encoded in memory (some 100 KB each): every new user's starter kit draws the same
+two, and every new data folder the same public ones."""
+_drawn: dict[tuple[str, GenerationRequest], bytes] = {}
 _STYLE_PRICES = {"photo": 3, "oil-paint": 3}
 _COLLECTIONS = [
     # name, look, palette, premium, English tags, Korean tags
@@ -48,10 +53,22 @@ def _thumbnail(sandbox, session, owner_id, prompt: str, look: str, seed: int,
                   variation_id=seed, member_of=member_of, meta={"look": look})
     session.add(image)
     session.flush()
-    pixels = sandbox.engine.generate(GenerationRequest(prompt=prompt, width=_THUMB, height=_THUMB,
-                                                       seed=seed, style=look, palette=palette))
-    image.file_name = sandbox.store.write_pixels(image.image_id, pixels)
+    request = GenerationRequest(prompt=prompt, width=_THUMB, height=_THUMB, seed=seed, style=look,
+                                palette=tuple(map(tuple, palette)) if palette else None)
+    image.file_name = sandbox.store.write_bytes(f"{image.image_id}.png", _drawn_png(sandbox.engine, request))
     return image
+
+
+def _drawn_png(engine: GenerationEngine, request: GenerationRequest) -> bytes:
+    """The engine's drawing as PNG, drawn once per process: an engine draws the same pixels for
+    equal requests (its contract)."""
+    key = (engine.name, request)
+    if (png := _drawn.get(key)) is None:
+        png = encode_image(engine.generate(request), "png")
+        if len(_drawn) >= _DRAWN_KEPT:
+            _drawn.pop(next(iter(_drawn)), None)
+        _drawn[key] = png
+    return png
 
 
 def add_style(sandbox, session, owner_id: int | None, look: str, label: str, credit_cost: int,
@@ -62,7 +79,8 @@ def add_style(sandbox, session, owner_id: int | None, look: str, label: str, cre
                   main_text=label, look=look, api_enabled=api_enabled, credit_cost=credit_cost)
     session.add(style)
     session.flush()
-    thumb = _thumbnail(sandbox, session, owner_id, f"{label} sample", look, style.style_id)
+    # One seed for all: each style's sample looks the same for every user, and is drawn once.
+    thumb = _thumbnail(sandbox, session, owner_id, f"{label} sample", look, seed=1)
     style.thumb_image_id = thumb.image_id
     return style
 

@@ -12,6 +12,7 @@ from PIL import Image
 
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
+from tests.helpers import TLS
 
 from .serving import imagekit, serving
 
@@ -25,7 +26,7 @@ def images(api: httpx.Client, count: int) -> list[int]:
 def test_a_variant_is_rendered_once_and_kept_across_restarts(tmp_path):
     with EmbeddedSandbox(tmp_path / "box", base_size=256) as box:
         _, key = make_user(box, "free")  # the free plan watermarks: every download is a rendered variant
-        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120) as api:
+        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as api:
             image_id = images(api, 1)[0]
             first = api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "4x"})
             second = api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "4x"})
@@ -37,7 +38,7 @@ def test_a_variant_is_rendered_once_and_kept_across_restarts(tmp_path):
             api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "4x", "type": "jpeg"}).raise_for_status()
             assert box.sandbox.renderer.renders == 2  # another type is another variant
     with EmbeddedSandbox(tmp_path / "box", base_size=256) as box:
-        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120) as api:
+        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as api:
             again = api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "4x"})
             assert again.content == first.content and box.sandbox.renderer.renders == 0
 
@@ -45,7 +46,7 @@ def test_a_variant_is_rendered_once_and_kept_across_restarts(tmp_path):
 def test_parallel_downloads_render_one_at_a_time_and_each_variant_once(tmp_path):
     with EmbeddedSandbox(tmp_path / "box", base_size=256) as box:
         _, key = make_user(box, "pro")
-        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120) as api:
+        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as api:
             ids = images(api, 4)
             asks = [(image_id, scale) for image_id in ids for scale in ("8x", "8x", "4x")]
 
@@ -80,7 +81,7 @@ def test_the_cache_keeps_to_its_bound_least_recently_used_out_first(tmp_path):
     folder = tmp_path / "box"
     with EmbeddedSandbox(folder, base_size=256) as box:  # the variants and their sizes, under the default bound
         _, key = make_user(box, "pro")
-        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120) as api:
+        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as api:
             ids = images(api, 4)
             first = {i: api.get(f"/api/images/{i}/binary", params={"scaleSize": "2x"}).content for i in ids}
     sizes = {i: len(content) for i, content in first.items()}
@@ -96,7 +97,7 @@ def test_the_cache_keeps_to_its_bound_least_recently_used_out_first(tmp_path):
 
     uses: list[int] = []
     with EmbeddedSandbox(folder, base_size=256, render_cache_mb=bound / 2**20) as box:
-        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120) as api:
+        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as api:
             for image_id in (one, two, one, three):
                 assert api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "2x"}).content == first[image_id]
                 uses.append(image_id)
@@ -120,7 +121,7 @@ def test_serve_render_cache_mb_0_keeps_no_variant(tmp_path):
     folder = tmp_path / "sbx"
     key = imagekit("sandbox", "init", "--data", str(folder)).stdout.strip().splitlines()[-1]
     with serving(folder, "--render-cache-mb", "0", "--base-size", "256") as served:
-        with httpx.Client(base_url=served.url, headers={"X-Api-Key": key}, timeout=120) as api:
+        with httpx.Client(base_url=served.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as api:
             image_id = images(api, 1)[0]
             answers = [api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "2x"}) for _ in range(2)]
     assert answers[0].status_code == answers[1].status_code == 200 and answers[0].content == answers[1].content

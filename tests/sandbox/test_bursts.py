@@ -11,7 +11,7 @@ import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
-from tests.helpers import on_both_databases
+from tests.helpers import TLS, on_both_databases
 
 pytestmark = on_both_databases
 
@@ -22,7 +22,7 @@ PATHS = ("/api/users/me", "/api/users/me/usage", "/api/users/me/styles", "/api/u
 async def burst(url: str, keys: list[str]) -> Counter:
     """``BURST`` requests at once, spread over the users and the read endpoints; status counts."""
     limits = httpx.Limits(max_connections=BURST, max_keepalive_connections=BURST)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits, verify=TLS) as client:
         responses = await asyncio.gather(*(
             client.get(PATHS[i % len(PATHS)], headers={"X-Api-Key": keys[i % len(keys)]}) for i in range(BURST)))
     return Counter(response.status_code for response in responses)
@@ -34,8 +34,8 @@ def test_bursts_after_start_and_after_a_day_turn_answer_without_a_500(tmp_path, 
     with EmbeddedSandbox(tmp_path / "sandbox", database_url=url) as box:
         keys = [make_user(box, plan)[1] for plan in ("free", "standard", "pro", "enterprise") * 10]
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})
-        httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}).raise_for_status()
+        httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS).raise_for_status()
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})
     with EmbeddedSandbox(tmp_path / "sandbox", database_url=url) as box:  # a restart: cold caches, same users
-        httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}).raise_for_status()
+        httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS).raise_for_status()
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})

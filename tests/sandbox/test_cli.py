@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from tests.helpers import db_args, on_both_databases
+from tests.helpers import TLS, db_args, on_both_databases
 
 from .serving import imagekit, serving
 
@@ -34,7 +34,7 @@ def test_init_then_user_add_then_serve_with_latency(data_dir, db):
     assert demo_key.startswith("iks_")
     pro_key = imagekit("sandbox", "user", "add", "--data", str(data_dir), *db, "--email", "p@x.io",
                        "--plan", "pro").stdout.strip().splitlines()[-1]
-    with serving(data_dir, *db, "--latency", "0.5") as served, httpx.Client(base_url=served.url, timeout=30) as client:
+    with serving(data_dir, *db, "--latency", "0.5") as served, httpx.Client(base_url=served.url, timeout=30, verify=TLS) as client:
         assert client.get("/api/users/me", headers={"X-Api-Key": demo_key}).json()["email"] == "demo@imagekit.local"
         me = client.get("/api/users/me", headers={"X-Api-Key": pro_key}).json()
         assert me["Plan"]["grade"] == "pro"

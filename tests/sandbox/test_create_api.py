@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import make_user
-from tests.helpers import assert_error, on_both_databases, wait_until
+from tests.helpers import TLS, assert_error, on_both_databases, wait_until
 
 pytestmark = on_both_databases
 
@@ -132,9 +132,9 @@ def test_a_generation_seen_done_no_longer_holds_its_slot(sandbox, client_for):
 
 def test_failed_generation_is_refunded(own_sandbox):
     _, key = make_user(own_sandbox)
-    with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": key}) as api:
+    with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": key}, verify=TLS) as api:
         before = api.get("/api/users/me/usage").json()["currentCredit"]
-        httpx.post(f"{own_sandbox.url}/sandbox/faults", json={"fail_generation_rate": 1.0})
+        httpx.post(f"{own_sandbox.url}/sandbox/faults", json={"fail_generation_rate": 1.0}, verify=TLS)
         response = create(api, count=2)
         image = response.json()["images"][0]
         assert image["generationStatus"] == "FAILED" and image["generationError"]
@@ -207,7 +207,7 @@ def test_malformed_json_and_wrong_content(api):
 
 def test_someone_elses_image_answers_like_an_unknown_one(sandbox, api):
     _, other_key = make_user(sandbox)
-    with httpx.Client(base_url=sandbox.url, headers={"X-Api-Key": other_key}) as other:
+    with httpx.Client(base_url=sandbox.url, headers={"X-Api-Key": other_key}, verify=TLS) as other:
         theirs = create(other).json()["images"][0]["imageId"]
     unknown = assert_error(api.get("/api/images/999999999"), 404, "image_not_found")
     foreign = assert_error(api.get(f"/api/images/{theirs}"), 404, "image_not_found")
@@ -220,7 +220,7 @@ def test_style_not_allowed_rules(sandbox, client_for):
     enterprise = client_for("enterprise")
     public_style = 1
     assert create(enterprise, styleId=public_style).status_code == 200
-    httpx.patch(f"{sandbox.url}/sandbox/users/{enterprise.user_id}/enterprise", json={"canUseOwnOnly": True})
+    httpx.patch(f"{sandbox.url}/sandbox/users/{enterprise.user_id}/enterprise", json={"canUseOwnOnly": True}, verify=TLS)
     assert_error(create(enterprise, styleId=public_style), 403, "style_not_allowed")
     assert create(enterprise, styleId=style_id(enterprise)).status_code == 200
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.conftest import make_user
-from tests.helpers import assert_error, on_both_databases
+from tests.helpers import TLS, assert_error, on_both_databases
 
 pytestmark = on_both_databases
 
@@ -19,7 +19,7 @@ def balance(api) -> int:
 
 
 def set_credits(box, user_id, **buckets) -> None:
-    httpx.post(f"{box.url}/sandbox/users/{user_id}/credits", json=buckets).raise_for_status()
+    httpx.post(f"{box.url}/sandbox/users/{user_id}/credits", json=buckets, verify=TLS).raise_for_status()
 
 
 def create(api, count=1, **extra) -> httpx.Response:
@@ -62,25 +62,25 @@ def test_minus_credit_allowed_is_the_floor(sandbox, client_for):
 def test_daily_and_monthly_grants_follow_the_clock(own_sandbox):
     free_id, free_key = make_user(own_sandbox, "free")
     std_id, std_key = make_user(own_sandbox, "standard")
-    with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": free_key}) as free, \
-            httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": std_key}) as std:
+    with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": free_key}, verify=TLS) as free, \
+            httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": std_key}, verify=TLS) as std:
         create(free, count=4)
         create(std, count=4)
         assert free.get("/api/users/me").json()["dailyCredit"] == 12
         assert std.get("/api/users/me").json()["monthlyCredit"] == 992
-        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400})
+        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS)
         assert free.get("/api/users/me").json()["dailyCredit"] == 20
         assert std.get("/api/users/me").json()["monthlyCredit"] == 992
-        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 31 * 86400})
+        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 31 * 86400}, verify=TLS)
         assert std.get("/api/users/me").json()["monthlyCredit"] == 1000
 
 
 def test_grants_never_exceed_max_credit(own_sandbox):
     user_id, key = make_user(own_sandbox, "free")
-    with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": key}) as api:
+    with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": key}, verify=TLS) as api:
         max_credit = api.get("/api/users/me").json()["maxCredit"]
         set_credits(own_sandbox, user_id, defaultCredit=max_credit - 5, dailyCredit=0)
-        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400})
+        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS)
         me = api.get("/api/users/me").json()
         assert me["dailyCredit"] == 5 and balance(api) == max_credit
 
@@ -105,7 +105,7 @@ def test_fifty_concurrent_creates_respect_limit_and_balance(slow_sandbox):
     user_id, key = make_user(slow_sandbox, "standard")
     set_credits(slow_sandbox, user_id, defaultCredit=0, monthlyCredit=21)
     with httpx.Client(base_url=slow_sandbox.url, headers={"X-Api-Key": key}, timeout=60,
-                      limits=httpx.Limits(max_connections=60)) as api:
+                      limits=httpx.Limits(max_connections=60), verify=TLS) as api:
         limit = api.get("/api/users/me").json()["Plan"]["simultaneousLimit"]
         style = api.get("/api/users/me/styles").json()[0]["styleId"]
         before = balance(api)
@@ -123,7 +123,7 @@ def test_fifty_concurrent_creates_respect_limit_and_balance(slow_sandbox):
                 assert r.headers["Retry-After"] == "1"
         charged = sum(int(r.headers["X-Credits-Consumed"]) for r in responses if r.status_code == 200)
         assert balance(api) == before - charged >= 0
-        peak = httpx.get(f"{slow_sandbox.url}/sandbox/stats").json()["peakConcurrency"][str(user_id)]
+        peak = httpx.get(f"{slow_sandbox.url}/sandbox/stats", verify=TLS).json()["peakConcurrency"][str(user_id)]
         assert peak <= limit
 
         # Retrying the refused ones until the credit runs out never drops below the floor.

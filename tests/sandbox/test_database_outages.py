@@ -27,7 +27,7 @@ import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.outage import OUTAGE_REFUND
-from tests.helpers import assert_error, wait_until
+from tests.helpers import TLS, assert_error, wait_until
 from tests.postgres import PostgresServer
 
 from .serving import Served, imagekit, serving
@@ -50,7 +50,7 @@ def team_sandbox(folder: Path, url: str, latency: float) -> Iterator[Served]:
 
 def call(served: Served | EmbeddedSandbox, key: str, method: str, path: str, **options: object) -> httpx.Response:
     """One request on a connection of its own (so the kernel spreads them over both workers)."""
-    with httpx.Client(base_url=served.url, headers={"X-Api-Key": key}, timeout=120) as own:
+    with httpx.Client(base_url=served.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as own:
         return own.request(method, path, **options)
 
 
@@ -215,7 +215,7 @@ class Account:
 def new_account(served: Served | EmbeddedSandbox) -> tuple[int, str, dict, int, int]:
     """A pro user, its first style, one image of its own to edit, and the price of an edit."""
     made = httpx.post(f"{served.url}/sandbox/users", json={"email": f"outage-{os.getpid()}-{next(_request_ids)}@x.io",
-                                                           "plan": "pro"}).raise_for_status().json()
+                                                           "plan": "pro"}, verify=TLS).raise_for_status().json()
     user_id, key = made["userId"], made["apiKey"]
     style = call(served, key, "GET", "/api/users/me/styles").json()[0]
     source = call(served, key, "POST", "/api/images/create", json={"prompt": "a kite", "styleId": style["styleId"]})

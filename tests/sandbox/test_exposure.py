@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.helpers import assert_error
+from tests.helpers import TLS, assert_error
 
 from .serving import imagekit, serving
 
@@ -28,7 +28,7 @@ def test_the_token_is_made_at_init_and_shown_by_the_cli(folder):
 
 def test_controls_beyond_loopback_need_the_token(folder):
     token = imagekit("sandbox", "token", "--data", str(folder)).stdout.strip()
-    with serving(folder, host="0.0.0.0") as served, httpx.Client(base_url=served.url, timeout=60) as http:
+    with serving(folder, host="0.0.0.0") as served, httpx.Client(base_url=served.url, timeout=60, verify=TLS) as http:
         new_user = {"email": "team@x.io", "plan": "pro"}
         assert_error(http.post("/sandbox/users", json=new_user), 401, "admin_token_required")
         assert_error(http.post("/sandbox/users", json=new_user, headers={"X-Sandbox-Token": token + "x"}),
@@ -46,7 +46,7 @@ def test_a_foreign_host_is_refused_everywhere(folder):
     token = imagekit("sandbox", "token", "--data", str(folder)).stdout.strip()
     key = imagekit("sandbox", "user", "add", "--data", str(folder), "--email", "host@x.io").stdout.strip().splitlines()[-1]
     with serving(folder, "--allowed-host", "sandbox.team.example", host="0.0.0.0") as served, \
-            httpx.Client(base_url=served.url, timeout=60, headers={"X-Api-Key": key, "X-Sandbox-Token": token}) as http:
+            httpx.Client(base_url=served.url, timeout=60, headers={"X-Api-Key": key, "X-Sandbox-Token": token}, verify=TLS) as http:
         port = served.url.rsplit(":", 1)[1]
         for host in ("attacker.example", f"attacker.example:{port}", "127.0.0.1.attacker.example"):
             assert_error(http.get("/api/users/me", headers={"Host": host}), 400, "invalid_host")
@@ -58,7 +58,7 @@ def test_a_foreign_host_is_refused_everywhere(folder):
 
 
 def test_openapi_documents_the_token_beside_the_api_key(sandbox):
-    doc = httpx.get(sandbox.url + "/openapi.json").json()
+    doc = httpx.get(sandbox.url + "/openapi.json", verify=TLS).json()
     schemes = doc["components"]["securitySchemes"]
     assert schemes["SandboxToken"]["name"] == "X-Sandbox-Token" and schemes["APIKeyHeader"]["name"] == "X-Api-Key"
     assert doc["paths"]["/sandbox/users"]["post"]["security"] == [{"SandboxToken": []}]
@@ -66,13 +66,13 @@ def test_openapi_documents_the_token_beside_the_api_key(sandbox):
 
 
 def test_on_loopback_controls_need_no_token_but_hosts_are_checked(sandbox):
-    assert httpx.get(f"{sandbox.url}/sandbox/clock").status_code == 200
-    assert_error(httpx.get(f"{sandbox.url}/sandbox/clock", headers={"Host": "rebound.example"}), 400, "invalid_host")
+    assert httpx.get(f"{sandbox.url}/sandbox/clock", verify=TLS).status_code == 200
+    assert_error(httpx.get(f"{sandbox.url}/sandbox/clock", headers={"Host": "rebound.example"}, verify=TLS), 400, "invalid_host")
 
 
 def test_no_controls_serves_the_api_alone(folder):
     key = imagekit("sandbox", "user", "add", "--data", str(folder), "--email", "nc@x.io").stdout.strip().splitlines()[-1]
-    with serving(folder, "--no-controls") as served, httpx.Client(base_url=served.url, timeout=60) as http:
+    with serving(folder, "--no-controls") as served, httpx.Client(base_url=served.url, timeout=60, verify=TLS) as http:
         assert_error(http.post("/sandbox/users", json={"email": "x@x.io"}), 404, "not_found")
         assert_error(http.get("/sandbox/clock"), 404, "not_found")
         assert http.get("/api/users/me", headers={"X-Api-Key": key}).status_code == 200

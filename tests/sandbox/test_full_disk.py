@@ -24,7 +24,7 @@ from sqlalchemy.exc import OperationalError
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.disk import HEADROOM, MB, RESERVE, RESERVE_NAME, is_full
 from tests.conftest import make_user
-from tests.helpers import assert_error, wait_until
+from tests.helpers import TLS, assert_error, wait_until
 
 from .serving import serving
 
@@ -126,7 +126,7 @@ def user_box(small_disk: Path, request: pytest.FixtureRequest) -> Iterator[tuple
     settings = getattr(request, "param", {})
     with EmbeddedSandbox(small_disk / "box", **settings) as box:
         user_id, key = make_user(box, "pro")
-        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120) as api:
+        with httpx.Client(base_url=box.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as api:
             yield box, api, user_id
 
 
@@ -251,7 +251,7 @@ def test_serve_warns_at_start_when_space_is_low(tmp_path, small_disk):
             mount_tmpfs(disk, "1g")  # a limit, not an allocation: a tmpfs takes memory only as it fills
         try:
             with serving(disk / "sbx") as served:
-                httpx.get(served.url + "/openapi.json").raise_for_status()
+                httpx.get(served.url + "/openapi.json", verify=TLS).raise_for_status()
             warnings = [line for line in served.output().splitlines() if line.startswith("warning:")]
         finally:
             if not warned:

@@ -28,6 +28,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from imagekit.sandbox import EmbeddedSandbox
+from tests.helpers import TLS
 
 pytestmark = pytest.mark.slow
 
@@ -129,7 +130,7 @@ def api_schema(fuzzed: EmbeddedSandbox):
 
 @pytest.fixture(scope="module")
 def grounds(fuzzed: EmbeddedSandbox) -> Grounds:
-    with httpx.Client(base_url=fuzzed.url, headers={"X-Api-Key": fuzzed.api_key}, timeout=60) as api:
+    with httpx.Client(base_url=fuzzed.url, headers={"X-Api-Key": fuzzed.api_key}, timeout=60, verify=TLS) as api:
         style_id = api.get("/api/users/me/styles").raise_for_status().json()[0]["styleId"]
         created = api.post("/api/images/create", json={"prompt": "a lighthouse at dusk", "styleId": style_id})
         image_id = created.raise_for_status().json()["images"][0]["imageId"]
@@ -166,7 +167,7 @@ def control_schema(controlled: EmbeddedSandbox):
 
 @pytest.fixture(scope="module")
 def enterprise_user(controlled: EmbeddedSandbox) -> int:
-    made = httpx.post(f"{controlled.url}/sandbox/users", json={"email": "fuzz@x.io", "plan": "enterprise"})
+    made = httpx.post(f"{controlled.url}/sandbox/users", json={"email": "fuzz@x.io", "plan": "enterprise"}, verify=TLS)
     return made.raise_for_status().json()["userId"]
 
 

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from imagekit.sandbox.db import normalize_url
-from tests.helpers import assert_error, db_args, on_both_databases
+from tests.helpers import TLS, assert_error, db_args, on_both_databases
 
 from .serving import imagekit, serving, start_serving
 
@@ -42,7 +42,7 @@ def files_and_owners(folder: Path, url: str | None) -> tuple[set[str], set[str]]
 
 
 def client(url: str, key: str) -> httpx.Client:
-    return httpx.Client(base_url=url, headers={"X-Api-Key": key}, timeout=120)
+    return httpx.Client(base_url=url, headers={"X-Api-Key": key}, timeout=120, verify=TLS)
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 from imagekit.sandbox import schema
 from imagekit.sandbox.db import normalize_url
 from imagekit.sandbox.tables import Base
-from tests.helpers import db_args, on_both_databases
+from tests.helpers import TLS, db_args, on_both_databases
 
 from .serving import imagekit, serving
 
@@ -92,7 +92,7 @@ def test_a_database_made_before_migrations_is_adopted_with_its_data(tmp_path, ne
     with engine.connect() as connection:
         assert schema.state(connection) == "current"
     with serving(tmp_path, *db) as served:
-        assert httpx.get(f"{served.url}/api/users/me", headers={"X-Api-Key": demo_key}).status_code == 200
+        assert httpx.get(f"{served.url}/api/users/me", headers={"X-Api-Key": demo_key}, verify=TLS).status_code == 200
     engine.dispose()
 
 

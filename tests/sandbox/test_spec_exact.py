@@ -13,6 +13,7 @@ from PIL import Image
 
 from imagekit.sandbox import EmbeddedSandbox, extensions
 from tests.conftest import make_user
+from tests.helpers import TLS
 
 NULLABLE = {"billingRetryDate", "nextPlanId"}
 """The fields the interface lets be null ("nullable", "null means the current plan stays")."""
@@ -38,7 +39,7 @@ def session(box: EmbeddedSandbox, plan: str = "pro") -> tuple[httpx.Client, list
     """A raw client for a fresh user, and every answer it receives."""
     answers: list[httpx.Response] = []
     client = httpx.Client(base_url=box.url, headers={"X-Api-Key": make_user(box, plan)[1]}, timeout=60,
-                          event_hooks={"response": [lambda r: r.read() and answers.append(r) or None]})
+                          event_hooks={"response": [lambda r: r.read() and answers.append(r) or None]}, verify=TLS)
     return client, answers
 
 
@@ -104,7 +105,7 @@ def test_spec_exact_ignores_a_seed_like_any_unknown_field(box):
             assert response.status_code == 400 and response.json()["data"] == "invalid_request"
             seeded = api.post("/api/images/create", json={"prompt": "a fox", "styleId": style, "seed": 41})
             assert seeded.json()["images"][0]["GenerationInfo"]["variationId"] == 41
-    documented = httpx.get(f"{box.url}/openapi.json").json()["components"]["schemas"]
+    documented = httpx.get(f"{box.url}/openapi.json", verify=TLS).json()["components"]["schemas"]
     assert ("seed" in documented["CreateBody"]["properties"]) is not box.spec_exact
     assert ("sourceImageId" in documented["EditInfoOut"]["properties"]) is not box.spec_exact
 

@@ -11,6 +11,7 @@ import imagekit
 from imagekit.widgets import Gallery, PromptStudio
 from imagekit.widgets.choice import Choice
 from tests.conftest import make_user
+from tests.helpers import TLS
 
 
 @pytest.fixture
@@ -74,7 +75,7 @@ def test_enhance_offers_both_prompts_and_replaces_nothing_until_chosen(studio):
 def test_a_refused_generate_clears_progress_and_shows_the_real_balance(either_sandbox):
     user_id, key = make_user(either_sandbox)
     httpx.post(f"{either_sandbox.url}/sandbox/users/{user_id}/credits",
-               json={"defaultCredit": 1, "dailyCredit": 0, "monthlyCredit": 0}).raise_for_status()
+               json={"defaultCredit": 1, "dailyCredit": 0, "monthlyCredit": 0}, verify=TLS).raise_for_status()
     with imagekit.Client(either_sandbox.url, key) as client:
         studio = PromptStudio(client, prompt="a kite", count=4)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 
 from tests.conftest import make_user
+from tests.helpers import TLS
 
 GALLERY_READY = """(n) => {
     const thumbs = [...document.querySelectorAll('.ik-studio .ik-gallery img.ik-thumb')];
@@ -46,9 +47,9 @@ def test_generate_shows_requested_images_and_the_usage_balance(notebook, shots):
 def test_a_refused_generate_leaves_no_progress_and_shows_the_real_balance(notebook, shots, sandbox):
     page = notebook.page
     user_id, key = make_user(sandbox)
-    cost = httpx.get(f"{sandbox.url}/api/users/me/styles", headers={"X-Api-Key": key}).json()[0]["creditCost"]
+    cost = httpx.get(f"{sandbox.url}/api/users/me/styles", headers={"X-Api-Key": key}, verify=TLS).json()[0]["creditCost"]
     httpx.post(f"{sandbox.url}/sandbox/users/{user_id}/credits",  # one image's worth, not four
-               json={"defaultCredit": cost, "dailyCredit": 0, "monthlyCredit": 0}).raise_for_status()
+               json={"defaultCredit": cost, "dailyCredit": 0, "monthlyCredit": 0}, verify=TLS).raise_for_status()
     notebook.run(f"import imagekit\nfrom imagekit.widgets import PromptStudio\n"
                  f"studio = PromptStudio(imagekit.Client({sandbox.url!r}, {key!r}), prompt='a kite', count=4)\n"
                  f"studio")

@@ -17,6 +17,7 @@ from PIL import Image
 from imagekit.cli import main
 from imagekit.demo import CHAIN_PROMPT, run_demo
 from imagekit.sandbox import EmbeddedSandbox
+from tests.helpers import TLS
 
 OUTPUTS = ("index.html", "contact-sheet.png", "batch.csv", "chain-lineage.csv", "chain-steps.png",
            "chain-3-vectorize.svg", "usage-by-operation.csv", "usage-burn-down.png", "usage-by-operation.png",
@@ -105,7 +106,7 @@ def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path):
 def test_what_failed_is_said_with_its_reason(tmp_path, capsys):
     with EmbeddedSandbox(tmp_path / "sandbox", base_size=256) as box:
         faults = {"fail_generation_rate": 0.5, "seed": 3}
-        httpx.post(f"{box.url}/sandbox/faults", json=faults, timeout=30).raise_for_status()
+        httpx.post(f"{box.url}/sandbox/faults", json=faults, timeout=30, verify=TLS).raise_for_status()
         assert run_demo(tmp_path / "out", box=box) == 1
     printed = capsys.readouterr().out
     failures = [line for line in printed.splitlines() if line.startswith("FAILED: batch row")]

@@ -27,7 +27,7 @@ from imagekit.sandbox.tables import Image, Style
 from imagekit.sweep_cli import status_lines
 from imagekit.workflows.shared_journal import SharedJournal
 from tests.conftest import make_user
-from tests.helpers import wait_until
+from tests.helpers import TLS, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY = 1.0
@@ -48,7 +48,7 @@ def public_style(box: EmbeddedSandbox) -> int:
 
 
 def balance(box: EmbeddedSandbox, key: str) -> float:
-    me = httpx.get(f"{box.url}/api/users/me", headers={"X-Api-Key": key}).json()
+    me = httpx.get(f"{box.url}/api/users/me", headers={"X-Api-Key": key}, verify=TLS).json()
     return float(me["defaultCredit"]) + float(me["dailyCredit"]) + float(me["monthlyCredit"])
 
 
@@ -141,7 +141,7 @@ def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgre
     finish([process for process, _ in started], [report for _, report in started])
 
     assert {status for status, _, _ in rows_of(journal).values()} == {"done"}
-    peak = httpx.get(f"{served.url}/sandbox/stats").json()["peakConcurrency"][str(user_id)]
+    peak = httpx.get(f"{served.url}/sandbox/stats", verify=TLS).json()["peakConcurrency"][str(user_id)]
     assert peak <= 2
     entries = [entry for n in range(2) for entry in Ledger(tmp_path / f"ledger-{n}.sqlite").entries(account="")
                if entry.operation == "create"]
