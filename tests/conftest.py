@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
-from tests.helpers import TLS
+from tests.helpers import SIZE, TLS
 from tests.objectstore import CREDENTIALS, MotoServer
 from tests.postgres import PostgresServer
 
@@ -115,14 +115,14 @@ def sandbox_on(new_database: Callable[[], str | None]) -> Callable[..., Embedded
 @pytest.fixture(scope="session")
 def sandbox(tmp_path_factory, sandbox_on) -> Iterator[EmbeddedSandbox]:
     """One sandbox for the whole session (tests that change the clock or faults use their own)."""
-    with sandbox_on(tmp_path_factory.mktemp("sandbox")) as running:
+    with sandbox_on(tmp_path_factory.mktemp("sandbox"), base_size=SIZE) as running:
         yield running
 
 
 @pytest.fixture(scope="session")
 def spec_sandbox(tmp_path_factory, sandbox_on) -> Iterator[EmbeddedSandbox]:
     """A session sandbox answering exactly as the interface shows: no extension headers or fields."""
-    with sandbox_on(tmp_path_factory.mktemp("spec-sandbox"), spec_exact=True) as running:
+    with sandbox_on(tmp_path_factory.mktemp("spec-sandbox"), spec_exact=True, base_size=SIZE) as running:
         yield running
 
 

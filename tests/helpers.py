@@ -22,6 +22,11 @@ SQLite and again over PostgreSQL: the ``sandbox``, ``own_sandbox`` and ``sandbox
 The PostgreSQL runs carry the ``postgres`` marker."""
 
 
+SIZE = 512
+"""The long side of the session sandboxes' images (``sandbox``, ``spec_sandbox``; the service's is
+1024): a quarter of the pixels, where drawing, encoding and editing full-size images was most of the
+API tests' time. What they check holds at any size; the default's sizes are checked by ratio."""
+
 TLS = httpx.create_ssl_context()
 """One TLS context for the tests' own httpx clients (``verify=TLS``): without it each new client
 loads the whole CA bundle, tens of ms, a cost the suite paid a few thousand times."""

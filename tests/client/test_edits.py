@@ -15,6 +15,7 @@ from PIL import Image as PILImage
 
 import imagekit
 from imagekit.media import PNG_SIGNATURE, mask_png
+from tests.helpers import SIZE
 
 from .conftest import SECRET, Counting, Script, error, reply
 
@@ -216,19 +217,20 @@ def test_edit_logs_never_show_the_key(mock, caplog):
 
 
 def test_a_mask_of_another_size_is_refused_before_anything_is_sent(clients, sandbox):
-    """576x1024 on a 1024x576 image: a ValueError naming both sizes, no edit request, no charge."""
+    """A 9:16 mask on a 16:9 image: a ValueError naming both sizes, no edit request, no charge."""
     from tests.conftest import make_user
 
     transport = Counting()
     ik = clients(sandbox.url, make_user(sandbox)[1], transport=transport)
     image = ik.create("a red robot", style=ik.styles()[0], ratio="16:9").images[0]
-    assert image.resolution == "1024x576"
+    short = SIZE * 9 // 16
+    assert image.resolution == f"{SIZE}x{short}"
     before = ik.usage()
-    tall = np.zeros((1024, 576), dtype=bool)
-    tall[100:200, 100:200] = True
+    tall = np.zeros((SIZE, short), dtype=bool)
+    tall[50:100, 50:100] = True
     for edit in (lambda: image.fill(tall, "a kite"), lambda: image.clean_up(tall),
                  lambda: ik.edits.clean_up(image.id, tall)):
-        with pytest.raises(ValueError, match=r"576x1024.*1024x576.*resize=True"):
+        with pytest.raises(ValueError, match=rf"{short}x{SIZE}.*{SIZE}x{short}.*resize=True"):
             edit()
     assert not [request for request in transport.requests if request.method == "POST"][1:]  # only the create
     assert ik.usage() == before
@@ -239,10 +241,12 @@ def test_resize_true_scales_the_mask_to_the_image(clients, sandbox):
 
     ik = clients(sandbox.url, make_user(sandbox)[1])
     image = ik.create("a red robot", style=ik.styles()[0], ratio="16:9", seed=5).images[0]
-    half = np.zeros((288, 512), dtype=bool)  # half the size: the centre quarter marked
-    half[72:216, 128:384] = True
+    width, height = SIZE, SIZE * 9 // 16
+    half = np.zeros((height // 2, width // 2), dtype=bool)  # half the size: the centre quarter marked
+    half[height // 8:height * 3 // 8, width // 8:width * 3 // 8] = True  # the centre of the half-size mask
     cleaned = ik.edits.clean_up(image.id, half, resize=True)  # by id: the size comes from the metadata
     before, after = np.asarray(image.pil())[..., :3], np.asarray(cleaned.pil())[..., :3]
-    assert cleaned.resolution == "1024x576"
-    assert np.array_equal(before[:100], after[:100]) and not np.array_equal(before[200:380, 300:700],
-                                                                           after[200:380, 300:700])
+    assert cleaned.resolution == f"{width}x{height}"
+    rows, columns = slice(height * 3 // 8, height * 5 // 8), slice(width * 3 // 8, width * 5 // 8)
+    assert np.array_equal(before[:height // 8], after[:height // 8]) and not np.array_equal(before[rows, columns],
+                                                                                           after[rows, columns])

@@ -15,7 +15,7 @@ from PIL import Image as PILImage
 
 import imagekit
 from tests.conftest import make_user
-from tests.helpers import control
+from tests.helpers import SIZE, control
 
 from .conftest import SECRET
 
@@ -48,7 +48,7 @@ def test_create_by_style_reports_balances_and_cost(ik):
     assert res.default_credit + res.daily_credit + res.monthly_credit == res.credits_remaining
     assert [image.status for image in res] == ["COMPLETED", "COMPLETED"]
     assert [image.info.generation_info.variation_id for image in res] == [40, 41]
-    assert {image.resolution for image in res} == {"1024x576"}
+    assert {image.resolution for image in res} == {f"{SIZE}x{SIZE * 9 // 16}"}
 
 
 def test_same_seed_same_pixels(ik):
@@ -80,7 +80,7 @@ def test_meta_read_pil_and_save(ik, tmp_path):
     assert isinstance(meta, imagekit.ImageMeta) and meta.image_id == image.id and meta.generation_status == "COMPLETED"
     assert image.read("png").startswith(b"\x89PNG") and image.read("jpeg").startswith(b"\xff\xd8")
     assert image.read("webp")[8:12] == b"WEBP"
-    assert image.pil().size == (1024, 1024)
+    assert image.pil().size == (SIZE, SIZE)
     for name, magic in (("a.png", b"\x89PNG"), ("a.jpg", b"\xff\xd8"), ("sub.webp", b"RIFF")):
         assert image.save(tmp_path / name).read_bytes().startswith(magic)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jpg", "a.png", "sub.webp"]
@@ -94,20 +94,21 @@ def test_a_handle_shows_as_a_small_thumbnail(ik):
     assert ik.image(image.id)._repr_png_() is not None  # fetched when the create response is not at hand
 
 
+SQUARE, DOUBLE, WIDER = f"{SIZE}x{SIZE}", f"{2 * SIZE}x{2 * SIZE}", SIZE + SIZE // 4
 EDITS = [
-    (lambda img: img.enhance("2x"), "2048x2048", "2x"),
-    (lambda img: img.outpaint(canvas=(1280, 1024), size=(1024, 1024), at=(128, 0)), "1280x1024", "1x"),
-    (lambda img: img.retry(strength="subtle"), "1024x1024", "1x"),
-    (lambda img: img.retry(), "1024x1024", "1x"),
-    (lambda img: img.fill(_centre_mask(), "a blue bird", negative="text"), "1024x1024", "1x"),
-    (lambda img: img.clean_up(PILImage.fromarray(_centre_mask())), "1024x1024", "1x"),
-    (lambda img: img.remove_bg(), "1024x1024", "1x"),
-    (lambda img: img.vectorize(), "1024x1024", "1x"),
-    (lambda img: img.upsize(), "2048x2048", "2x"),
+    (lambda img: img.enhance("2x"), DOUBLE, "2x"),
+    (lambda img: img.outpaint(canvas=(WIDER, SIZE), size=(SIZE, SIZE), at=(SIZE // 8, 0)), f"{WIDER}x{SIZE}", "1x"),
+    (lambda img: img.retry(strength="subtle"), SQUARE, "1x"),
+    (lambda img: img.retry(), SQUARE, "1x"),
+    (lambda img: img.fill(_centre_mask(), "a blue bird", negative="text"), SQUARE, "1x"),
+    (lambda img: img.clean_up(PILImage.fromarray(_centre_mask())), SQUARE, "1x"),
+    (lambda img: img.remove_bg(), SQUARE, "1x"),
+    (lambda img: img.vectorize(), SQUARE, "1x"),
+    (lambda img: img.upsize(), DOUBLE, "2x"),
 ]
 
 
-def _centre_mask(size: int = 1024, half: int = 120) -> np.ndarray:
+def _centre_mask(size: int = SIZE, half: int = SIZE // 8) -> np.ndarray:
     mask = np.zeros((size, size), dtype=bool)
     mask[size // 2 - half:size // 2 + half, size // 2 - half:size // 2 + half] = True
     return mask

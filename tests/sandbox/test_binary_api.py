@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.helpers import assert_error
+from tests.helpers import SIZE, assert_error
+
+WIDTH, HEIGHT = SIZE, SIZE * 3 // 4
+"""The 4:3 image of ``image_id``."""
 
 
 @pytest.fixture
@@ -23,12 +26,12 @@ def test_types(api, image_id, kind, media, magic):
     response = api.get(f"/api/images/{image_id}/binary", params={"type": kind} if kind else {})
     assert response.status_code == 200 and response.headers["content-type"] == media
     assert response.content.startswith(magic)
-    assert Image.open(io.BytesIO(response.content)).size == (1024, 768)
+    assert Image.open(io.BytesIO(response.content)).size == (WIDTH, HEIGHT)
 
 
 def test_scale_size(api, image_id):
     response = api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "2x", "type": "jpeg"})
-    assert Image.open(io.BytesIO(response.content)).size == (2048, 1536)
+    assert Image.open(io.BytesIO(response.content)).size == (2 * WIDTH, 2 * HEIGHT)
     assert_error(api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "9x"}), 400, "invalid_request")
     assert_error(api.get(f"/api/images/{image_id}/binary", params={"scaleSize": "2"}), 400, "invalid_request")
 
@@ -69,7 +72,7 @@ def test_own_image_is_not_a_collection_item(api, image_id):
 def test_meta_records_downloads(api, image_id):
     api.get(f"/api/images/{image_id}/binary")
     meta = api.get(f"/api/images/{image_id}").json()
-    assert meta["generationStatus"] == "COMPLETED" and meta["resolution"] == "1024x768"
+    assert meta["generationStatus"] == "COMPLETED" and meta["resolution"] == f"{WIDTH}x{HEIGHT}"
     assert meta["DownloadLog"] and meta["DownloadLog"][0]["imageId"] == image_id
     assert meta["Owner"]["name"] and meta["Likes"] == [] and "UpscaleInfo" not in meta
 

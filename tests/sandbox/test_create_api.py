@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from imagekit.sandbox.generation import resolution
 from tests.conftest import make_user
-from tests.helpers import TLS, assert_error, on_both_databases, wait_until
+from tests.helpers import SIZE, TLS, assert_error, on_both_databases, wait_until
 
 pytestmark = on_both_databases
 
@@ -45,9 +46,9 @@ def test_style_mode_makes_count_images_and_charges_for_each(api, count):
     after = body["defaultCredit"] + body["dailyCredit"] + body["monthlyCredit"]
     assert after == before - charged == int(response.headers["X-Remaining-Credits"])
     for image in body["images"]:
-        assert image["generationStatus"] == "COMPLETED" and image["resolution"] == "1024x1024"
+        assert image["generationStatus"] == "COMPLETED" and image["resolution"] == f"{SIZE}x{SIZE}"
         assert image["mimeType"] == "image/jpeg"
-        assert Image.open(io.BytesIO(base64.b64decode(image["base64"]))).size == (1024, 1024)
+        assert Image.open(io.BytesIO(base64.b64decode(image["base64"]))).size == (SIZE, SIZE)
         assert image["GenerationInfo"]["originalPrompt"] == "a lighthouse on a cliff at dusk"
     assert len({i["GenerationInfo"]["groupId"] for i in body["images"]}) == 1
     assert len({i["GenerationInfo"]["variationId"] for i in body["images"]}) == count
@@ -57,9 +58,12 @@ def test_style_mode_makes_count_images_and_charges_for_each(api, count):
                                         ("3:4", (768, 1024)), ("horizontal", (1024, 768)), ("4:3", (1024, 768)),
                                         ("9:16", (576, 1024)), ("16:9", (1024, 576))])
 def test_ratios_map_to_resolutions(api, ratio, size):
+    """The service's sizes (long side 1024), and the same proportions at the session sandbox's size."""
+    assert resolution(ratio, 1024) == size
+    scaled = (size[0] * SIZE // 1024, size[1] * SIZE // 1024)
     image = create(api, ratio=ratio).json()["images"][0]
-    assert image["resolution"] == f"{size[0]}x{size[1]}"
-    assert Image.open(io.BytesIO(api.get(f"/api/images/{image['imageId']}/binary").content)).size == size
+    assert image["resolution"] == f"{scaled[0]}x{scaled[1]}"
+    assert Image.open(io.BytesIO(api.get(f"/api/images/{image['imageId']}/binary").content)).size == scaled
 
 
 def test_same_seed_same_pixels_and_styles_differ(api):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.helpers import TLS, assert_error, on_both_databases
+from tests.helpers import SIZE, TLS, assert_error, on_both_databases
 
 pytestmark = on_both_databases
 
@@ -30,24 +30,25 @@ def png(mask: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def centre_mask(size: int = 1024, half: int = 120) -> np.ndarray:
+def centre_mask(size: int = SIZE, half: int = SIZE // 8) -> np.ndarray:
     mask = np.zeros((size, size), bool)
     mask[size // 2 - half:size // 2 + half, size // 2 - half:size // 2 + half] = True
     return mask
 
 
+SQUARE, DOUBLE = f"{SIZE}x{SIZE}", f"{2 * SIZE}x{2 * SIZE}"
 EDITS = [
-    ("enhance", {"json": {"scaleSize": "2x"}}, "2048x2048", "2x"),
-    ("outpaint", {"json": {"canvasSize": [1280, 1024], "originalImageSize": [1024, 1024],
-                           "originalImageLocation": [128, 0]}}, "1280x1024", "1x"),
-    ("retry", {"json": {"strength": "subtle"}}, "1024x1024", "1x"),
-    ("retry", {}, "1024x1024", "1x"),
+    ("enhance", {"json": {"scaleSize": "2x"}}, DOUBLE, "2x"),
+    ("outpaint", {"json": {"canvasSize": [SIZE + SIZE // 4, SIZE], "originalImageSize": [SIZE, SIZE],
+                           "originalImageLocation": [SIZE // 8, 0]}}, f"{SIZE + SIZE // 4}x{SIZE}", "1x"),
+    ("retry", {"json": {"strength": "subtle"}}, SQUARE, "1x"),
+    ("retry", {}, SQUARE, "1x"),
     ("fill", {"files": {"mask": ("m.png", png(centre_mask()), "image/png")}, "data": {"prompt": "a blue bird"}},
-     "1024x1024", "1x"),
-    ("cleanUp", {"files": {"mask": ("m.png", png(centre_mask()), "image/png")}}, "1024x1024", "1x"),
-    ("removeBg", {}, "1024x1024", "1x"),
-    ("vectorize", {}, "1024x1024", "1x"),
-    ("upsize", {}, "2048x2048", "2x"),
+     SQUARE, "1x"),
+    ("cleanUp", {"files": {"mask": ("m.png", png(centre_mask()), "image/png")}}, SQUARE, "1x"),
+    ("removeBg", {}, SQUARE, "1x"),
+    ("vectorize", {}, SQUARE, "1x"),
+    ("upsize", {}, DOUBLE, "2x"),
 ]
 
 
@@ -95,8 +96,8 @@ def test_enhance_refusals(api, body, name):
 def test_enhance_too_large_is_refused_before_charging(api):
     source = make_image(api)
     big = api.post(f"/api/images/{source}/enhance", json={"scaleSize": "4x"}).json()["image"]["imageId"]
-    before = api.get("/api/users/me/usage").json()
-    assert_error(api.post(f"/api/images/{big}/enhance", json={"scaleSize": "4x"}), 413, "image_too_large")
+    before = api.get("/api/users/me/usage").json()  # 8x of 4x would be 32 times the side: past 8192 px
+    assert_error(api.post(f"/api/images/{big}/enhance", json={"scaleSize": "8x"}), 413, "image_too_large")
     assert api.get("/api/users/me/usage").json() == before
 
 
@@ -115,15 +116,16 @@ def test_outpaint_refusals(api, body):
 
 def test_outpaint_with_negative_location_keeps_the_visible_original(api):
     source = make_image(api)
-    body = {"canvasSize": [1024, 1024], "originalImageSize": [1024, 1024], "originalImageLocation": [-200, 300]}
+    left, down = SIZE // 5, SIZE // 4
+    body = {"canvasSize": [SIZE, SIZE], "originalImageSize": [SIZE, SIZE], "originalImageLocation": [-left, down]}
     made = api.post(f"/api/images/{source}/outpaint", json=body).json()["image"]["imageId"]
-    assert np.array_equal(read(api, made)[300:, :824, :3], read(api, source)[:724, 200:, :3])
+    assert np.array_equal(read(api, made)[down:, :SIZE - left, :3], read(api, source)[:SIZE - down, left:, :3])
 
 
 @pytest.mark.parametrize("files,status,name", [
     ({"mask": ("m.txt", b"hello", "text/plain")}, 415, "unsupported_media_type"),
-    ({"mask": ("m.png", png(np.zeros((1024, 1024), bool)), "image/png")}, 400, "empty_mask"),
-    ({"mask": ("m.png", png(centre_mask(512, 60)), "image/png")}, 400, "mask_size_mismatch"),
+    ({"mask": ("m.png", png(np.zeros((SIZE, SIZE), bool)), "image/png")}, 400, "empty_mask"),
+    ({"mask": ("m.png", png(centre_mask(SIZE // 2)), "image/png")}, 400, "mask_size_mismatch"),
     ({"mask": ("m.png", b"", "image/png")}, 400, "invalid_mask"),
     ({"mask": ("m.png", b"\x89PNG\r\n\x1a\n", "image/png")}, 400, "invalid_mask"),
 ])
@@ -140,19 +142,22 @@ def test_a_mask_in_any_format_at_the_image_size_is_read(api):
     made = api.post(f"/api/images/{source}/cleanUp", files={"mask": ("m.jpg", buffer.getvalue(), "image/jpeg")})
     assert made.status_code == 200
     before, after = read(api, source)[..., :3], read(api, made.json()["image"]["imageId"])[..., :3]
-    assert np.array_equal(before[:300], after[:300]) and not np.array_equal(before[400:624, 400:624], after[400:624, 400:624])
+    inside = slice(SIZE // 2 - SIZE // 10, SIZE // 2 + SIZE // 10)
+    assert np.array_equal(before[:SIZE // 4], after[:SIZE // 4]) and not np.array_equal(before[inside, inside],
+                                                                                      after[inside, inside])
 
 
 def test_a_transposed_mask_is_refused_uncharged(api):
-    """576x1024 on a 1024x576 image: 400 mask_size_mismatch naming both sizes, nothing charged or counted."""
+    """A 9:16 mask on a 16:9 image: 400 mask_size_mismatch naming both sizes, nothing charged or counted."""
     source = make_image(api, ratio="16:9")
     before = api.get("/api/users/me/usage").json()
-    tall = np.zeros((1024, 576), bool)
-    tall[400:600, 200:400] = True
+    short = SIZE * 9 // 16
+    tall = np.zeros((SIZE, short), bool)
+    tall[SIZE // 3:SIZE // 2, short // 3:short // 2] = True
     for op, extra in (("cleanUp", {}), ("fill", {"data": {"prompt": "a kite"}})):
         body = assert_error(api.post(f"/api/images/{source}/{op}", files={"mask": ("m.png", png(tall), "image/png")},
                                      **extra), 400, "mask_size_mismatch")
-        assert "576x1024" in body["message"] and "1024x576" in body["message"]
+        assert f"{short}x{SIZE}" in body["message"] and f"{SIZE}x{short}" in body["message"]
     after = api.get("/api/users/me/usage").json()
     assert (after["currentCredit"], after["editCount"]) == (before["currentCredit"], before["editCount"])
 

@@ -12,17 +12,26 @@ from pathlib import Path
 
 import pytest
 
+from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
 
 from .lab import CHROMIUM, CHROMIUM_FLAGS, Lab, Notebook
 
 
 @pytest.fixture(scope="package")
-def lab(sandbox, tmp_path_factory) -> Iterator[Lab]:
-    """JupyterLab on 127.0.0.1 whose kernels reach the session sandbox through IMAGEKIT_* variables."""
-    _, key = make_user(sandbox, "pro")
+def lab_sandbox(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
+    """The sandbox the browser tests' kernels use: images at the service's size (1024 px), since the
+    painter's payload and memory bounds are stated for the images people paint on."""
+    with EmbeddedSandbox(tmp_path_factory.mktemp("lab-sandbox")) as running:
+        yield running
+
+
+@pytest.fixture(scope="package")
+def lab(lab_sandbox, tmp_path_factory) -> Iterator[Lab]:
+    """JupyterLab on 127.0.0.1 whose kernels reach ``lab_sandbox`` through IMAGEKIT_* variables."""
+    _, key = make_user(lab_sandbox, "pro")
     home = tmp_path_factory.mktemp("lab")
-    server = Lab(home, {"IMAGEKIT_BASE_URL": sandbox.url, "IMAGEKIT_API_KEY": key,
+    server = Lab(home, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
                         "IMAGEKIT_HOME": str(home / "imagekit")})
     server.start()
     yield server

@@ -13,6 +13,7 @@ import imagekit
 from imagekit.widgets import MaskPainter
 from imagekit.widgets.mask_ops import box
 from tests.conftest import make_user
+from tests.helpers import SIZE
 
 
 def browser_png(mask: np.ndarray, alpha: int = 255) -> memoryview:
@@ -132,8 +133,8 @@ def test_an_edit_in_the_background_then_continue_on_its_result(sandbox):
         image = ik.create("a red fox", style=ik.styles()[0].style_id, count=1, ratio="16:9").images[0]
         painter = MaskPainter(image)
         assert painter.editable and painter.history == [image]
-        mask = np.zeros((576, 1024), bool)
-        mask[100:200, 300:500] = True
+        mask = np.zeros((SIZE * 9 // 16, SIZE), bool)
+        mask[50:100, 150:250] = True
         painter.mask = mask
         busy = []
         painter.observe(lambda change: busy.append(change["new"]), "busy")
@@ -156,13 +157,13 @@ def test_clean_up_and_fill_show_the_result(sandbox):
         painter = MaskPainter(image)
         results = []
         painter.on_result(results.append)
-        mask = np.zeros((1024, 1024), bool)
-        mask[300:500, 300:600] = True
+        mask = np.zeros((SIZE, SIZE), bool)
+        mask[150:250, 150:300] = True
         painter.mask = mask
         cleaned = painter.clean_up()
         filled = painter.fill("a blue ball")
         assert results == [cleaned, filled] and painter.result is filled
-        assert Image.open(io.BytesIO(painter.result_data)).size == (1024, 1024)
+        assert Image.open(io.BytesIO(painter.result_data)).size == (SIZE, SIZE)
         painter.clear()
         with pytest.raises(imagekit.EmptyMaskError):
             painter.clean_up()
@@ -197,9 +198,9 @@ def test_select_subject_is_paid_once_an_image_and_priced_before(sandbox, tmp_pat
         painter.clear()
         painter.select_box((0, 0, 10, 10))
         painter.select_subject()  # the kept cut-out: free
-        assert np.array_equal(painter.mask_array(), subject | box((1024, 1024), (0, 0, 10, 10)))
+        assert np.array_equal(painter.mask_array(), subject | box((SIZE, SIZE), (0, 0, 10, 10)))
         painter.select_subject(subtract=True)
-        assert np.array_equal(painter.mask_array(), box((1024, 1024), (0, 0, 10, 10)) & ~subject)
+        assert np.array_equal(painter.mask_array(), box((SIZE, SIZE), (0, 0, 10, 10)) & ~subject)
         assert ik.usage().current_credit == before - price
         paid = [entry for entry in ik.ledger.entries() if entry.operation == "removeBg"]
         assert [(entry.source_id, entry.credits) for entry in paid] == [(image.id, price)]

@@ -44,14 +44,14 @@ def test_generate_shows_requested_images_and_the_usage_balance(notebook, shots):
     page.screenshot(path=shots / "studio.png")
 
 
-def test_a_refused_generate_leaves_no_progress_and_shows_the_real_balance(notebook, shots, sandbox):
+def test_a_refused_generate_leaves_no_progress_and_shows_the_real_balance(notebook, shots, lab_sandbox):
     page = notebook.page
-    user_id, key = make_user(sandbox)
-    cost = httpx.get(f"{sandbox.url}/api/users/me/styles", headers={"X-Api-Key": key}, verify=TLS).json()[0]["creditCost"]
-    httpx.post(f"{sandbox.url}/sandbox/users/{user_id}/credits",  # one image's worth, not four
+    user_id, key = make_user(lab_sandbox)
+    cost = httpx.get(f"{lab_sandbox.url}/api/users/me/styles", headers={"X-Api-Key": key}, verify=TLS).json()[0]["creditCost"]
+    httpx.post(f"{lab_sandbox.url}/sandbox/users/{user_id}/credits",  # one image's worth, not four
                json={"defaultCredit": cost, "dailyCredit": 0, "monthlyCredit": 0}, verify=TLS).raise_for_status()
     notebook.run(f"import imagekit\nfrom imagekit.widgets import PromptStudio\n"
-                 f"studio = PromptStudio(imagekit.Client({sandbox.url!r}, {key!r}), prompt='a kite', count=4)\n"
+                 f"studio = PromptStudio(imagekit.Client({lab_sandbox.url!r}, {key!r}), prompt='a kite', count=4)\n"
                  f"studio")
     root = page.locator(".ik-studio")
     root.wait_for()
