@@ -8,6 +8,21 @@ export function make(tag, className, props = {}) {
   return node;
 }
 
+const MAGIC = { 0x89: "image/png", 0xff: "image/jpeg", 0x52: "image/webp" };
+
+// Show encoded image bytes (a DataView, or nothing) in an <img>, freeing the URL it showed before.
+export function show(img, data) {
+  if (img.src) URL.revokeObjectURL(img.src);
+  img.src = data && data.byteLength ? URL.createObjectURL(new Blob([data], { type: MAGIC[data.getUint8(0)] || "image/png" })) : "";
+}
+
+// Listen to model changes; returns a function that stops listening.
+export function listen(model, handlers) {
+  const pairs = Object.entries(handlers);
+  pairs.forEach(([event, handler]) => model.on(event, handler));
+  return () => pairs.forEach(([event, handler]) => model.off(event, handler));
+}
+
 // A button named by its label (or `name` when the label is a symbol), described by `title`.
 function button(parent, action, label, title, onClick, name = label) {
   const b = make("button", "ik-btn", { type: "button", textContent: label, title });
@@ -69,7 +84,7 @@ export function controls(model, actions) {
   const save = (name, value) => { model.set(name, value); model.save_changes(); };
   const tools = make("div", "ik-toolbar", { role: "toolbar" });
   tools.setAttribute("aria-label", "mask tools");
-  const pick = (tool, shape) => { model.set(shape ? { tool, shape } : { tool }); model.save_changes(); };
+  const pick = (tool, shape) => { model.set({ tool, ...(shape ? { shape } : {}), mode: "mask" }); model.save_changes(); };
   const brush = button(tools, "brush", "Brush", "paint the mask (B)", () => pick("brush", "stroke"));
   const eraser = button(tools, "eraser", "Eraser", "unpaint; with Box or Lasso, take the shape away (E)", () => pick("eraser"));
   const box = button(tools, "box", "Box", "drag a rectangle to add; Alt or the eraser takes it away (M)", () => pick("brush", "box"));
@@ -105,6 +120,9 @@ export function controls(model, actions) {
   button(tools, "zoom-out", "−", "zoom out (-)", actions.zoomOut, "Zoom out");
   button(tools, "zoom-in", "+", "zoom in (+, or Ctrl+wheel)", actions.zoomIn, "Zoom in");
   button(tools, "fit", "Fit", "show the whole image (0)", actions.fit);
+  const expand = button(tools, "outpaint-mode", "Expand canvas",
+    "outpaint: frame a larger canvas around the image by dragging its edges or corners (O; O again, or B, E, M, L, returns to the mask)",
+    actions.outpaintMode);
 
   const edits = make("div", "ik-toolbar ik-edits", { role: "toolbar" });
   edits.setAttribute("aria-label", "edits");
@@ -123,8 +141,9 @@ export function controls(model, actions) {
     const busy = model.get("busy");
     const editable = model.get("editable");
     const [tool, shape] = [model.get("tool"), model.get("shape")];
-    const pressed = [[brush, tool === "brush" && shape === "stroke"], [eraser, tool === "eraser"],
-      [box, shape === "box"], [lasso, shape === "lasso"]];
+    const masking = model.get("mode") === "mask";
+    const pressed = [[brush, masking && tool === "brush" && shape === "stroke"], [eraser, masking && tool === "eraser"],
+      [box, masking && shape === "box"], [lasso, masking && shape === "lasso"], [expand, !masking]];
     for (const [node, on] of pressed) {
       node.classList.toggle("ik-active", on);
       node.setAttribute("aria-pressed", String(on));

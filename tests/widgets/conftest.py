@@ -71,3 +71,13 @@ def notebook(page, lab, request, shots: Path) -> Iterator[Notebook]:
     yield opened
     page.screenshot(path=shots / "final.png")
     opened.close()
+
+
+def served_edit(box, image_id: int) -> dict:
+    """What the sandbox made for an edit's result: the request's parameters as it received them, the
+    result's size and the credits it charged (read from the sandbox's own records, not the client's)."""
+    from imagekit.sandbox.tables import Image
+
+    with box.sandbox.db.read() as session:
+        row = session.get(Image, image_id)
+        return {"params": row.meta["params"], "size": (row.width, row.height), "credits": row.credit_cost}
