@@ -16,11 +16,39 @@ export function show(img, data) {
   img.src = data && data.byteLength ? URL.createObjectURL(new Blob([data], { type: MAGIC[data.getUint8(0)] || "image/png" })) : "";
 }
 
+// Keys pressed in `el` are the widget's, not the notebook's. JupyterLab handles shortcuts as a key
+// bubbles up, so the attribute on `el` (and the widget's own stopPropagation) is enough there; Notebook 7
+// handles them as the key goes down, and a shortcut whose selector matches the focused element itself
+// (":focus" in command mode) still runs unless that element carries the attribute too.
+export function ownKeys(el) {
+  el.setAttribute("data-lm-suppress-shortcuts", "true");
+  el.addEventListener("focusin", (event) => event.target.setAttribute("data-lm-suppress-shortcuts", "true"));
+}
+
 // Listen to model changes; returns a function that stops listening.
 export function listen(model, handlers) {
   const pairs = Object.entries(handlers);
   pairs.forEach(([event, handler]) => model.on(event, handler));
   return () => pairs.forEach(([event, handler]) => model.off(event, handler));
+}
+
+// The result beside the original: its image, a caption with its size, `more` buttons, and "Continue on
+// result". el.dataset.results counts the results shown (tests wait on it).
+export function resultPane(model, el, continueTitle, more = []) {
+  const pane = make("figure", "ik-pane ik-result-pane");
+  const image = make("img", "ik-result", { alt: "the edit's result" });
+  const caption = make("figcaption");
+  const again = make("button", "ik-btn", { type: "button", textContent: "Continue on result", title: continueTitle });
+  again.dataset.action = "continue";
+  again.addEventListener("click", () => model.send({ event: "continue" }));
+  pane.append(image, caption, ...more, again);
+  image.addEventListener("load", () => {
+    const { naturalWidth: w, naturalHeight: h } = image;
+    el.style.setProperty("--ik-result-aspect", String(w / h));
+    caption.textContent = `result ${w}×${h}`;
+    el.dataset.results = String(Number(el.dataset.results || 0) + 1);
+  });
+  return { pane, image };
 }
 
 // A button named by its label (or `name` when the label is a symbol), described by `title`.

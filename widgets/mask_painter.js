@@ -6,7 +6,7 @@
 
 import { BitMask, encodePng, maskFromImage, rgb } from "./mask_bits.js";
 import { comparer } from "./mask_compare.js";
-import { controls, listen, make, show } from "./mask_controls.js";
+import { controls, listen, make, ownKeys, resultPane, show } from "./mask_controls.js";
 import { shapeTool } from "./mask_shapes.js";
 import { zoomable } from "./mask_view.js";
 import { FRAME_KEYS, framing } from "./outpaint_frame.js";
@@ -17,7 +17,7 @@ const KEYS_HELP = "drag to paint; B brush, E eraser, M box, L lasso (drag, or cl
   + "+ and - zoom, 0 fit, Space-drag or middle-drag to pan; O frames an outpaint";
 function render({ model, el }) {
   el.classList.add("ik-painter");
-  el.setAttribute("data-lm-suppress-shortcuts", "true"); // keys pressed here are the painter's, not JupyterLab's
+  ownKeys(el); // keys pressed here are the widget's, not the notebook's
   el.style.setProperty("--ik-max-view", `${model.get("max_view")}px`);
   const view = make("div", "ik-view", { tabIndex: 0 });
   view.setAttribute("role", "application");
@@ -32,21 +32,14 @@ function render({ model, el }) {
   view.append(stage, canvas, ring);
   const original = make("figure", "ik-pane");
   original.append(view);
-  const result = make("figure", "ik-pane ik-result-pane");
-  const resultImage = make("img", "ik-result", { alt: "the edit's result" });
-  const resultCaption = make("figcaption");
-  const continueButton = make("button", "ik-btn", {
-    type: "button", textContent: "Continue on result", title: "paint on the result next; the mask and its history stay",
-  });
-  continueButton.dataset.action = "continue";
   const compareButton = make("button", "ik-btn", {
     type: "button", textContent: "Compare",
     title: "show the result over the original, split by a divider you drag or move with the arrow keys",
   });
   compareButton.dataset.action = "compare";
   compareButton.addEventListener("click", () => { model.set("compare", !model.get("compare")); model.save_changes(); });
-  continueButton.addEventListener("click", () => model.send({ event: "continue" }));
-  result.append(resultImage, resultCaption, compareButton, continueButton);
+  const { pane: result, image: resultImage } = resultPane(model, el,
+    "paint on the result next; the mask and its history stay (an outpaint's starts with an empty mask)", [compareButton]);
   const comparison = comparer(model, stage);
   const panes = make("div", "ik-panes");
   panes.append(original, result);
@@ -331,12 +324,6 @@ function render({ model, el }) {
   picture.addEventListener("load", () => { el.dataset.ready = "1"; });
   const resized = new ResizeObserver(draw);
   resized.observe(view);
-  resultImage.addEventListener("load", () => {
-    const { naturalWidth: w, naturalHeight: h } = resultImage;
-    el.style.setProperty("--ik-result-aspect", String(w / h));
-    resultCaption.textContent = `result ${w}×${h}`;
-    el.dataset.results = String(Number(el.dataset.results || 0) + 1); // results shown so far
-  });
   const stop = listen(model, {
     "change:image_data": showImage,
     "change:result_data": showResult,

@@ -1,12 +1,12 @@
 // OutpaintFramer, browser side: the outpaint frame of outpaint_frame.js on its own, with the result
 // beside the original and "Continue on result".
 
-import { listen, make, show } from "./mask_controls.js";
+import { listen, make, ownKeys, resultPane, show } from "./mask_controls.js";
 import { framing } from "./outpaint_frame.js";
 
 function render({ model, el }) {
   el.classList.add("ik-painter", "ik-framer");
-  el.setAttribute("data-lm-suppress-shortcuts", "true"); // arrow keys on the board are the framer's
+  ownKeys(el); // keys pressed here are the widget's, not the notebook's
   el.style.setProperty("--ik-max-view", `${model.get("max_view")}px`);
   const frame = framing(model, (content) => model.send(content), () => model.send({ event: "edit", op: "outpaint" }));
   const progress = make("progress", "ik-progress");
@@ -16,15 +16,7 @@ function render({ model, el }) {
   const picture = make("img", "", { hidden: true }); // holds the image's URL for the board
   const original = make("figure", "ik-pane");
   original.append(frame.board);
-  const result = make("figure", "ik-pane ik-result-pane");
-  const resultImage = make("img", "ik-result", { alt: "the outpaint's result" });
-  const caption = make("figcaption");
-  const continueButton = make("button", "ik-btn", {
-    type: "button", textContent: "Continue on result", title: "frame the result next",
-  });
-  continueButton.dataset.action = "continue";
-  continueButton.addEventListener("click", () => model.send({ event: "continue" }));
-  result.append(resultImage, caption, continueButton);
+  const { pane: result, image: resultImage } = resultPane(model, el, "frame the result next");
   const panes = make("div", "ik-panes");
   panes.append(original, result);
   el.append(frame.bar, panes);
@@ -39,12 +31,6 @@ function render({ model, el }) {
     panes.classList.toggle("ik-has-result", Boolean(data && data.byteLength));
     show(resultImage, data);
   };
-  resultImage.addEventListener("load", () => {
-    const { naturalWidth: w, naturalHeight: h } = resultImage;
-    el.style.setProperty("--ik-result-aspect", String(w / h));
-    caption.textContent = `result ${w}×${h}`;
-    el.dataset.results = String(Number(el.dataset.results || 0) + 1); // results shown so far
-  });
   const onBusy = () => {
     progress.hidden = !model.get("busy");
     status.textContent = model.get("status");

@@ -109,7 +109,7 @@ class EditingWidget(anywidget.AnyWidget):
     def run_in_background(self, edit: Callable[..., Any], *args: Any) -> Future:
         """Run ``edit(*args)`` on the widget's worker thread; errors show in ``status``, not raised."""
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imagekit-painter")
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imagekit-widget-edit")
         self.busy = True  # at once, so a second click cannot queue a second edit
 
         def quietly() -> Any:
