@@ -8,6 +8,49 @@ export function make(tag, className, props = {}) {
   return node;
 }
 
+const MAGIC = { 0x89: "image/png", 0xff: "image/jpeg", 0x52: "image/webp" };
+
+// Show encoded image bytes (a DataView, or nothing) in an <img>, freeing the URL it showed before.
+export function show(img, data) {
+  if (img.src) URL.revokeObjectURL(img.src);
+  img.src = data && data.byteLength ? URL.createObjectURL(new Blob([data], { type: MAGIC[data.getUint8(0)] || "image/png" })) : "";
+}
+
+// Keys pressed in `el` are the widget's, not the notebook's. JupyterLab handles shortcuts as a key
+// bubbles up, so the attribute on `el` (and the widget's own stopPropagation) is enough there; Notebook 7
+// handles them as the key goes down, and a shortcut whose selector matches the focused element itself
+// (":focus" in command mode) still runs unless that element carries the attribute too.
+export function ownKeys(el) {
+  el.setAttribute("data-lm-suppress-shortcuts", "true");
+  el.addEventListener("focusin", (event) => event.target.setAttribute("data-lm-suppress-shortcuts", "true"));
+}
+
+// Listen to model changes; returns a function that stops listening.
+export function listen(model, handlers) {
+  const pairs = Object.entries(handlers);
+  pairs.forEach(([event, handler]) => model.on(event, handler));
+  return () => pairs.forEach(([event, handler]) => model.off(event, handler));
+}
+
+// The result beside the original: its image, a caption with its size, `more` buttons, and "Continue on
+// result". el.dataset.results counts the results shown (tests wait on it).
+export function resultPane(model, el, continueTitle, more = []) {
+  const pane = make("figure", "ik-pane ik-result-pane");
+  const image = make("img", "ik-result", { alt: "the edit's result" });
+  const caption = make("figcaption");
+  const again = make("button", "ik-btn", { type: "button", textContent: "Continue on result", title: continueTitle });
+  again.dataset.action = "continue";
+  again.addEventListener("click", () => model.send({ event: "continue" }));
+  pane.append(image, caption, ...more, again);
+  image.addEventListener("load", () => {
+    const { naturalWidth: w, naturalHeight: h } = image;
+    el.style.setProperty("--ik-result-aspect", String(w / h));
+    caption.textContent = `result ${w}×${h}`;
+    el.dataset.results = String(Number(el.dataset.results || 0) + 1);
+  });
+  return { pane, image };
+}
+
 // A button named by its label (or `name` when the label is a symbol), described by `title`.
 function button(parent, action, label, title, onClick, name = label) {
   const b = make("button", "ik-btn", { type: "button", textContent: label, title });
@@ -69,7 +112,7 @@ export function controls(model, actions) {
   const save = (name, value) => { model.set(name, value); model.save_changes(); };
   const tools = make("div", "ik-toolbar", { role: "toolbar" });
   tools.setAttribute("aria-label", "mask tools");
-  const pick = (tool, shape) => { model.set(shape ? { tool, shape } : { tool }); model.save_changes(); };
+  const pick = (tool, shape) => { model.set({ tool, ...(shape ? { shape } : {}), mode: "mask" }); model.save_changes(); };
   const brush = button(tools, "brush", "Brush", "paint the mask (B)", () => pick("brush", "stroke"));
   const eraser = button(tools, "eraser", "Eraser", "unpaint; with Box or Lasso, take the shape away (E)", () => pick("eraser"));
   const box = button(tools, "box", "Box", "drag a rectangle to add; Alt or the eraser takes it away (M)", () => pick("brush", "box"));
@@ -105,6 +148,9 @@ export function controls(model, actions) {
   button(tools, "zoom-out", "−", "zoom out (-)", actions.zoomOut, "Zoom out");
   button(tools, "zoom-in", "+", "zoom in (+, or Ctrl+wheel)", actions.zoomIn, "Zoom in");
   button(tools, "fit", "Fit", "show the whole image (0)", actions.fit);
+  const expand = button(tools, "outpaint-mode", "Expand canvas",
+    "outpaint: frame a larger canvas around the image by dragging its edges or corners (O; O again, or B, E, M, L, returns to the mask)",
+    actions.outpaintMode);
 
   const edits = make("div", "ik-toolbar ik-edits", { role: "toolbar" });
   edits.setAttribute("aria-label", "edits");
@@ -123,8 +169,9 @@ export function controls(model, actions) {
     const busy = model.get("busy");
     const editable = model.get("editable");
     const [tool, shape] = [model.get("tool"), model.get("shape")];
-    const pressed = [[brush, tool === "brush" && shape === "stroke"], [eraser, tool === "eraser"],
-      [box, shape === "box"], [lasso, shape === "lasso"]];
+    const masking = model.get("mode") === "mask";
+    const pressed = [[brush, masking && tool === "brush" && shape === "stroke"], [eraser, masking && tool === "eraser"],
+      [box, masking && shape === "box"], [lasso, masking && shape === "lasso"], [expand, !masking]];
     for (const [node, on] of pressed) {
       node.classList.toggle("ik-active", on);
       node.setAttribute("aria-pressed", String(on));

@@ -6,30 +6,18 @@
 
 import { BitMask, encodePng, maskFromImage, rgb } from "./mask_bits.js";
 import { comparer } from "./mask_compare.js";
-import { controls, make } from "./mask_controls.js";
+import { controls, listen, make, ownKeys, resultPane, show } from "./mask_controls.js";
 import { shapeTool } from "./mask_shapes.js";
 import { zoomable } from "./mask_view.js";
+import { FRAME_KEYS, framing } from "./outpaint_frame.js";
 
 const HISTORY_BYTES = 160 * 2 ** 20; // undo and redo bands kept (19 full-height strokes at 8192 px), oldest dropped first
 const KEYS_HELP = "drag to paint; B brush, E eraser, M box, L lasso (drag, or click points then Enter; Escape "
   + "cancels), Alt subtracts a shape, [ and ] brush size, Ctrl+Z undo, Ctrl+Shift+Z redo, "
-  + "+ and - zoom, 0 fit, Space-drag or middle-drag to pan";
-const MAGIC = { 0x89: "image/png", 0xff: "image/jpeg", 0x52: "image/webp" };
-
-function bytesUrl(view) {
-  return URL.createObjectURL(new Blob([view], { type: MAGIC[view.getUint8(0)] || "image/png" }));
-}
-
-// Listen to model changes; returns a function that stops listening.
-function listen(model, handlers) {
-  const pairs = Object.entries(handlers);
-  pairs.forEach(([event, handler]) => model.on(event, handler));
-  return () => pairs.forEach(([event, handler]) => model.off(event, handler));
-}
-
+  + "+ and - zoom, 0 fit, Space-drag or middle-drag to pan; O frames an outpaint";
 function render({ model, el }) {
   el.classList.add("ik-painter");
-  el.setAttribute("data-lm-suppress-shortcuts", "true"); // keys pressed here are the painter's, not JupyterLab's
+  ownKeys(el); // keys pressed here are the widget's, not the notebook's
   el.style.setProperty("--ik-max-view", `${model.get("max_view")}px`);
   const view = make("div", "ik-view", { tabIndex: 0 });
   view.setAttribute("role", "application");
@@ -44,21 +32,14 @@ function render({ model, el }) {
   view.append(stage, canvas, ring);
   const original = make("figure", "ik-pane");
   original.append(view);
-  const result = make("figure", "ik-pane ik-result-pane");
-  const resultImage = make("img", "ik-result", { alt: "the edit's result" });
-  const resultCaption = make("figcaption");
-  const continueButton = make("button", "ik-btn", {
-    type: "button", textContent: "Continue on result", title: "paint on the result next; the mask and its history stay",
-  });
-  continueButton.dataset.action = "continue";
   const compareButton = make("button", "ik-btn", {
     type: "button", textContent: "Compare",
     title: "show the result over the original, split by a divider you drag or move with the arrow keys",
   });
   compareButton.dataset.action = "compare";
   compareButton.addEventListener("click", () => { model.set("compare", !model.get("compare")); model.save_changes(); });
-  continueButton.addEventListener("click", () => model.send({ event: "continue" }));
-  result.append(resultImage, resultCaption, compareButton, continueButton);
+  const { pane: result, image: resultImage } = resultPane(model, el,
+    "paint on the result next; the mask and its history stay (an outpaint's starts with an empty mask)", [compareButton]);
   const comparison = comparer(model, stage);
   const panes = make("div", "ik-panes");
   panes.append(original, result);
@@ -163,7 +144,8 @@ function render({ model, el }) {
     draw();
   });
   const setBrush = (size) => { model.set("brush_size", Math.max(1, Math.round(size))); model.save_changes(); };
-  const setTool = (tool, shape) => { model.set(shape ? { tool, shape } : { tool }); model.save_changes(); };
+  const setTool = (tool, shape) => { model.set({ tool, ...(shape ? { shape } : {}), mode: "mask" }); model.save_changes(); };
+  const toggleMode = () => { model.set("mode", model.get("mode") === "outpaint" ? "mask" : "outpaint"); model.save_changes(); };
   const actions = {
     undo: () => step(undo, redo),
     redo: () => step(redo, undo),
@@ -179,9 +161,13 @@ function render({ model, el }) {
     // Grow, shrink, smooth: done by the kernel at the image's resolution; its mask comes back as one undo step.
     morph: (op, px) => { sending = sending.then(() => model.send({ event: "morph", op, px })); },
     subject: (subtract) => { sending = sending.then(() => model.send({ event: "subject", subtract })); },
+    outpaintMode: toggleMode,
   };
   const { tools, edits, refresh } = controls(model, actions);
-  el.append(tools, panes, edits);
+  const framer = framing(model, (content) => model.send(content), () => actions.edit("outpaint"));
+  framer.board.setAttribute("aria-label", `outpaint frame: ${FRAME_KEYS}; O returns to the mask`);
+  original.append(framer.board);
+  el.append(tools, framer.bar, panes, edits);
 
   // Pointer input (mouse, pen, touch), mapped from CSS pixels to image pixels on each axis.
   const toImage = (event) => {
@@ -258,7 +244,7 @@ function render({ model, el }) {
     b: () => setTool("brush", "stroke"), e: () => setTool("eraser"),
     m: () => setTool("brush", "box"), l: () => setTool("brush", "lasso"),
     "[": () => setBrush(model.get("brush_size") * 0.85), "]": () => setBrush(model.get("brush_size") / 0.85 + 1),
-    "+": zoom.zoomIn, "=": zoom.zoomIn, "-": zoom.zoomOut, 0: zoom.reset,
+    "+": zoom.zoomIn, "=": zoom.zoomIn, "-": zoom.zoomOut, 0: zoom.reset, o: toggleMode,
   };
   el.addEventListener("keydown", (event) => {
     if (event.target.closest("input, textarea, select")) return;
@@ -281,10 +267,6 @@ function render({ model, el }) {
   el.addEventListener("keyup", (event) => { if (event.key === " ") zoom.holdSpace(false); });
 
   // Model -> view.
-  const show = (img, data) => {
-    if (img.src) URL.revokeObjectURL(img.src);
-    img.src = data && data.byteLength ? bytesUrl(data) : "";
-  };
   const loadMask = async (undoable = true) => {
     const data = model.get("mask_png");
     const next = data && data.byteLength ? await maskFromImage(new Blob([data]), width, height) : new BitMask(width, height);
@@ -314,7 +296,12 @@ function render({ model, el }) {
     loadMask(false);
     zoom.reset();
   };
-  const showImage = () => { delete el.dataset.ready; show(picture, model.get("image_data")); };
+  const showImage = () => {
+    delete el.dataset.ready;
+    show(picture, model.get("image_data"));
+    framer.image(picture.src);
+  };
+  const onMode = () => { el.classList.toggle("ik-outpainting", model.get("mode") === "outpaint"); refresh(); };
   const showResult = () => {
     const data = model.get("result_data");
     panes.classList.toggle("ik-has-result", Boolean(data && data.byteLength));
@@ -337,12 +324,6 @@ function render({ model, el }) {
   picture.addEventListener("load", () => { el.dataset.ready = "1"; });
   const resized = new ResizeObserver(draw);
   resized.observe(view);
-  resultImage.addEventListener("load", () => {
-    const { naturalWidth: w, naturalHeight: h } = resultImage;
-    el.style.setProperty("--ik-result-aspect", String(w / h));
-    resultCaption.textContent = `result ${w}×${h}`;
-    el.dataset.results = String(Number(el.dataset.results || 0) + 1); // results shown so far
-  });
   const stop = listen(model, {
     "change:image_data": showImage,
     "change:result_data": showResult,
@@ -352,6 +333,8 @@ function render({ model, el }) {
     "change:opacity": onOpacity,
     "change:mask_color": onColour,
     "change:width change:height": onSize,
+    "change:canvas change:location change:size change:outpaint_price change:frame_problem change:busy change:editable": framer.refresh,
+    "change:mode": onMode,
     "change:tool change:shape change:subject_price change:brush_size change:opacity change:mask_color change:status change:busy change:editable": refresh,
   });
   resize();
@@ -359,7 +342,8 @@ function render({ model, el }) {
   showResult();
   onOpacity();
   onColour();
-  refresh();
+  onMode();
+  framer.refresh();
   loadMask(false);
 
   return () => {

@@ -1,4 +1,5 @@
-"""Notebook widgets: PromptStudio (generate), MaskPainter (paint a mask, fill or clean up), Gallery.
+"""Notebook widgets: PromptStudio (generate), MaskPainter (paint a mask, fill, clean up, outpaint),
+OutpaintFramer (frame an outpaint), Gallery.
 
 Loaded on first use, so ``import imagekit`` never pulls in ipywidgets or anywidget::
 
@@ -10,9 +11,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["PromptStudio", "MaskPainter", "Gallery"]
+__all__ = ["PromptStudio", "MaskPainter", "OutpaintFramer", "Gallery"]
 
-_HOMES = {"PromptStudio": ".studio", "MaskPainter": ".painter", "Gallery": ".gallery"}
+_HOMES = {"PromptStudio": ".studio", "MaskPainter": ".painter", "OutpaintFramer": ".outpaint", "Gallery": ".gallery"}
 
 
 def __getattr__(name: str) -> Any:

@@ -2,21 +2,18 @@
 
 The browser paints on a canvas at the image's own resolution and sends the mask once per finished
 change as a 1-bit PNG (``mask_png``, white = painted). Undo and redo live in the browser. The widget's
-own Fill and Clean up buttons run the edit on a worker thread, so the kernel stays free meanwhile.
+own Fill, Clean up and Outpaint buttons run the edit on a worker thread, so the kernel stays free meanwhile.
 """
 
 from __future__ import annotations
 
 import io
-import logging
 import os
 import re
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import anywidget
 import numpy as np
 from ipywidgets import CallbackDispatcher
 from PIL import Image as PILImage
@@ -24,14 +21,14 @@ from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, validate
 
 from . import mask_ops
 from ._assets import asset_module, asset_text
-from ._common import binary_trait, load_picture, plain_error
+from ._common import binary_trait, plain_error
+from ._editing import credits_text
+from .outpaint import Outpainting
 
 __all__ = ["MaskPainter"]
 
-log = logging.getLogger("imagekit.widgets")
 
-
-class MaskPainter(anywidget.AnyWidget):
+class MaskPainter(Outpainting):
     """Paint a mask over an image (Image handle, PIL image or path) with brush, eraser, undo and redo.
 
     ``mask`` is the mask as a PIL "L" image (255 = painted) at the image's size (settable from any
@@ -40,15 +37,13 @@ class MaskPainter(anywidget.AnyWidget):
     ``select_box`` and ``select_polygon`` (or the Box and Lasso tools) add or take away a shape, and
     ``select_subject`` (the Subject button) the subject the service's background removal finds; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
     with it (Image handles only) and show the result beside the original; ``continue_on_result()`` (or
-    its button) paints on the result next.
+    its button) paints on the result next. The outpaint mode (``mode="outpaint"``, key O) frames a
+    larger canvas as ``OutpaintFramer`` does; ``outpaint(canvas, location)`` runs it.
     """
 
     _esm = asset_module("mask_painter.js")
     _css = asset_text("mask_painter.css")
 
-    image_data = binary_trait("the image shown, as PNG, JPEG or WebP bytes")
-    width = Int(help="the image's width in pixels; the mask has the same").tag(sync=True)
-    height = Int(help="the image's height in pixels; the mask has the same").tag(sync=True)
     mask_png = binary_trait("the mask as a PNG: 1-bit white = painted, or alpha = painted (b'' = nothing)")
     revision = Int(0, help="bumped by whichever side changed mask_png, so a side skips its own echo").tag(sync=True)
     received = Int(0, help="the last mask revision the kernel decoded; the browser times syncs by it").tag(sync=True)
@@ -58,11 +53,7 @@ class MaskPainter(anywidget.AnyWidget):
     brush_size = Int(24, help="brush diameter in image pixels (at least 1)").tag(sync=True)
     opacity = Float(0.5, min=0.0, max=1.0, help="opacity of the mask overlay").tag(sync=True)
     mask_color = Unicode("#ff2a5a", help="colour of the mask overlay, #rrggbb").tag(sync=True)
-    max_view = Int(640, min=64, help="largest displayed width in CSS pixels; larger images are scaled to fit").tag(sync=True)
-    result_data = binary_trait("the last edit's result (PNG), shown beside the original")
-    status = Unicode("", help="what the painter is doing, or the last error in plain words").tag(sync=True)
-    busy = Bool(False, help="an edit is running (the edit buttons wait and a progress bar shows)").tag(sync=True)
-    editable = Bool(False, help="the image is on the service, so Fill and Clean up can run").tag(sync=True)
+    mode = Enum(("mask", "outpaint"), "mask", help="mask: paint and select; outpaint: frame a larger canvas").tag(sync=True)
     compare = Bool(False, help="show the result over the original, split by a divider (needs a result)").tag(sync=True)
     divider = Float(0.5, min=0.0, max=1.0, help="where the divider stands, as a fraction of the image's width: "
                     "the original shows left of it, the result right").tag(sync=True)
@@ -70,23 +61,11 @@ class MaskPainter(anywidget.AnyWidget):
                             "image's cut-out is kept, '' when unknown").tag(sync=True)
 
     def __init__(self, image: Any, *, brush_size: int | None = None, **traits: Any) -> None:
-        data, picture, handle = load_picture(image)
-        brush_size = brush_size or max(4, round(max(picture.size) / 32))
-        super().__init__(image_data=data, width=picture.width, height=picture.height,
-                         brush_size=brush_size, editable=handle is not None, **traits)
-        self.source = handle
-        """The Image handle being painted on (None for a PIL image or a file)."""
-        self.result = None
-        """The Image the last ``fill()`` or ``clean_up()`` produced."""
-        self.history: list[Any] = [handle] if handle is not None else []
-        """The Image handles painted on so far, the current one last (``continue_on_result`` adds)."""
-        self._mask_callbacks = CallbackDispatcher()
-        self._result_callbacks = CallbackDispatcher()
-        self._pool: ThreadPoolExecutor | None = None
         self._cutouts: dict[int, Any] = {}  # image id -> its removeBg result, so Subject is paid once an image
-        self._price_subject()
+        self._mask_callbacks = CallbackDispatcher()
+        super().__init__(image, **traits)
+        self.brush_size = brush_size or max(4, round(max(self.width, self.height) / 32))
         self.observe(self._mask_arrived, "mask_png")
-        self.on_msg(self._browser_asked)
 
     def __repr__(self) -> str:
         return f"MaskPainter({self.width}x{self.height}, painted={self.mask_array().mean():.1%}, tool={self.tool!r})"
@@ -184,23 +163,14 @@ class MaskPainter(anywidget.AnyWidget):
         finally:
             self.busy = False
         self.status = ""
-        self._price_subject()
+        self._reprice()
 
-    def _price_subject(self) -> None:
-        """Show what Subject costs before it is clicked: free for a kept cut-out, else the plan's price."""
-        if self.source is None:
-            self.subject_price = ""
-        elif self.source.id in self._cutouts:
-            self.subject_price = "free"
-        else:
-            from ..ledger.prices import Prices, edit_key
-
-            try:
-                price = Prices.of_account(self.source.client.me()).exact(edit_key("removeBg"))
-            except Exception as exc:  # noqa: BLE001 - the button then shows no price, and works
-                log.debug("no removeBg price: %s", exc)
-                price = None
-            self.subject_price = "" if price is None else f"{price:g} credit{'' if price == 1 else 's'}"
+    def _reprice(self) -> None:
+        """Show what Subject and Outpaint cost before they are clicked (Subject is free for a kept cut-out)."""
+        kept = self.source is not None and self.source.id in self._cutouts
+        prices = self._prices("outpaint") if kept else self._prices("outpaint", "removeBg")
+        self.outpaint_price = credits_text(prices["outpaint"])
+        self.subject_price = "free" if kept else credits_text(prices["removeBg"])
 
     def _mask_arrived(self, change: dict) -> None:
         self.received = self.revision
@@ -209,43 +179,22 @@ class MaskPainter(anywidget.AnyWidget):
     # -- edits -----------------------------------------------------------------------------------
     def fill(self, prompt: str, negative: str = "", **options: Any) -> Any:
         """Regenerate the painted area from ``prompt``; returns the new Image and shows it."""
-        return self._edit("Filling", lambda image, mask: image.fill(mask, prompt, negative, **options))
+        mask = self.mask
+        return self._edit("Filling", lambda image: image.fill(mask, prompt, negative, **options))
 
     def clean_up(self, **options: Any) -> Any:
         """Remove what is painted; returns the new Image and shows it."""
-        return self._edit("Cleaning up", lambda image, mask: image.clean_up(mask, **options))
+        mask = self.mask
+        return self._edit("Cleaning up", lambda image: image.clean_up(mask, **options))
 
-    def continue_on_result(self) -> Any:
-        """Paint on the last result next: it becomes the image; the mask and its undo history stay."""
-        if self.result is None:
-            raise ValueError("there is no result to continue on: run fill() or clean_up() first")
-        result, data = self.result, self.result_data
-        picture = PILImage.open(io.BytesIO(data))
-        with self.hold_sync():
-            if picture.size != (self.width, self.height):  # a mask of the old size would not fit
-                self.width, self.height = picture.size
-                self.mask = None
-            self.image_data, self.result_data = data, b""
-        self.source, self.result = result, None
-        self.history.append(result)
-        self._price_subject()  # a new image: its own cut-out, paid once
-        return result
-
-    def _edit(self, doing: str, run: Callable[[Any, Any], Any]) -> Any:
-        if self.source is None:
-            raise ValueError("edits need an image on the service: make the painter from an Image handle")
-        self.status, self.busy = f"{doing}…", True
-        try:
-            result = run(self.source, self.mask)
-            self.result_data = result.read("png")
-        except Exception as exc:
-            self.status = plain_error(exc)
-            raise
-        finally:
-            self.busy = False
-        self.result, self.status = result, ""
-        self._result_callbacks(result)
-        return result
+    def _now_showing(self, size: tuple[int, int]) -> None:
+        # The mask and its undo history stay for a result of the same size; one of another size (an
+        # outpaint's) starts with an empty mask, as one of the old size would not fit.
+        if size != (self.width, self.height):
+            super()._now_showing(size)
+            self.mask = None
+        else:
+            self.reset_frame()
 
     def _browser_asked(self, widget: Any, content: dict, buffers: Any) -> None:
         """The widget's buttons: edits run on a worker thread, so the kernel keeps taking strokes."""
@@ -259,38 +208,9 @@ class MaskPainter(anywidget.AnyWidget):
             getattr(self, content["op"])(int(content.get("px", 0)))
         elif event == "subject" and not self.busy:
             self.run_in_background(self.select_subject, bool(content.get("subtract")))
-        elif event == "continue" and self.result is not None:
-            self.continue_on_result()
+        else:
+            super()._browser_asked(widget, content, buffers)
 
-    def run_in_background(self, edit: Callable[..., Any], *args: Any) -> Future:
-        """Run ``edit(*args)`` on the painter's worker thread; errors show in ``status``, not raised."""
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imagekit-painter")
-        self.busy = True  # at once, so a second click cannot queue a second edit
-
-        def quietly() -> Any:
-            try:
-                return edit(*args)
-            except Exception as exc:  # noqa: BLE001 - shown in the widget by _edit
-                log.debug("painter edit failed: %s", exc)
-                return None
-            finally:
-                self.busy = False
-
-        return self._pool.submit(quietly)
-
-    def close(self) -> None:
-        """Close the widget and stop its worker thread."""
-        pool = getattr(self, "_pool", None)  # absent when __init__ failed before making it
-        if pool is not None:
-            pool.shutdown(wait=False)  # close() may run on the worker itself, from __del__
-        super().close()
-
-    # -- callbacks -------------------------------------------------------------------------------
     def on_mask(self, callback: Callable[[MaskPainter], Any], remove: bool = False) -> None:
         """Call ``callback(painter)`` each time the mask changes (once per finished stroke)."""
         self._mask_callbacks.register_callback(callback, remove=remove)
-
-    def on_result(self, callback: Callable[[Any], Any], remove: bool = False) -> None:
-        """Call ``callback(image)`` with each edit's result."""
-        self._result_callbacks.register_callback(callback, remove=remove)

@@ -1,5 +1,6 @@
 """Fixtures for the widget tests: one JupyterLab and one headless chromium page for the package
 (package scope: Playwright's sync API keeps an event loop running in the main thread until it closes).
+A test marked ``in_both_frontends`` runs once in JupyterLab and once in Notebook 7 (same server, same page).
 
 The browser tests never skip: without chromium they fail and say how to install it.
 """
@@ -7,6 +8,7 @@ The browser tests never skip: without chromium they fail and say how to install 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +17,10 @@ import pytest
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
 
-from .lab import CHROMIUM, CHROMIUM_FLAGS, Lab, Notebook
+from .lab import CHROMIUM, CHROMIUM_FLAGS, FRONTENDS, Lab, Notebook
+
+in_both_frontends = pytest.mark.parametrize("notebook", FRONTENDS, indirect=True)
+"""Run the test in JupyterLab and in Notebook 7 (the ``notebook`` fixture takes the front-end)."""
 
 
 @pytest.fixture(scope="package")
@@ -75,8 +80,20 @@ def keep_figures(folder: Path, figures: dict) -> None:
 
 @pytest.fixture
 def notebook(page, lab, request, shots: Path) -> Iterator[Notebook]:
-    """A fresh notebook with its own kernel; a screenshot of the page is kept in ``shots`` at the end."""
-    opened = Notebook(page, lab, f"{request.node.name}.ipynb")
+    """A fresh notebook with its own kernel, in JupyterLab unless the test is ``in_both_frontends``; a
+    screenshot of the page is kept in ``shots`` at the end."""
+    name = re.sub(r"[^\w.-]+", "-", request.node.name)  # "test_x[notebook7]": no brackets in a path
+    opened = Notebook(page, lab, f"{name}.ipynb", getattr(request, "param", "lab"))
     yield opened
     page.screenshot(path=shots / "final.png")
     opened.close()
+
+
+def served_edit(box, image_id: int) -> dict:
+    """What the sandbox made for an edit's result: the request's parameters as it received them, the
+    result's size and the credits it charged (read from the sandbox's own records, not the client's)."""
+    from imagekit.sandbox.tables import Image
+
+    with box.sandbox.db.read() as session:
+        row = session.get(Image, image_id)
+        return {"params": row.meta["params"], "size": (row.width, row.height), "credits": row.credit_cost}

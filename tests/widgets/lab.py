@@ -1,7 +1,8 @@
 """JupyterLab on a loopback port, driven by headless Debian chromium through Playwright.
 
 Follows the recipe proven on these machines: private Jupyter config (the announcements pop-up off),
-cells run through the app's command API, waits on DOM hooks rather than sleeps.
+cells run through the app's command API, waits on DOM hooks rather than sleeps. The same server serves
+Notebook 7's page (``/notebooks/<path>``), built of the same components: a notebook opens in either.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlparse
 
 import httpx
 
@@ -51,6 +53,7 @@ class Lab:
             sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
             "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
             "--ServerApp.allow_root=True", "--LabApp.expose_app_in_browser=True",
+            "--JupyterNotebookApp.expose_app_in_browser=True",
             f"--ServerApp.root_dir={self.root}", f"--LabApp.workspaces_dir={home / 'workspaces'}",
         ]
         self.process: subprocess.Popen | None = None
@@ -102,6 +105,17 @@ _OPEN = """async (path) => {
   return panel.id;
 }"""
 
+_READY = """async () => {
+  const app = window.jupyterapp;
+  await app.restored;
+  const panel = app.shell.currentWidget;
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+}"""
+
+FRONTENDS = ("lab", "notebook7")
+"""Where a notebook opens: JupyterLab's page, or Notebook 7's page of one notebook."""
+
 _RUN = """async (code) => {
   const app = window.jupyterapp;
   const panel = app.shell.currentWidget;
@@ -127,12 +141,25 @@ _CLOSE = """async () => {
 }"""
 
 
-class Notebook:
-    """One open notebook in the lab page: run code in it, read its text output."""
+def _show(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function("window.jupyterapp !== undefined")
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
 
-    def __init__(self, page: Any, lab: Lab, name: str) -> None:
+
+class Notebook:
+    """One open notebook, in JupyterLab or in Notebook 7 (``frontend``): run code in it, read its text output."""
+
+    def __init__(self, page: Any, lab: Lab, name: str, frontend: str = "lab") -> None:
         self.page = page
-        page.evaluate(_OPEN, lab.new_notebook(name))
+        path = lab.new_notebook(name)
+        if frontend == "notebook7":
+            _show(page, f"{lab.url}/notebooks/{quote(path)}")
+            page.evaluate(_READY)
+        else:
+            if not urlparse(page.url).path.startswith("/lab"):  # the page is still Notebook 7's
+                _show(page, f"{lab.url}/lab")
+            page.evaluate(_OPEN, path)
 
     def run(self, code: str) -> str:
         """Run ``code`` as a new cell and return its text output; a Python error fails the test."""

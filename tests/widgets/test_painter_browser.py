@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from .conftest import keep_figures
+from .conftest import in_both_frontends, keep_figures
 from .painting import Painter, iou, painter_setup, stroke
 
 SIZE = (1024, 1024)
@@ -14,6 +14,7 @@ PAYLOAD_LIMIT = 8_000  # bytes for one stroke's mask at 1024 px (a 1-bit PNG)
 CELLS = "() => window.jupyterapp.shell.currentWidget.content.widgets.length"
 
 
+@in_both_frontends
 def test_stroke_eraser_undo_redo_and_payload(notebook, shots):
     notebook.run(painter_setup(brush=BRUSH))
     painter = Painter(notebook, shots)
@@ -45,6 +46,7 @@ def test_stroke_eraser_undo_redo_and_payload(notebook, shots):
     keep_figures(shots, {"one stroke at 1024 px": one_stroke, "empty mask at 1024 px": empty})
 
 
+@in_both_frontends
 def test_keyboard_undo_redo_tools_and_size(notebook, shots):
     notebook.run(painter_setup(brush=BRUSH))
     painter = Painter(notebook, shots)
