@@ -11,6 +11,7 @@ from PIL import Image
 import imagekit
 from imagekit.widgets import MaskPainter, OutpaintFramer
 from tests.conftest import make_user
+from tests.helpers import SIZE
 
 from .conftest import served_edit
 
@@ -45,7 +46,8 @@ def test_outpaint_runs_with_the_frame_and_charges_its_price(sandbox):
         framer._pool.submit(lambda: None).result(timeout=60)  # the edit it queued has finished
         assert framer.result is not None and framer.status == "" and not framer.busy
         assert served_edit(sandbox, framer.result.id) == {
-            "params": {"canvasSize": [1280, 700], "originalImageSize": [1024, 576], "originalImageLocation": [-20, 100]},
+            "params": {"canvasSize": [1280, 700], "originalImageSize": [SIZE, SIZE * 9 // 16],
+                       "originalImageLocation": [-20, 100]},
             "size": (1280, 700), "credits": price}
         assert Image.open(io.BytesIO(framer.result_data)).size == (1280, 700)
         assert ik.usage().current_credit == before - price

@@ -69,7 +69,7 @@ def run_and_check(notebook, board, sandbox, name: str, price: str) -> dict:
 
 
 @in_both_frontends
-def test_painter_outpaint_framed_by_dragging_keys_and_typing_then_continued(notebook, shots, sandbox):
+def test_painter_outpaint_framed_by_dragging_keys_and_typing_then_continued(notebook, shots, lab_sandbox):
     notebook.run(painter_setup(ratio="16:9", brush=16))  # 1024x576
     painter = Painter(notebook, shots)
     price = notebook.run(PRICE).strip()
@@ -98,7 +98,7 @@ def test_painter_outpaint_framed_by_dragging_keys_and_typing_then_continued(note
     canvas, location = board.wait_kernel(canvas, [location[0], location[1] + 10])
     board.shot(shots, "framed")
 
-    run = run_and_check(notebook, board, sandbox, "painter", price)
+    run = run_and_check(notebook, board, lab_sandbox, "painter", price)
     board.shot(shots, "outpainted")
     painter.root.get_by_role("button", name="Continue on result", exact=True).click()
     notebook.page.wait_for_function("([img, w]) => img.naturalWidth === w",
@@ -114,7 +114,7 @@ def test_painter_outpaint_framed_by_dragging_keys_and_typing_then_continued(note
     assert notebook.run("print(painter.mask_array().any())") == "True\n"
 
 
-def test_outpaint_framer_by_corner_drag_and_ratio(notebook, shots, sandbox):
+def test_outpaint_framer_by_corner_drag_and_ratio(notebook, shots, lab_sandbox):
     notebook.run(painter_setup(brush=16).replace("painter = MaskPainter(image, brush_size=16)\npainter",
                                                  "from imagekit.widgets import OutpaintFramer\n"
                                                  "framer = OutpaintFramer(image)\nframer"))
@@ -129,7 +129,7 @@ def test_outpaint_framer_by_corner_drag_and_ratio(notebook, shots, sandbox):
     canvas, location = board.wait_kernel([round(canvas[1] * 16 / 9), canvas[1]],
                                          [(round(canvas[1] * 16 / 9) - canvas[0]) // 2, 0], slack=1)
     assert notebook.run("print(framer.frame_problem == '')") == "True\n"
-    run_and_check(notebook, board, sandbox, "framer", price)
+    run_and_check(notebook, board, lab_sandbox, "framer", price)
     board.root.get_by_role("button", name="Continue on result", exact=True).click()
     board.wait_kernel(canvas, [0, 0])
     assert notebook.run("print(framer.width, framer.height)") == f"{canvas[0]} {canvas[1]}\n"
