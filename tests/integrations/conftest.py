@@ -3,6 +3,9 @@ real MLflow tracking store in the test's own folder."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from tests.workflows.conftest import _boxes, _home, box, connect, ledger_location  # noqa: F401  (shared fixtures)
@@ -10,12 +13,24 @@ from tests.workflows.conftest import _boxes, _home, box, connect, ledger_locatio
 EXPERIMENT = "imagekit-tests"
 
 
+@pytest.fixture(scope="session")
+def _empty_store(tmp_path_factory) -> Path:
+    """An empty SQLite tracking store, made once: MLflow builds a new one by running its migrations
+    (over a second), a copy opens at once."""
+    import mlflow
+
+    path = tmp_path_factory.mktemp("mlflow-template") / "mlflow.db"
+    mlflow.MlflowClient(f"sqlite:///{path}").search_experiments()
+    return path
+
+
 @pytest.fixture
-def tracking(tmp_path):
+def tracking(tmp_path, _empty_store):
     """An MlflowClient on a SQLite tracking store in ``tmp_path`` (no server), where MLflow's own API
     sends runs too; its experiment ``EXPERIMENT`` keeps artifacts in ``tmp_path/artifacts``."""
     import mlflow
 
+    shutil.copyfile(_empty_store, tmp_path / "mlflow.db")
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     mlflow.set_tracking_uri(uri)  # over whatever an earlier test (or a README block) set
     client = mlflow.MlflowClient(uri)
