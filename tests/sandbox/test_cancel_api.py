@@ -118,7 +118,8 @@ def test_cancel_is_per_user(slow):
 
 
 def test_cancel_reaches_inside_a_long_enhance(tmp_path, sandbox_on):
-    with sandbox_on(tmp_path / "box") as box, client(box) as api:
+    # 8x of 512 px: a 4096-px result, long enough that a cancel lands well inside the engine
+    with sandbox_on(tmp_path / "box", base_size=512) as box, client(box) as api:
         source = make_image(api)
         result = {}
         started = time.monotonic()
