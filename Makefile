@@ -2,8 +2,10 @@
 VENV    ?= .venv
 PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-dev
-# Test processes (pytest-xdist): one per core by default; WORKERS=0 runs the suite in this process.
-WORKERS ?= auto
+# Test processes (pytest-xdist): two per core by default, since many tests wait (on a sandbox's
+# latency, a subprocess, a browser) and a second process keeps the core busy meanwhile; WORKERS=0
+# runs the suite in this process.
+WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 # The suite always runs against embedded sandboxes, whatever service the environment names.
 PYTEST  := env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY $(PYTHON) -m pytest -n $(WORKERS)
 

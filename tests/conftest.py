@@ -33,7 +33,7 @@ is not in a test's fixture closure."""
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark what each test needs, before ``-m`` deselects."""
+    """Mark what each test needs, before ``-m`` deselects; put the slow ones first."""
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for fixture, marker in NEEDS.items():
@@ -43,6 +43,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # xdist gives the *_browser.py files to one worker (conftest.py at the root), so that
             # one JupyterLab and one chromium serve them all.
             raise pytest.UsageError(f"{item.nodeid} drives a browser: its file's name must end in _browser.py")
+    # The slowest tests first: under xdist each starts while others are still queued, instead of one
+    # of them running alone at the end (xdist hands out groups largest first, then in this order).
+    items.sort(key=_expected_seconds, reverse=True)
+
+
+def _expected_seconds(item: pytest.Item) -> float:
+    """``@pytest.mark.slow(seconds)``'s figure (5 when not given); 0 for a test not marked slow."""
+    marker = item.get_closest_marker("slow")
+    return 0.0 if marker is None else float(marker.args[0] if marker.args else 5)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -200,6 +200,7 @@ def test_a_cancel_settles_the_edit_whose_answer_was_lost(connect):
     assert edit.status == "no_response" and edit.credits == (price if finished else 0) and edit.source == "priced"
 
 
+@pytest.mark.slow(8)
 @pytest.mark.parametrize("spec_exact", [False, True])
 def test_the_embedded_sandbox_keeps_its_history_across_sessions(tmp_path, monkeypatch, spec_exact):
     """Yesterday's session and today's, each with its own port and key, are one account's history."""

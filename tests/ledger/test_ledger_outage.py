@@ -55,6 +55,7 @@ def outage_messages(caplog) -> tuple[int, int]:
     return sum("cannot be reached" in text for text in texts), sum("answers again" in text for text in texts)
 
 
+@pytest.mark.slow
 def test_a_batch_runs_through_an_outage_and_the_ledger_ends_equal_to_the_balance_change(
         slow_box, cluster, ledger_url, caplog):
     caplog.set_level(logging.WARNING, logger="imagekit")

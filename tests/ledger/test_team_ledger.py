@@ -229,6 +229,7 @@ def _together(workers: list[subprocess.Popen], barrier: Path) -> list[str]:
     return outs
 
 
+@pytest.mark.slow(10)
 def test_two_processes_write_one_tagged_ledger_and_a_third_reports_both(box, ledger_location, tmp_path):
     users = {"grid-a": make_user(box, "pro"), "grid-b": make_user(box, "pro")}
     clients = {tag: imagekit.Client(box.url, key, ledger=False) for tag, (_, key) in users.items()}
@@ -254,6 +255,7 @@ def test_two_processes_write_one_tagged_ledger_and_a_third_reports_both(box, led
     assert all(entry.tags["person"] == f"p-{entry.tags['experiment']}" for entry in entries)  # none mixed up
 
 
+@pytest.mark.slow
 def test_two_processes_never_pass_one_hard_budget_together(box, ledger_location, tmp_path):
     keys = [make_user(box, "pro")[1] for _ in range(2)]
     clients = [imagekit.Client(box.url, key, ledger=False) for key in keys]

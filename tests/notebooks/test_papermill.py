@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nbformat
 import papermill
+import pytest
 from mlflow import MlflowClient
 from PIL import Image as PILImage
 
@@ -18,6 +19,7 @@ def outputs_text(cell) -> str:
     return "".join(output.get("text", "") or output.get("data", {}).get("text/plain", "") for output in cell.outputs)
 
 
+@pytest.mark.slow(15)
 def test_the_batch_notebook_runs_with_other_parameters(tmp_path, monkeypatch):
     for name in ("IMAGEKIT_BASE_URL", "IMAGEKIT_API_KEY"):  # the notebook's own embedded sandbox
         monkeypatch.delenv(name, raising=False)

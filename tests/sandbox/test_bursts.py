@@ -28,7 +28,7 @@ async def burst(url: str, keys: list[str]) -> Counter:
     return Counter(response.status_code for response in responses)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(12)
 def test_bursts_after_start_and_after_a_day_turn_answer_without_a_500(tmp_path, new_database):
     url = new_database()
     with EmbeddedSandbox(tmp_path / "sandbox", database_url=url) as box:

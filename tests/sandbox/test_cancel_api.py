@@ -137,6 +137,7 @@ def test_cancel_reaches_inside_a_long_enhance(tmp_path, sandbox_on):
         assert time.monotonic() - started - full < full  # the cancelled run stopped well before the end
 
 
+@pytest.mark.slow(10)
 def test_random_mix_of_edits_and_cancels_balances(slow):
     rng = random.Random(7)
     with client(slow, "enterprise") as api:

@@ -234,7 +234,7 @@ def figures(load: Load, before: Account, after: Account, image_price: int, edit_
                    usable_after=usable_after)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(20)
 def test_a_postgresql_restart_answers_503_and_leaves_no_slot_or_charge_behind(tmp_path):
     """Figures: answers by status (200, 429, 503 only; at least one 503, each with Retry-After), images
     and edits completed = charged, balance change = completed work's price, and the seconds from the
@@ -272,7 +272,7 @@ def test_a_postgresql_restart_answers_503_and_leaves_no_slot_or_charge_behind(tm
     assert len(workers) == 2  # both reconnected by themselves
 
 
-@pytest.mark.slow
+@pytest.mark.slow(30)
 def test_a_worker_killed_with_creates_and_edits_in_flight_leaves_no_slot_or_charge_behind(postgres, tmp_path):
     """Figures: answers by status (200, 429, or a dropped connection for what the killed worker ran;
     never 500), images and edits completed = charged (work committed just before the kill, whose
@@ -323,7 +323,7 @@ def test_a_worker_killed_with_creates_and_edits_in_flight_leaves_no_slot_or_char
     assert seen.balance_change == images * style["creditCost"] + edits * edit_price, seen
 
 
-@pytest.mark.slow
+@pytest.mark.slow(9)
 def test_work_the_database_cannot_record_in_time_is_answered_503_and_refunded_once_it_is_back(tmp_path):
     """The database stopped for longer than ``outage_patience`` (1 s here) while a create, an async
     create and an edit are charged and running. Figures: the create and the edit are answered 503

@@ -192,6 +192,7 @@ def test_platform_and_request_id_headers_are_validated(api):
     assert_error(api.post(f"/api/images/{source}/upsize", headers={"X-Request-Id": "dup-1"}), 409, "duplicate_request_id")
 
 
+@pytest.mark.slow(8)
 def test_edit_limit(sandbox, client_for):
     api = client_for("free")
     httpx.post(f"{sandbox.url}/sandbox/users/{api.user_id}/credits", json={"defaultCredit": 400}, verify=TLS)

@@ -10,7 +10,7 @@ from tests.helpers import TLS, assert_error
 
 from .serving import imagekit, serving
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(3)
 
 
 @pytest.fixture(scope="module")

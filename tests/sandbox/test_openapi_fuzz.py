@@ -30,7 +30,7 @@ from schemathesis.specs.openapi.checks import response_schema_conformance
 from imagekit.sandbox import EmbeddedSandbox
 from tests.helpers import TLS
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(1)  # each case a second or so; 73 of them
 
 OPERATIONS = [
     ("GET", "/api/users/me"), ("GET", "/api/users/me/usage"), ("GET", "/api/users/me/styles"),

@@ -45,7 +45,7 @@ def client(url: str, key: str) -> httpx.Client:
     return httpx.Client(base_url=url, headers={"X-Api-Key": key}, timeout=120, verify=TLS)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(15)
 def test_kill_with_work_in_flight_then_restart(tmp_path, new_database):
     folder, url = tmp_path / "data", new_database()
     db = db_args(url)

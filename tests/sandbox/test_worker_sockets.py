@@ -50,11 +50,13 @@ def answering_workers(served: Served, connections: int = 16) -> list[str]:
             connection.close()
 
 
+@pytest.mark.slow
 def test_connections_opened_at_once_are_spread_over_both_workers(two_workers):
     for _ in range(2):
         assert len(set(answering_workers(two_workers))) == 2
 
 
+@pytest.mark.slow(10)
 def test_a_worker_that_dies_is_replaced_on_its_socket(two_workers):
     for _ in range(2):  # kill one, and then the other of the two that serve afterwards
         before = set(answering_workers(two_workers))

@@ -82,6 +82,7 @@ def total(served: Served, key: str) -> int:
     return me["defaultCredit"] + me["dailyCredit"] + me["monthlyCredit"]
 
 
+@pytest.mark.slow(10)
 def test_eighty_creates_across_two_workers_keep_the_limit_and_the_balance(two_workers):
     served, url = two_workers
     user_id, key = new_user(served)
@@ -115,6 +116,7 @@ def test_eighty_creates_across_two_workers_keep_the_limit_and_the_balance(two_wo
     assert spent == (charged,) and running == (0,)
 
 
+@pytest.mark.slow(10)
 def test_cancels_reach_edits_running_in_the_other_worker_and_refund_once(two_workers):
     served, url = two_workers
     _, key = new_user(served)

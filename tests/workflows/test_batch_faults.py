@@ -35,6 +35,7 @@ def assert_one_image_per_row(batch, box, user_id: int) -> None:
     assert set(frame["image_id"]) == {image_id for image_id, _, _ in made}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("drop_phase", "rows"), [("after", 200), ("before", 60)])
 def test_a_batch_under_503_429_and_dropped_connections(connect, box, drop_phase, rows):
     ik = connect()

@@ -12,6 +12,7 @@ import datasets
 import httpx
 import numpy as np
 import pandas as pd
+import pytest
 from PIL import Image
 
 from imagekit.cli import main
@@ -65,6 +66,7 @@ def check_one_run(out: Path) -> pd.DataFrame:
     return batch
 
 
+@pytest.mark.slow(9)
 def test_the_demo_runs_twice_in_a_row_and_the_second_run_replaces_the_first(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["demo", "--out", str(out)]) == 0

@@ -94,6 +94,7 @@ def users(box: EmbeddedSandbox, count: int, plan: str = "standard") -> tuple[lis
     return [user_id for user_id, _ in made], [key for _, key in made]
 
 
+@pytest.mark.slow(20)
 def test_three_processes_with_three_keys_drain_one_sweep_each_row_once(served, postgres, tmp_path):
     user_ids, keys = users(served, 4)
     before = [balance(served, key) for key in keys]
@@ -114,6 +115,7 @@ def test_three_processes_with_three_keys_drain_one_sweep_each_row_once(served, p
     assert ratio >= 2.5
 
 
+@pytest.mark.slow(15)
 def test_a_killed_process_leaves_its_rows_to_the_others_after_its_lease(served, postgres, tmp_path):
     user_ids, keys = users(served, 3)
     before = [balance(served, key) for key in keys]
@@ -134,6 +136,7 @@ def test_a_killed_process_leaves_its_rows_to_the_others_after_its_lease(served, 
     assert spent == sum(credits for _, _, credits in rows.values())
 
 
+@pytest.mark.slow(17)
 def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgres, tmp_path):
     [user_id], [key] = users(served, 1)  # standard plan: 2 generations at once
     journal = postgres.new_database()
