@@ -9,7 +9,7 @@ WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 # The suite always runs against embedded sandboxes, whatever service the environment names.
 PYTEST  := env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY $(PYTHON) -m pytest -n $(WORKERS)
 
-.PHONY: demo lint test check smoke bench notebooks clean
+.PHONY: demo lint test suite check smoke bench notebooks clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -26,7 +26,10 @@ lint: $(STAMP)  ## ruff and mypy
 	$(VENV)/bin/ruff check imagekit tests benchmarks conftest.py
 	$(VENV)/bin/mypy imagekit
 
-test: lint  ## lint, types, then the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the README included
+test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the README included
+	@$(MAKE) --no-print-directory -j 2 lint suite
+
+suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint: mypy from cold takes a while)
 	$(PYTEST) $(PYTEST_ARGS)
 
 check: lint  ## lint, types, then every test that needs neither a browser nor PostgreSQL
