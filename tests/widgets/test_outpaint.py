@@ -32,8 +32,8 @@ def test_the_frame_starts_as_the_image_and_follows_keys_and_ratios():
     framer.close()
 
 
-def test_outpaint_runs_with_the_frame_and_charges_its_price(sandbox):
-    with imagekit.Client(sandbox.url, make_user(sandbox)[1]) as ik:
+def test_outpaint_runs_with_the_frame_and_charges_its_price(either_sandbox):
+    with imagekit.Client(either_sandbox.url, make_user(either_sandbox)[1]) as ik:
         image = ik.create("a red fox", style=ik.styles()[0].style_id, count=1, ratio="16:9").images[0]
         framer = OutpaintFramer(image)
         price = next(cost.credit for cost in ik.me().plan.credit_cost_info if cost.type == "outpaint")
@@ -45,7 +45,7 @@ def test_outpaint_runs_with_the_frame_and_charges_its_price(sandbox):
         framer._browser_asked(framer, {"event": "edit", "op": "outpaint"}, [])  # the Outpaint button
         framer._pool.submit(lambda: None).result(timeout=60)  # the edit it queued has finished
         assert framer.result is not None and framer.status == "" and not framer.busy
-        assert served_edit(sandbox, framer.result.id) == {
+        assert served_edit(either_sandbox, framer.result.id) == {
             "params": {"canvasSize": [1280, 700], "originalImageSize": [SIZE, SIZE * 9 // 16],
                        "originalImageLocation": [-20, 100]},
             "size": (1280, 700), "credits": price}
@@ -56,8 +56,8 @@ def test_outpaint_runs_with_the_frame_and_charges_its_price(sandbox):
         framer.close()
 
 
-def test_the_painter_outpaints_and_continues_with_an_empty_mask(sandbox):
-    with imagekit.Client(sandbox.url, make_user(sandbox)[1]) as ik:
+def test_the_painter_outpaints_and_continues_with_an_empty_mask(either_sandbox):
+    with imagekit.Client(either_sandbox.url, make_user(either_sandbox)[1]) as ik:
         image = ik.create("a red fox", style=ik.styles()[0].style_id, count=1).images[0]
         painter = MaskPainter(image)
         assert painter.mode == "mask" and painter.outpaint_price
@@ -65,7 +65,7 @@ def test_the_painter_outpaints_and_continues_with_an_empty_mask(sandbox):
         result = painter.outpaint(canvas=(1024, 1280), location=(0, -64), size=(1024, 1024))
         assert result.meta().resolution == "1024x1280" and painter.result is result
         assert (painter.canvas, painter.location) == ([1024, 1280], [0, -64])
-        assert served_edit(sandbox, result.id)["params"] == {
+        assert served_edit(either_sandbox, result.id)["params"] == {
             "canvasSize": [1024, 1280], "originalImageSize": [1024, 1024], "originalImageLocation": [0, -64]}
         painter.continue_on_result()
         assert (painter.width, painter.height) == (1024, 1280) and not painter.mask_array().any()
