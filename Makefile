@@ -6,8 +6,11 @@ STAMP   := $(VENV)/.installed-dev
 # latency, a subprocess, a browser) and a second process keeps the core busy meanwhile; WORKERS=0
 # runs the suite in this process.
 WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
-# The suite always runs against embedded sandboxes, whatever service the environment names.
-PYTEST  := env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY $(PYTHON) -m pytest -n $(WORKERS)
+# The suite always runs against embedded sandboxes, whatever service the environment names. It
+# keeps bytecode in __pycache__ even where the environment says not to (PYTHONDONTWRITEBYTECODE):
+# its hundred-odd subprocesses then load imagekit compiled, and a second run loads the tests as
+# pytest rewrote them (3 s of each test process's start).
+PYTEST  := env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY -u PYTHONDONTWRITEBYTECODE $(PYTHON) -m pytest -n $(WORKERS)
 
 .PHONY: demo lint test suite check smoke bench notebooks clean
 

@@ -126,8 +126,10 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     full_openapi = app.openapi
 
     def openapi() -> dict[str, Any]:
-        schema = with_cookie_scheme(full_openapi())
-        return spec_openapi(schema) if settings.spec_exact else schema
+        if app.openapi_schema is None:  # built once, on the first request (FastAPI's cache, kept)
+            schema = with_cookie_scheme(full_openapi())
+            app.openapi_schema = spec_openapi(schema) if settings.spec_exact else schema
+        return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 

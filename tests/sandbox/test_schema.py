@@ -11,6 +11,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
@@ -42,12 +43,18 @@ def test_the_bare_postgresql_spelling_means_psycopg(given, used):
     assert normalize_url(given) == used
 
 
+def test_head_is_the_newest_migration():
+    """A start reads the revision without Alembic, against ``schema.HEAD``: it must be Alembic's head."""
+    assert ScriptDirectory.from_config(schema._config()).get_current_head() == schema.HEAD
+
+
 @on_both_databases
 def test_migrations_make_exactly_the_mapped_tables(tmp_path, new_database):
     engine = engine_for(tmp_path, new_database())
     schema.upgrade(engine, tmp_path)
     with engine.connect() as connection:
         assert schema.state(connection) == "current"
+        assert schema.revision(connection) == MigrationContext.configure(connection).get_current_revision() == schema.HEAD
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
     schema.upgrade(engine, tmp_path)  # a second time changes nothing
     engine.dispose()

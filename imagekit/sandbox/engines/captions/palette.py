@@ -9,6 +9,7 @@ colour can be named ("deep blue") without a second pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 import cv2
@@ -58,7 +59,13 @@ def to_lab(rgb: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(flat, cv2.COLOR_RGB2Lab).reshape(rgb.shape)
 
 
-_PROTO_LAB = to_lab(np.array([rgb for _, _, rgb in _PROTOTYPES], dtype=np.uint8))
+@cache
+def _proto_lab() -> np.ndarray:
+    """The prototypes in Lab, made on first use: OpenCV's first float RGB-to-Lab conversion builds
+    its tables (some 70 ms), which a process that never names a colour need not pay."""
+    return to_lab(np.array([rgb for _, _, rgb in _PROTOTYPES], dtype=np.uint8))
+
+
 _PROTO_NAME = np.array([COLOUR_NAMES.index(name) for name, _, _ in _PROTOTYPES])
 _SHADE_CODES: tuple[Shade | None, ...] = (None, "deep", "light")
 _PROTO_SHADE = np.array([_SHADE_CODES.index(shade) for _, shade, _ in _PROTOTYPES])
@@ -88,7 +95,7 @@ def name_colours(lab: np.ndarray, weights: np.ndarray, min_share: float = 0.02) 
     total = float(weights.sum())
     if total <= 0:
         return ()
-    proto = nearest(lab, _PROTO_LAB)
+    proto = nearest(lab, _proto_lab())
     # Weighted count per (name, shade) cell; the shade of a name is its heaviest cell.
     n_cells = len(COLOUR_NAMES) * len(_SHADE_CODES)
     cell = _PROTO_NAME[proto] * len(_SHADE_CODES) + _PROTO_SHADE[proto]
