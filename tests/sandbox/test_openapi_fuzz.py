@@ -101,9 +101,8 @@ class Grounds:
 
 @pytest.fixture(scope="module")
 def fuzzed(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
-    """A sandbox of its own (the fuzz spends the demo user's credit); 128-px images keep it quick
-    (the fuzz checks answers and their shapes, not pixels)."""
-    with EmbeddedSandbox(tmp_path_factory.mktemp("fuzz"), base_size=128) as running:
+    """A sandbox of its own (the fuzz spends the demo user's credit); 256 px images keep it quick."""
+    with EmbeddedSandbox(tmp_path_factory.mktemp("fuzz"), base_size=256) as running:
         yield running
 
 
