@@ -7,9 +7,7 @@ import json
 from pathlib import Path
 
 import nbformat
-import papermill
 import pytest
-from mlflow import MlflowClient
 from PIL import Image as PILImage
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -21,6 +19,9 @@ def outputs_text(cell) -> str:
 
 @pytest.mark.slow(15)
 def test_the_batch_notebook_runs_with_other_parameters(tmp_path, monkeypatch):
+    import papermill  # here, not at collection: with mlflow, a second of every test process's start
+    from mlflow import MlflowClient
+
     for name in ("IMAGEKIT_BASE_URL", "IMAGEKIT_API_KEY"):  # the notebook's own embedded sandbox
         monkeypatch.delenv(name, raising=False)
     results, tracking = tmp_path / "results", f"sqlite:///{tmp_path / 'mlflow.db'}"
