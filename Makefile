@@ -33,10 +33,10 @@ test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and
 	@$(MAKE) --no-print-directory -j 2 lint suite
 
 suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint: mypy from cold takes a while)
-	$(PYTEST) $(PYTEST_ARGS)
+	$(PYTEST) $(SUITE_MARKS) $(PYTEST_ARGS)
 
-check: lint  ## lint, types, then every test that needs neither a browser nor PostgreSQL
-	$(PYTEST) -m "not browser and not postgres" $(PYTEST_ARGS)
+check: $(STAMP)  ## lint and types beside every test that needs neither a browser nor PostgreSQL
+	@$(MAKE) --no-print-directory -j 2 lint suite SUITE_MARKS='-m "not browser and not postgres"'
 
 smoke:  ## install the core alone and [sandbox] alone in fresh venvs and smoke-test each
 	tests/smoke/run.sh
