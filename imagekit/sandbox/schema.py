@@ -43,11 +43,6 @@ def _config(connection: Connection | None = None) -> Config:
     return config
 
 
-def head() -> str:
-    """The newest revision this code ships."""
-    return HEAD
-
-
 def _known() -> set[str]:
     from alembic.script import ScriptDirectory
 
@@ -89,7 +84,7 @@ def state(connection: Connection) -> State:
     current = revision(connection)
     if current is None:
         return "legacy" if _tables(connection) else "empty"
-    if current == head():
+    if current == HEAD:
         return "current"
     return "behind" if current in _known() else "ahead"
 
@@ -134,10 +129,10 @@ def check(engine: Engine, upgrade_hint: str) -> None:
         if found == "empty":
             raise SchemaError(f"the database holds no sandbox; run `{upgrade_hint}` first")
         at = revision(connection) or "none (made before migrations)"
-        raise SchemaError(f"the database schema is at revision {at}, this imagekit needs {head()}: "
+        raise SchemaError(f"the database schema is at revision {at}, this imagekit needs {HEAD}: "
                           f"run `{upgrade_hint}` to upgrade it (its data is kept)")
 
 
 def _ahead(connection: Connection) -> str:
     return (f"the database schema is at revision {revision(connection)}, newer than this imagekit knows "
-            f"(head {head()}): upgrade imagekit")
+            f"(head {HEAD}): upgrade imagekit")
