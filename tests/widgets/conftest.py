@@ -23,6 +23,18 @@ in_both_frontends = pytest.mark.parametrize("notebook", FRONTENDS, indirect=True
 """Run the test in JupyterLab and in Notebook 7 (the ``notebook`` fixture takes the front-end)."""
 
 
+def _frontend(item: pytest.Item) -> int:
+    """Where the test's notebook opens, as its place in ``FRONTENDS`` (JupyterLab unless parametrized)."""
+    callspec = getattr(item, "callspec", None)
+    return FRONTENDS.index(callspec.params.get("notebook", "lab")) if callspec else 0
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """JupyterLab's tests before Notebook 7's (stable otherwise): the page then loads JupyterLab once
+    and each Notebook 7 notebook once, instead of reloading JupyterLab after every Notebook 7 test."""
+    items.sort(key=lambda item: _frontend(item) if item.path.name.endswith("_browser.py") else 0)
+
+
 @pytest.fixture(scope="package")
 def lab_sandbox(tmp_path_factory) -> Iterator[EmbeddedSandbox]:
     """The sandbox the browser tests' kernels use: images at the service's size (1024 px), since the
