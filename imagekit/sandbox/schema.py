@@ -5,6 +5,9 @@ migrations existed, no revision recorded), ``behind`` (an older revision), ``cur
 (a revision this code does not know: made by a newer imagekit). :func:`upgrade` takes any of the
 first four to the head, adopting a legacy schema by stamping the baseline when its tables match it;
 :func:`check` refuses anything but ``current`` with a one-line reason saying what to run.
+
+An empty database is built as Alembic's cookbook builds a new one: the mapped tables made at once and
+the head recorded, rather than every revision replayed (a test checks both make the same schema).
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from sqlalchemy import Connection, create_engine, inspect, text
+from sqlalchemy import Column, Connection, MetaData, PrimaryKeyConstraint, String, Table, create_engine, inspect, text
 from sqlalchemy.engine import Engine
 
 from .datadir import DataDirError, holds_images
+from .tables import Base
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -27,6 +31,9 @@ HEAD = "0003"
 """The newest revision in ``migrations/`` (a test checks it is Alembic's head). A database at this
 revision is read without loading Alembic, which only a migration needs (a tenth of a second a start)."""
 VERSION_TABLE = "alembic_version"
+_VERSION = Table(VERSION_TABLE, MetaData(), Column("version_num", String(32), nullable=False),
+                 PrimaryKeyConstraint("version_num", name="alembic_version_pkc"))
+"""Alembic's version table, as Alembic itself makes it."""
 State = Literal["empty", "legacy", "behind", "current", "ahead"]
 
 
@@ -99,10 +106,19 @@ def upgrade(engine: Engine, data_dir: Path) -> None:
                               "give that sandbox's database, or another folder")
         if found == "ahead":
             raise SchemaError(_ahead(connection))
-        if found == "legacy":
-            _adopt(connection)
-        if found != "current":
+        if found == "empty":
+            _create(connection)
+        elif found != "current":
+            if found == "legacy":
+                _adopt(connection)
             _migrate(connection, "upgrade", "head")
+
+
+def _create(connection: Connection) -> None:
+    """Make the mapped tables in an empty database and record the head revision."""
+    Base.metadata.create_all(connection)
+    _VERSION.create(connection)
+    connection.execute(_VERSION.insert().values(version_num=HEAD))
 
 
 def _adopt(connection: Connection) -> None:

@@ -291,8 +291,10 @@ class RunningSlot(Base):
     """The process running it (for the log and for tests)."""
     expires_at: Mapped[datetime] = mapped_column(DateTime, index=True)
     """End of the lease (wall clock, UTC), renewed by the running process while it lives."""
-    charge_id: Mapped[int | None] = mapped_column(ForeignKey("charges.charge_id"), nullable=True)
-    """The charge its work made, once made: what is refunded if the work dies."""
+    charge_id: Mapped[int | None] = mapped_column(
+        ForeignKey("charges.charge_id", name="fk_running_slots_charge_id_charges"), nullable=True)
+    """The charge its work made, once made: what is refunded if the work dies (the key is named as
+    migration 0003 names it, so that its downgrade finds it in a database made from these tables)."""
     request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """An edit's request id, once taken: its state is settled with the slot."""
 

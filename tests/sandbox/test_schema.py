@@ -12,7 +12,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import Engine
 
 from imagekit.sandbox import schema
@@ -48,16 +48,49 @@ def test_head_is_the_newest_migration():
     assert ScriptDirectory.from_config(schema._config()).get_current_head() == schema.HEAD
 
 
+def described(connection) -> dict:
+    """Every table's columns (name, type, nullability), primary key, foreign keys, indexes and unique
+    constraints, as the database reports them, with the names a later migration would drop them by."""
+    found = inspect(connection)
+    return {name: {
+        "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in found.get_columns(name)],
+        "primary key": found.get_pk_constraint(name)["constrained_columns"],
+        "foreign keys": sorted((fk["name"] or "", fk["constrained_columns"], fk["referred_table"], fk["referred_columns"])
+                               for fk in found.get_foreign_keys(name)),
+        "indexes": sorted((i["name"], i["column_names"], bool(i["unique"])) for i in found.get_indexes(name)),
+        "unique": sorted((u["name"], u["column_names"]) for u in found.get_unique_constraints(name)),
+    } for name in sorted(found.get_table_names())}
+
+
 @on_both_databases
 def test_migrations_make_exactly_the_mapped_tables(tmp_path, new_database):
+    """Every revision replayed by Alembic on an empty database makes the tables the code maps."""
     engine = engine_for(tmp_path, new_database())
-    schema.upgrade(engine, tmp_path)
+    with engine.begin() as connection:
+        schema._migrate(connection, "upgrade", "head")
     with engine.connect() as connection:
-        assert schema.state(connection) == "current"
-        assert schema.revision(connection) == MigrationContext.configure(connection).get_current_revision() == schema.HEAD
+        assert MigrationContext.configure(connection).get_current_revision() == schema.HEAD
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
-    schema.upgrade(engine, tmp_path)  # a second time changes nothing
     engine.dispose()
+
+
+@on_both_databases
+def test_a_new_database_is_the_one_the_migrations_make(tmp_path, new_database):
+    """``upgrade`` builds an empty database from the mapped tables at once: the same tables, keys and
+    indexes as the migrations make, at the head revision as Alembic reads it."""
+    made, migrated = engine_for(tmp_path, new_database()), engine_for(tmp_path / "migrated", new_database())
+    (tmp_path / "migrated").mkdir()
+    schema.upgrade(made, tmp_path)
+    with migrated.begin() as connection:
+        schema._migrate(connection, "upgrade", "head")
+    with made.connect() as new, migrated.connect() as replayed:
+        assert schema.state(new) == "current"
+        assert MigrationContext.configure(new).get_current_revision() == schema.HEAD
+        assert compare_metadata(MigrationContext.configure(new), Base.metadata) == []
+        assert described(new) == described(replayed)
+    schema.upgrade(made, tmp_path)  # a second time changes nothing
+    made.dispose()
+    migrated.dispose()
 
 
 @on_both_databases
