@@ -3,6 +3,7 @@ real MLflow tracking store in the test's own folder."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -15,12 +16,21 @@ EXPERIMENT = "imagekit-tests"
 
 @pytest.fixture(scope="session")
 def _empty_store(tmp_path_factory) -> Path:
-    """An empty SQLite tracking store, made once: MLflow builds a new one by running its migrations
-    (over a second), a copy opens at once."""
+    """An empty SQLite tracking store, made once for the run (pytest-xdist's workers share the run's
+    temporary folder): MLflow builds a new one by running its migrations (over a second), a copy
+    opens at once."""
     import mlflow
+    from filelock import FileLock
 
-    path = tmp_path_factory.mktemp("mlflow-template") / "mlflow.db"
-    mlflow.MlflowClient(f"sqlite:///{path}").search_experiments()
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's folder, above each worker's own
+    path = shared / "mlflow-template.db"
+    with FileLock(shared / "mlflow-template.lock"):
+        if not path.exists():
+            building = shared / "mlflow-template-building.db"
+            mlflow.MlflowClient(f"sqlite:///{building}").search_experiments()
+            building.replace(path)
     return path
 
 
