@@ -89,6 +89,22 @@ def wait_idle(box: Any, user_id: int) -> None:
     wait_until(lambda: box.sandbox.gate.running(user_id) == 0, what=f"user {user_id} idle")
 
 
+def wait_quiet(box: Any, user_id: int, quiet: float = 0.3) -> None:
+    """Poll until the embedded sandbox handles no request and runs nothing of the user, for ``quiet``
+    seconds on end. After a client is killed, what it sent may still be on its way in (read from the
+    socket, not yet holding a slot) while every slot is free; no request of the test may be pending."""
+    tasks = box._server.server_state.tasks  # uvicorn's requests in progress
+    since = time.monotonic()
+
+    def quiet_long_enough() -> bool:
+        nonlocal since
+        if tasks or box.sandbox.gate.running(user_id):
+            since = time.monotonic()
+        return time.monotonic() - since >= quiet
+
+    wait_until(quiet_long_enough, what=f"the sandbox quiet for user {user_id}")
+
+
 def revealed_types(snippet: str, folder: Path) -> tuple[list[str], str]:
     """What mypy, with the project's settings, reveals for each ``reveal_type`` in ``snippet`` (written
     to ``folder``), and its whole output; fails the test if mypy finds an error."""

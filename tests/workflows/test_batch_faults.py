@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from imagekit.workflows.journal import Journal
-from tests.helpers import control, wait_idle
+from tests.helpers import control, wait_quiet
 
 from .conftest import balance, server_images
 
@@ -89,7 +89,7 @@ def test_a_batch_killed_halfway_and_run_again_makes_one_image_per_row(connect, b
     if not box.spec_exact:  # creates went side by side: several answers were lost at once
         assert states["sent"] >= 2, states
     batch = ik.batch([f"prompt {i}" for i in range(60)], style=ik.styles()[0])
-    wait_idle(box, ik.user_id)  # a create the killed process sent may still be charging
+    wait_quiet(box, ik.user_id)  # a create the killed process sent may still be charging
     halfway = balance(ik)
     batch.run(journal=journal, progress=False, settle_delay=0.05)
     assert_one_image_per_row(batch, box, ik.user_id)
