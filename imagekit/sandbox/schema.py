@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from sqlalchemy import Column, Connection, MetaData, PrimaryKeyConstraint, String, Table, create_engine, inspect, text
+from sqlalchemy import Column, Connection, MetaData, PrimaryKeyConstraint, String, Table, create_engine, inspect, select
 from sqlalchemy.engine import Engine
 
 from .datadir import DataDirError, holds_images
@@ -84,7 +84,7 @@ def revision(connection: Connection) -> str | None:
     """The revision Alembic recorded, None when it recorded none."""
     if not inspect(connection).has_table(VERSION_TABLE):
         return None
-    return connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+    return connection.execute(select(_VERSION.c.version_num)).scalar()
 
 
 def state(connection: Connection) -> State:

@@ -78,8 +78,8 @@ def test_migrations_make_exactly_the_mapped_tables(tmp_path, new_database):
 def test_a_new_database_is_the_one_the_migrations_make(tmp_path, new_database):
     """``upgrade`` builds an empty database from the mapped tables at once: the same tables, keys and
     indexes as the migrations make, at the head revision as Alembic reads it."""
-    made, migrated = engine_for(tmp_path, new_database()), engine_for(tmp_path / "migrated", new_database())
     (tmp_path / "migrated").mkdir()
+    made, migrated = engine_for(tmp_path, new_database()), engine_for(tmp_path / "migrated", new_database())
     schema.upgrade(made, tmp_path)
     with migrated.begin() as connection:
         schema._migrate(connection, "upgrade", "head")
