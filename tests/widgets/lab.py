@@ -19,7 +19,7 @@ from urllib.parse import quote, urlparse
 
 import httpx
 
-from tests.helpers import TLS
+from tests.helpers import TLS, wait_until
 
 CHROMIUM = Path(os.environ.get("IMAGEKIT_TEST_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
@@ -173,6 +173,20 @@ class Notebook:
             elif "text/plain" in output.get("data", {}):
                 text.append("".join(output["data"]["text/plain"]))
         return "".join(text)
+
+    def wait_output(self, code: str, expected: str, timeout: float = 20.0) -> None:
+        """Run ``code`` until it prints ``expected``: a change made in the page reaches the kernel late
+        when ipywidgets holds it back behind an earlier unanswered one (its sync throttle)."""
+        printed: list[str] = []
+
+        def prints_expected() -> bool:
+            printed.append(self.run(code))
+            return printed[-1] == expected
+
+        try:
+            wait_until(prints_expected, timeout=timeout, what=f"{code!r} printing {expected!r}")
+        except AssertionError as error:
+            raise AssertionError(f"{error}; it printed {printed[-1]!r} last") from None
 
     def close(self) -> None:
         self.page.evaluate(_CLOSE)

@@ -79,7 +79,7 @@ def test_keyboard_undo_redo_tools_and_size(notebook, shots):
     assert painter.root.get_attribute("data-zoom") == "1.00"
     # The keys were the painter's: JupyterLab did not add a cell for B (its "insert below" key).
     assert notebook.page.evaluate(CELLS) == cells
-    assert notebook.run("print(painter.tool, painter.brush_size > 64)") == "brush True\n"
+    notebook.wait_output("print(painter.tool, painter.brush_size > 64)", "brush True\n")
     painter.shot("keys")
 
 
@@ -97,7 +97,7 @@ def test_controls_have_accessible_names_and_values(notebook, shots):
     assert painter.root.get_by_role("img", name="the painted mask").count() == 1
     assert painter.root.get_by_role("textbox", name="Fill with").count() == 1
     painter.root.get_by_label("Colour").fill("#00c8ff")
-    assert notebook.run("print(painter.mask_color)") == "#00c8ff\n"
+    notebook.wait_output("print(painter.mask_color)", "#00c8ff\n")
     painter.drag((300, 300), (700, 700))
     colour = painter.canvas.evaluate(
         "c => Array.from(c.getContext('2d').getImageData(c.width / 2, c.height / 2, 1, 1).data)")
@@ -245,5 +245,5 @@ def test_arrow_keys_move_every_slider(notebook, shots):
                                         arg=[slider.element_handle(), before])
         notebook.page.keyboard.press("ArrowLeft")
         notebook.page.wait_for_function("s => s.value !== s.min", arg=slider.element_handle())
-    assert notebook.run("print(painter.brush_size, round(painter.opacity, 2))") == "65 0.55\n"
+    notebook.wait_output("print(painter.brush_size, round(painter.opacity, 2))", "65 0.55\n")
     painter.shot("sliders-moved")

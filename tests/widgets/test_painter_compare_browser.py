@@ -50,7 +50,7 @@ def test_before_and_after_divider_by_mouse_and_keys(notebook, shots):
         divider.press("ArrowRight")
     divider.press("Shift+ArrowLeft")
     page.wait_for_function("d => d.getAttribute('aria-valuenow') === '20'", arg=divider.element_handle())
-    wait_until(lambda: notebook.run("print(painter.divider)") == "0.2\n", timeout=20, what="the kernel's divider at 0.2")
+    notebook.wait_output("print(painter.divider)", "0.2\n")
     painter.shot("compared")
 
     # Left of the divider the page shows the original, right of it the result (inside the cleaned box).
@@ -72,4 +72,4 @@ def test_before_and_after_divider_by_mouse_and_keys(notebook, shots):
     painter.shot("compared-zoomed")
     compare.click()
     painter.root.locator('button[data-action="compare"][aria-pressed="false"]').wait_for()
-    assert notebook.run("print(painter.compare)") == "False\n"
+    notebook.wait_output("print(painter.compare)", "False\n")

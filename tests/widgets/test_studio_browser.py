@@ -39,7 +39,7 @@ def test_generate_shows_requested_images_and_the_usage_balance(notebook, shots):
     assert "1200" in root.inner_text()  # the live character count
     root.locator(".ik-gallery figure").nth(2).click()
     page.wait_for_selector(".ik-gallery figure.ik-selected")
-    assert notebook.run("print(len(studio.selected), studio.selected[0] is studio.gallery.items[2])") == "1 True\n"
+    notebook.wait_output("print(len(studio.selected), studio.selected[0] is studio.gallery.items[2])", "1 True\n")
     assert notebook.run("print(repr(studio))") == "PromptStudio(count=4, images=4, selected=1)\n"
     page.screenshot(path=shots / "studio.png")
 
