@@ -28,14 +28,17 @@ $(STAMP): pyproject.toml | $(PYTHON)
 demo: $(STAMP)  ## the main job against an embedded sandbox; results in ./out
 	$(PYTHON) -m imagekit.cli demo --out out
 
+# mypy keeps its cache beside the packages it read the types of: a fresh clone (or worktree) on the
+# same venv checks incrementally (0.5 s, not 18), and a new venv starts a new cache. mypy checks each
+# cached module's hash and options, so a cache made in another clone is only reused where it holds.
 lint: $(STAMP)  ## ruff and mypy
 	$(VENV)/bin/ruff check imagekit tests benchmarks conftest.py
-	$(VENV)/bin/mypy imagekit
+	$(VENV)/bin/mypy --cache-dir $(VENV)/mypy-cache imagekit
 
 test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the README included
 	@$(MAKE) --no-print-directory -j 2 lint suite
 
-suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint: mypy from cold takes a while)
+suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint)
 	$(PYTEST) $(SUITE_MARKS) $(PYTEST_ARGS)
 
 check: $(STAMP)  ## lint and types beside every test that needs neither a browser nor PostgreSQL
