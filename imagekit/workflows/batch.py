@@ -96,7 +96,8 @@ class Batch:
         it together (see ``shared_journal``)."""
         self.keys: list[str] = list(keys or [])
         """API keys to spread the rows over, each account within its own plan's limit (default: the
-        client's own key)."""
+        client's own key). An account that runs out of credit leaves its rows to the others; the run
+        stops when none can pay."""
         self.tags: dict[str, str] = merged({}, tags or {})
         """Tags of every operation the batch performs, over those in effect where it runs."""
         self.entries: dict[str, RowRecord] = {}
@@ -192,7 +193,7 @@ class Batch:
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
         self._journal = self._open_journal(journal, out, options.lease)
         clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]
-        state = RunState()
+        state = RunState(paying=len(clients))
         try:
             accounts = [await self._account_of(each) for each in clients]
             self._journal.bind([(identity, described) for identity, described, _, _ in accounts])

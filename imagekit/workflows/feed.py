@@ -1,10 +1,12 @@
 """Where a runner's next row comes from: a queue in this process, or leases in a shared journal.
 
 Every runner of a batch (one per key) asks its feed for the next row and tells it when a row is
-over. A local feed hands out the rows a SQLite (or in-memory) journal has not finished. A shared
-feed leases them from a sweep's journal in PostgreSQL; when none is free it waits while other
-processes still hold rows (one may die, and its rows come back when its lease runs out), and the
-progress bar counts what every process has done.
+over, or gives it back for another key when its own account cannot pay for it. A local feed hands
+out the rows a SQLite (or in-memory) journal has not finished. A shared feed leases them from a
+sweep's journal in PostgreSQL; when none is free it waits while other processes still hold rows
+(one may die, and its rows come back when its lease runs out), and the progress bar counts what
+every process has done. Either waits, too, while this process's other runners hold rows: one may
+give its rows back.
 """
 
 from __future__ import annotations
@@ -33,14 +35,54 @@ class RunState:
     """Credits set aside for creates between the budget check and their answer."""
     stopped: str | None = None
     """Why new work stopped (budget, balance), if it did."""
+    paying: int = 1
+    """Accounts of the run (one per key) that have not run out of credit: when none is left, it stops."""
 
 
-class LocalFeed:
+class _Handout:
+    """Rows this process's runners hold: while any is out, a runner with nothing to take waits, since
+    the row may be given back."""
+
+    WAIT = 0.25
+    """Seconds between looks for a row another process may free."""
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+        self.out = 0
+        self._moved: anyio.Event | None = None
+
+    def _taken(self, row: Row) -> Row:
+        self.out += 1
+        return row
+
+    async def _wait(self, seconds: float | None = None) -> None:
+        """Until a runner here finishes a row or gives one back (or ``seconds`` pass)."""
+        self._moved = self._moved or anyio.Event()
+        with anyio.move_on_after(seconds):
+            await self._moved.wait()
+
+    def _returned(self) -> None:
+        self.out -= 1
+        if self._moved is not None:
+            self._moved.set()
+            self._moved = None
+
+    def finished(self, row: Row) -> None:
+        """``row`` is over for this run."""
+        self._returned()
+
+    def give_back(self, row: Row) -> None:
+        """``row`` was not sent (its runner's account cannot pay): another runner may take it."""
+        self._returned()
+
+
+class LocalFeed(_Handout):
     """The rows of this process's journal that are not finished, one at a time."""
 
     def __init__(self, rows: list[Row], journal: Journal, options: RunOptions, bar: Any, state: RunState) -> None:
+        super().__init__(state)
         entries = journal.load()
-        self.bar, self.state = bar, state
+        self.bar = bar
         self._todo: deque[Row] = deque()
         self._in_doubt = {key: entry.account for key, entry in entries.items()
                           if entry.status in ("sent", "created") and entry.account}
@@ -52,48 +94,62 @@ class LocalFeed:
             else:
                 self._todo.append(row)
 
-    async def next(self, account: str) -> Row | None:
-        """The next row ``account``'s runner may take, or None when there is none left."""
-        for index, row in enumerate(self._todo):
-            if self._in_doubt.get(row.key, account) == account:
-                del self._todo[index]
-                return row
-        return None
+    async def next(self, account: str, settling_only: bool = False) -> Row | None:
+        """The next row ``account``'s runner may take (``settling_only``: only a row in doubt that it
+        alone can settle), or None when there is none left for it."""
+        while True:
+            for index, row in enumerate(self._todo):
+                owner = self._in_doubt.get(row.key)
+                if owner == account or (owner is None and not settling_only):
+                    del self._todo[index]
+                    return self._taken(row)
+            if not self.out:
+                return None
+            await self._wait()
 
     def finished(self, row: Row) -> None:
-        """``row`` is over for this run."""
+        super().finished(row)
         self.bar.update(1)
 
+    def give_back(self, row: Row) -> None:
+        super().give_back(row)
+        self._in_doubt.pop(row.key, None)  # settled as never run: any account may send it
+        self._todo.appendleft(row)
 
-class SharedFeed:
+
+class SharedFeed(_Handout):
     """The rows of a sweep leased from its shared journal, one at a time."""
-
-    WAIT = 0.25
-    """Seconds between looks for a free row while other processes hold the rest."""
 
     def __init__(self, rows: list[Row], journal: SharedJournal, options: RunOptions, bar: Any, state: RunState,
                  run_id: str) -> None:
-        self.journal, self.options, self.bar, self.state, self.run_id = journal, options, bar, state, run_id
+        super().__init__(state)
+        self.journal, self.options, self.bar, self.run_id = journal, options, bar, run_id
         self._rows = {row.key: row for row in rows}
         journal.register([row.key for row in rows])
         self.show_progress()
 
-    async def next(self, account: str) -> Row | None:
-        """The next row this process may take (see ``SharedJournal.claim``), or None when no row is
-        left that it could take, now or once another process's lease runs out."""
+    async def next(self, account: str, settling_only: bool = False) -> Row | None:
+        """The next row this process may take for ``account`` (see ``SharedJournal.claim``), or None
+        when no row is left that it could take, now or once another lease runs out or a runner here
+        gives one back."""
         while not self.state.stopped:
             key = await anyio.to_thread.run_sync(self.journal.claim, [account], self.run_id,
-                                                 self.options.retry_uncertain)
+                                                 self.options.retry_uncertain, settling_only)
             if key is not None:
-                return self._rows[key]
-            if not await anyio.to_thread.run_sync(self.journal.others_working, self.run_id):
+                return self._taken(self._rows[key])
+            if not self.out and not await anyio.to_thread.run_sync(self.journal.others_working, self.run_id):
                 return None
-            await anyio.sleep(self.WAIT)
+            await self._wait(self.WAIT)
         return None
 
     def finished(self, row: Row) -> None:
         """``row`` is over for this run: its lease goes back (the bar moves with the renewals)."""
+        super().finished(row)
         self.journal.release(row.key)
+
+    def give_back(self, row: Row) -> None:
+        super().give_back(row)
+        self.journal.release(row.key, untried=True)
 
     def show_progress(self) -> None:
         """The bar shows the sweep's rows done by every process."""

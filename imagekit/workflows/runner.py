@@ -76,6 +76,10 @@ class _Retry(Exception):
         self.delay = delay
 
 
+class _ToAnotherAccount(Exception):
+    """This runner's account is out of credit: the row, not sent, goes to another key of the run."""
+
+
 class _Hold:
     """Credits set aside for a create between the budget check and its answer."""
 
@@ -115,6 +119,8 @@ class Runner:
         self._refusals = 0
         self._sent: dict[str, float] = {}
         """When each row's create left (monotonic): its generation's time counts from there."""
+        self.out_of_credit = False
+        """The account refused a create for want of credit: it only settles rows in doubt from then on."""
 
     async def run(self) -> None:
         """Run rows from the feed until it has none left, the window's width of them at once."""
@@ -127,11 +133,18 @@ class Runner:
             self.working = False
 
     async def _worker(self) -> None:
-        while (row := await self.feed.next(self.account)) is not None:
+        # Out of credit, a runner takes only rows in doubt it alone can settle, until the run stops:
+        # then it takes any row, to record it skipped.
+        while (row := await self.feed.next(
+                self.account, settling_only=self.out_of_credit and not self.state.stopped)) is not None:
+            over = True
             try:
-                await self._row(row)
+                over = await self._row(row)
             finally:
-                self.feed.finished(row)
+                if over:
+                    self.feed.finished(row)
+                else:
+                    self.feed.give_back(row)
 
     @asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
@@ -168,7 +181,8 @@ class Runner:
             finally:
                 await anyio.to_thread.run_sync(shared.unlock_account, self.account)
 
-    async def _row(self, row: Row) -> None:
+    async def _row(self, row: Row) -> bool:
+        """Take the row as far as this run can; False when it goes back untried, for another key."""
         entry = self.journal.get(row.key)
         while True:
             if entry.status == "sent":  # a crash interrupted it: settle it before sending anything for it
@@ -178,16 +192,18 @@ class Runner:
                 except _Retry:
                     pass  # it never ran: now pending
             if entry.status == "uncertain" and not self.options.retry_uncertain:
-                return
+                return True
             if entry.status == "created":
                 async with self._slot():
                     await self._settle(row, entry)
                 await self._download(row, entry)
-                return
+                return True
             if self.state.stopped:
                 entry.status, entry.error = "skipped", self.state.stopped
                 self.journal.save(entry)
-                return
+                return True
+            if self.out_of_credit:
+                return False
             cost = row.cost(self.prices)
             if self.options.budget is not None and self.state.spent + self.state.reserved + cost > self.options.budget:
                 if self.state.spent + cost > self.options.budget:
@@ -204,11 +220,13 @@ class Runner:
             except _Retry as retry:
                 await anyio.sleep(retry.delay)
                 continue
+            except _ToAnotherAccount:
+                return False
             finally:
                 hold.release()
             if entry.status == "created":
                 await self._download(row, entry)
-            return
+            return True
 
     async def _create(self, row: Row, entry: RowRecord, hold: _Hold) -> None:
         try:
@@ -225,6 +243,8 @@ class Runner:
             entry.status, entry.error = "skipped", self.state.stopped
             self.journal.save(entry)
             return
+        if self.out_of_credit:  # learnt while this row waited for the lock
+            raise _ToAnotherAccount
         entry.attempts += 1
         entry.group_id = f"{row.key}.{entry.attempts}"
         entry.status, entry.low_id, entry.sent_at, entry.error = "sent", self.frontier, time.time(), None
@@ -245,11 +265,11 @@ class Runner:
             self._refusals += 1
             self._back_to_pending(entry)
             raise _Retry(exc.retry_after or backoff(min(self._refusals, 5), 0.2, 5.0)) from exc
+        except NotEnoughCreditError as exc:
+            self._out_of_credit(entry, exc)
+            return
         except APIError as exc:
-            entry.status, entry.error = "failed", f"{exc.data or exc.status}: {exc.message}"
-            self.journal.save(entry)
-            if isinstance(exc, NotEnoughCreditError):
-                self.state.stopped = "not enough credit"
+            self._failed(entry, exc)
             return
         except BudgetExceededError as exc:  # a tag's budget refused it before it was sent: nothing ran
             self.state.stopped = str(exc)
@@ -262,6 +282,27 @@ class Runner:
         if charged is not None and images and all(image["status"] != FAILED for image in images):
             self.prices.learn(row.price_key, charged / len(images))
         self._created(row, entry, images, charged)
+
+    def _failed(self, entry: RowRecord, exc: APIError) -> None:
+        entry.status, entry.error = "failed", f"{exc.data or exc.status}: {exc.message}"
+        self.journal.save(entry)
+
+    def _out_of_credit(self, entry: RowRecord, exc: NotEnoughCreditError) -> None:
+        """The account cannot pay for the row: another key of the run takes it, and this runner only
+        settles rows in doubt from now on. The refusal of the last account that could pay stops the run
+        (its row shows the service's words, the rest are skipped: each is tried again next run)."""
+        if not self.out_of_credit:
+            self.out_of_credit = True
+            self.state.paying -= 1
+        if self.state.paying > 0:
+            self._back_to_pending(entry)
+            raise _ToAnotherAccount from exc
+        if self.state.stopped:
+            entry.status, entry.error = "skipped", self.state.stopped
+            self.journal.save(entry)
+        else:
+            self._failed(entry, exc)
+            self.state.stopped = "not enough credit"
 
     def _created(self, row: Row, entry: RowRecord, images: list[ImageRecord], charged: float | None,
                  earlier: bool = False) -> None:

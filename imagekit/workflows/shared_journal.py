@@ -119,9 +119,11 @@ class SharedJournal:
 
     # --- leases ---------------------------------------------------------------------------------
 
-    def claim(self, accounts: Collection[str], run_id: str, retry_uncertain: bool = False) -> str | None:
+    def claim(self, accounts: Collection[str], run_id: str, retry_uncertain: bool = False,
+              settling_only: bool = False) -> str | None:
         """Lease the next row this process may take: not done, not leased by a live process, not
-        tried in this run, and (when a create of it is in doubt) of an account it holds."""
+        tried in this run, and (when a create of it is in doubt) of an account it holds;
+        ``settling_only``: only such a row in doubt."""
         with self._lock:
             row = self._db.execute(
                 """UPDATE sweep_rows SET owner = %s, run_id = %s, lease_until = now() + make_interval(secs => %s)
@@ -130,9 +132,11 @@ class SharedJournal:
                      WHERE sweep = %s AND status != 'done' AND (status != 'uncertain' OR %s)
                        AND (lease_until IS NULL OR lease_until < now()) AND run_id IS DISTINCT FROM %s
                        AND (status NOT IN ('sent', 'created') OR account = ANY(%s))
+                       AND (status IN ('sent', 'created') OR NOT %s)
                      ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
                    RETURNING key""",
-                (self.owner, run_id, self.lease, self.name, retry_uncertain, run_id, list(accounts))).fetchone()
+                (self.owner, run_id, self.lease, self.name, retry_uncertain, run_id, list(accounts),
+                 settling_only)).fetchone()
         return row[0] if row else None
 
     def others_working(self, run_id: str) -> int:
@@ -143,11 +147,13 @@ class SharedJournal:
                 " AND owner != %s AND run_id IS DISTINCT FROM %s", (self.name, self.owner, run_id)).fetchone()
         return int(count)
 
-    def release(self, key: str) -> None:
-        """Give a row's lease back (it is done, or left for a later run)."""
+    def release(self, key: str, untried: bool = False) -> None:
+        """Give a row's lease back: it is done, or left for a later run, or ``untried`` (its runner's
+        account could not pay), and then any runner may take it, in this run too."""
         with self._lock:
-            self._db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL WHERE sweep = %s AND key = %s"
-                             " AND owner = %s", (self.name, key, self.owner))
+            self._db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL,"
+                             " run_id = CASE WHEN %s THEN NULL ELSE run_id END"
+                             " WHERE sweep = %s AND key = %s AND owner = %s", (untried, self.name, key, self.owner))
 
     def renew(self) -> None:
         """Extend every lease this process holds (rows and slots)."""

@@ -92,6 +92,16 @@ def balance(client: imagekit.Client) -> float:
     return float(me.default_credit or 0) + float(me.daily_credit or 0) + float(me.monthly_credit or 0)
 
 
+def public_style(box: EmbeddedSandbox) -> int:
+    """A style every user of ``box`` may use (a user's own styles are refused to the others)."""
+    from sqlalchemy import select
+
+    from imagekit.sandbox.tables import Style
+
+    with box.sandbox.db.read() as session:
+        return int(session.scalars(select(Style.style_id).where(Style.owner_id.is_(None))).first())
+
+
 def server_images(box: EmbeddedSandbox, user_id: int) -> list[Any]:
     """The generation images the sandbox holds for a user (what was really made and charged)."""
     from sqlalchemy import select

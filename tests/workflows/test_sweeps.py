@@ -23,11 +23,13 @@ from imagekit.cli import main
 from imagekit.errors import ConfigError, JournalMismatchError
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
-from imagekit.sandbox.tables import Image, Style
+from imagekit.sandbox.tables import Image
 from imagekit.sweep_cli import status_lines
 from imagekit.workflows.shared_journal import SharedJournal
 from tests.conftest import make_user
 from tests.helpers import TLS, wait_until
+
+from .conftest import public_style
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY = 1.0
@@ -40,11 +42,6 @@ def served(request, tmp_path) -> Iterator[EmbeddedSandbox]:
     with EmbeddedSandbox(tmp_path / "sandbox", latency=LATENCY, base_size=64,
                          spec_exact=request.param == "spec-exact") as running:
         yield running
-
-
-def public_style(box: EmbeddedSandbox) -> int:
-    with box.sandbox.db.read() as session:
-        return int(session.scalars(select(Style.style_id).where(Style.owner_id.is_(None))).first())
 
 
 def balance(box: EmbeddedSandbox, key: str) -> float:
