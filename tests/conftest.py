@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
+from tests.disk import mount_tmpfs, unmount
 from tests.helpers import SIZE, TLS
 from tests.objectstore import CREDENTIALS, MotoServer
 from tests.postgres import PostgresServer
@@ -95,6 +96,16 @@ def s3() -> Iterator[MotoServer]:
         for name, value in {**CREDENTIALS, "AWS_ENDPOINT_URL": server.endpoint}.items():
             env.setenv(name, value)
         yield server
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 32 MB file system (tmpfs) to hold a sandbox's data folder and be filled (``tests.disk``)."""
+    mount_tmpfs(tmp_path / "disk", "32m")
+    try:
+        yield tmp_path / "disk"
+    finally:
+        unmount(tmp_path / "disk")
 
 
 @pytest.fixture(scope="session")

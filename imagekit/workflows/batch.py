@@ -105,7 +105,7 @@ class Batch:
         self.spent: float = 0.0
         """Credits the last run spent, net of refunds."""
         self.stopped: str | None = None
-        """Why the last run stopped early (budget, balance), if it did."""
+        """Why the last run stopped early (budget, balance, the service out of storage), if it did."""
         self.lowest_concurrency: int | None = None
         """The narrowest the concurrency window became in the last run."""
         self.tagged: bool = False

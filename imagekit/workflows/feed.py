@@ -34,7 +34,7 @@ class RunState:
     reserved: float = 0.0
     """Credits set aside for creates between the budget check and their answer."""
     stopped: str | None = None
-    """Why new work stopped (budget, balance), if it did."""
+    """Why new work stopped (budget, balance, the service out of storage), if it did."""
     paying: int = 1
     """Accounts of the run (one per key) that have not run out of credit: when none is left, it stops."""
 

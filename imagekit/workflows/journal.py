@@ -6,7 +6,7 @@ Row states::
                   │          └─────► failed      (images FAILED, refunded; retried on the next run)
                   ├────────► pending (no answer, and the probe shows it never ran: safe to send again)
                   └────────► uncertain (no answer, and the probe could not tell: never re-sent blindly)
-    pending ──► skipped (the budget or the balance stopped new work; retried on the next run)
+    pending ──► skipped (the budget, the balance or a full service stopped new work; retried next run)
 
 ``sent`` rows found when a run starts are the ones a crash interrupted; the runner resolves them
 before anything else. Every write commits on its own (WAL), so a ``kill -9`` loses nothing written.

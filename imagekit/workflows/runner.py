@@ -43,6 +43,7 @@ from ..errors import (
     APIError,
     BudgetExceededError,
     ImagekitError,
+    InsufficientStorageError,
     NotEnoughCreditError,
     ServiceUnavailableError,
     TooManyRequestsError,
@@ -268,6 +269,9 @@ class Runner:
         except NotEnoughCreditError as exc:
             self._out_of_credit(entry, exc)
             return
+        except InsufficientStorageError as exc:  # the service's state, not the row's: every create would fail
+            self._stop(entry, exc, "the service is out of storage")
+            return
         except APIError as exc:
             self._failed(entry, exc)
             return
@@ -289,20 +293,24 @@ class Runner:
 
     def _out_of_credit(self, entry: RowRecord, exc: NotEnoughCreditError) -> None:
         """The account cannot pay for the row: another key of the run takes it, and this runner only
-        settles rows in doubt from now on. The refusal of the last account that could pay stops the run
-        (its row shows the service's words, the rest are skipped: each is tried again next run)."""
+        settles rows in doubt from now on. The refusal of the last account that could pay stops the run."""
         if not self.out_of_credit:
             self.out_of_credit = True
             self.state.paying -= 1
         if self.state.paying > 0:
             self._back_to_pending(entry)
             raise _ToAnotherAccount from exc
+        self._stop(entry, exc, "not enough credit")
+
+    def _stop(self, entry: RowRecord, exc: APIError, reason: str) -> None:
+        """A refusal that stops the run's new work: its row shows the service's words; a row refused
+        after the run stopped is skipped like the rest (each is tried again on the next run)."""
         if self.state.stopped:
             entry.status, entry.error = "skipped", self.state.stopped
             self.journal.save(entry)
         else:
             self._failed(entry, exc)
-            self.state.stopped = "not enough credit"
+            self.state.stopped = reason
 
     def _created(self, row: Row, entry: RowRecord, images: list[ImageRecord], charged: float | None,
                  earlier: bool = False) -> None:

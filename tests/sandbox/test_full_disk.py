@@ -9,10 +9,7 @@ Each test states the figures it checks: answers by status, credits charged, rows
 from __future__ import annotations
 
 import errno
-import os
-import shutil
 import sqlite3
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,48 +21,12 @@ from sqlalchemy.exc import OperationalError
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.disk import HEADROOM, MB, RESERVE, RESERVE_NAME, is_full
 from tests.conftest import make_user
+from tests.disk import fill, leave_free, mount_tmpfs, unmount
 from tests.helpers import TLS, assert_error, wait_until
 
 from .serving import serving
 
 FULL = "insufficient_storage"
-
-
-def mount_tmpfs(folder: Path, size: str) -> None:
-    folder.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, f"these tests mount a tmpfs, which needs root (CAP_SYS_ADMIN): {done.stderr.strip()}"
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real 32 MB file system (tmpfs) to hold a sandbox's data folder and be filled."""
-    mount_tmpfs(tmp_path / "disk", "32m")
-    try:
-        yield tmp_path / "disk"
-    finally:
-        subprocess.run(["umount", "-l", str(tmp_path / "disk")], check=True)
-
-
-def fill(disk: Path, leave: int = 0) -> Path:
-    """Take all of the disk's free space but ``leave`` bytes, with a real file (zeros take real pages
-    on a tmpfs); returns the file, whose removal frees the space again."""
-    filler = disk / "filler"
-    room = shutil.disk_usage(disk).free - leave
-    with open(filler, "wb", buffering=0) as handle:
-        try:
-            while room > 0:
-                room -= handle.write(bytes(min(room, MB)))
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
-    return filler
-
-
-def leave_free(filler: Path, wanted: int) -> None:
-    """Shrink the filler so that ``wanted`` bytes are free."""
-    free = shutil.disk_usage(filler.parent).free
-    os.truncate(filler, filler.stat().st_size - (wanted - free))
 
 
 def short_of(box: EmbeddedSandbox, filler: Path, size: int) -> None:
@@ -255,7 +216,7 @@ def test_serve_warns_at_start_when_space_is_low(tmp_path, small_disk):
             warnings = [line for line in served.output().splitlines() if line.startswith("warning:")]
         finally:
             if not warned:
-                subprocess.run(["umount", "-l", str(disk)], check=True)
+                unmount(disk)
         assert len(warnings) == int(warned), warnings
         if warned:
             assert str(disk / "sbx") in warnings[0] and "507 insufficient_storage" in warnings[0]

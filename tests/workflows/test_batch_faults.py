@@ -16,10 +16,14 @@ from pathlib import Path
 
 import pytest
 
+import imagekit
+from imagekit.sandbox import EmbeddedSandbox
 from imagekit.workflows.journal import Journal
-from tests.helpers import control, wait_quiet
+from tests.conftest import make_user
+from tests.disk import fill
+from tests.helpers import PATIENT_RETRIES, control, wait_quiet
 
-from .conftest import balance, server_images
+from .conftest import balance, public_style, server_images
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -141,3 +145,28 @@ def test_without_group_ids_no_two_creates_are_unanswered_at_once_yet_generations
         assert most == 1 and overlapping > 1
     else:
         assert most > 1
+
+
+@pytest.mark.parametrize("face", ["extended", "spec-exact"])
+def test_a_full_disk_stops_the_batch_and_a_rerun_finishes_it(small_disk, tmp_path, face):
+    """The service's data folder on a real 32 MB tmpfs, filled: its first 507 stops new work (every
+    other create would be refused too), nothing is charged, and the run after space is freed makes the rest."""
+    with EmbeddedSandbox(small_disk / "box", latency=0.05, base_size=128, spec_exact=face == "spec-exact") as box, \
+            imagekit.Client(box.url, make_user(box, "pro")[1], ledger=str(tmp_path / "ledger.sqlite"),
+                            retry_policy=PATIENT_RETRIES) as ik:
+        before = balance(ik)
+        batch = ik.batch([f"a kite, take {n}" for n in range(6)], style=public_style(box))
+        filler = fill(small_disk)
+        batch.run(progress=False, journal=tmp_path / "journal.sqlite")
+
+        assert batch.stopped == "the service is out of storage"
+        rows = batch.to_pandas()
+        assert rows["row_status"].value_counts().to_dict() == {"failed": 1, "skipped": 5}
+        [refused] = rows.query("row_status == 'failed'")["error"]
+        assert refused.startswith("insufficient_storage: ")
+        assert balance(ik) == before and batch.spent == 0
+
+        filler.unlink()
+        batch.run(progress=False, journal=tmp_path / "journal.sqlite")
+        assert batch.stopped is None and set(batch.to_pandas()["row_status"]) == {"done"}
+        assert before - balance(ik) == batch.spent > 0
