@@ -57,6 +57,7 @@ from .errors import (
     InvalidStrengthError,
     InvalidTypeError,
     JournalMismatchError,
+    JournalUnavailableError,
     LedgerUnavailableError,
     MalformedJSONError,
     MaskSizeMismatchError,
@@ -127,7 +128,7 @@ __all__ = [
     # errors
     "ImagekitError", "ConfigError", "APIError", "APIConnectionError", "APITimeoutError",
     "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError", "BudgetExceededError", "BudgetWarning",
-    "LedgerUnavailableError",
+    "LedgerUnavailableError", "JournalUnavailableError",
     "BadRequestError", "InvalidRequestError", "MalformedJSONError", "InvalidGenerationModeError",
     "InvalidPlatformError", "InvalidAPITypeError", "UnsupportedImageSourceError", "InvalidImageError",
     "InvalidMaskError", "EmptyMaskError", "MaskSizeMismatchError", "InvalidOutpaintError", "SVGNotAvailableError", "InvalidRequestIdError",

@@ -35,6 +35,7 @@ __all__ = [
     "WaitTimeoutError",
     "BudgetExceededError",
     "LedgerUnavailableError",
+    "JournalUnavailableError",
     "BudgetWarning",
 ]
 
@@ -275,6 +276,12 @@ class LedgerUnavailableError(ImagekitError):
     """A shared ledger's database cannot be reached now (stopped, restarting, or the network is
     down). Work goes on and its entries wait in a local spool; this is raised only by what needs the
     database itself: reading the entries back, or setting a budget."""
+
+
+class JournalUnavailableError(ImagekitError):
+    """A sweep's shared journal could not be reached for as long as this process's leases last (its
+    database stopped, or the network is down): the run stops here, and its rows go to the other
+    processes once their leases run out. Running it again when the database is back goes on."""
 
 
 class BudgetWarning(UserWarning):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,6 +25,7 @@ import anyio
 from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
+from ..errors import JournalUnavailableError
 from ..ledger import Prices
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
@@ -70,6 +72,25 @@ def async_twin(client: Client | AsyncClient) -> AsyncClient:
     if isinstance(client, AsyncClient):
         return client.with_options(retry_policy=policy)
     return client.to_async(retry_policy=policy)
+
+
+@contextmanager
+def _one_error() -> Iterator[None]:
+    """A runner's failure raises as itself, not inside the task groups' ExceptionGroup (the other
+    tasks were cancelled because of it): the first error that is not a cancellation."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        errors = _leaves(group)
+        first = next((error for error in errors if not isinstance(error, anyio.get_cancelled_exc_class())), None)
+        if first is None:
+            raise
+        raise first from first.__cause__
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    return [leaf for error in group.exceptions
+            for leaf in (_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])]
 
 
 async def _keep_leases(journal: SharedJournal, feed: Feed, runners: list[Runner]) -> None:
@@ -203,16 +224,20 @@ class Batch:
                 feed = self._feed(options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
                            for each, (identity, _, prices, frontier) in zip(clients, accounts)]
-                async with anyio.create_task_group() as tasks:
-                    for runner in runners:
-                        tasks.start_soon(runner.run)
-                    if isinstance(self._journal, SharedJournal):
-                        tasks.start_soon(_keep_leases, self._journal, feed, runners)
+                with _one_error():
+                    async with anyio.create_task_group() as tasks:
+                        for runner in runners:
+                            tasks.start_soon(runner.run)
+                        if isinstance(self._journal, SharedJournal):
+                            tasks.start_soon(_keep_leases, self._journal, feed, runners)
             for each in clients:
                 await each.usage()
                 if each.ledger is not None:
                     each.ledger.reconcile()
         finally:
+            if isinstance(self._journal, SharedJournal):  # a run cut short leaves nothing leased for others to wait out
+                with suppress(JournalUnavailableError):
+                    await anyio.to_thread.run_sync(self._journal.let_go)
             for each in clients:
                 if each is not client:
                     await each.aclose()

@@ -125,6 +125,7 @@ class SharedFeed(_Handout):
         super().__init__(state)
         self.journal, self.options, self.bar, self.run_id = journal, options, bar, run_id
         self._rows = {row.key: row for row in rows}
+        journal.let_go()  # what an earlier run cut short still holds
         journal.register([row.key for row in rows])
         self.show_progress()
 

@@ -9,19 +9,28 @@ takes it. A row done is never taken again.
 
 Processes on one key share the account's ``simultaneousLimit`` through ``sweep_slots``: a
 generation holds one of the account's slots, leased the same way, for as long as it runs.
+
+An outage of the database (a restart, the network down) is waited out for as long as this
+process's leases last, reconnecting every second; past that a row of this process's could be
+another's, so the run stops with JournalUnavailableError. On reconnection the process first renews
+what it holds and gives back what a lost answer leased it unknowingly, and takes its accounts'
+create locks again where no other process took them meanwhile.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import socket
 import threading
+import time
 import uuid
-from collections.abc import Collection, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Sequence
+from contextlib import suppress
+from typing import Any, TypeVar
 
-from ..errors import ConfigError, JournalMismatchError
+from ..errors import ConfigError, JournalMismatchError, JournalUnavailableError
 from ..ledger.store import POSTGRES_EXTRA, is_url, shown_location
 from .journal import FIELDS, RowRecord, row_values
 
@@ -43,6 +52,11 @@ _CREATE_LOCK = 0x5EEA
 """The advisory lock space of accounts' create locks (the second key is a hash of the account)."""
 _IN_DOUBT = ("sent", "created")
 """States only a process holding the row's account can settle."""
+RECONNECT_EVERY = 1.0
+"""Seconds between tries to reach the database during an outage."""
+
+log = logging.getLogger("imagekit")
+T = TypeVar("T")
 
 
 class SharedJournal:
@@ -59,7 +73,15 @@ class SharedJournal:
         self.path = f"{shown_location(url)}#{name}"
         self._lock = threading.Lock()
         self._slots_made: set[tuple[str, int]] = set()
-        self._db = _connect(url)
+        self._rows: set[str] = set()
+        self._slots: set[tuple[str, int]] = set()
+        self._locks: set[str] = set()
+        """Rows, slots and accounts' create locks this process holds (taken again after an outage)."""
+        self._renewed = time.monotonic()
+        """When this process last renewed its leases: none runs out before this plus ``lease``."""
+        self._lost: float | None = None
+        """When the database went away, during an outage."""
+        self._db: Any = _connect(url)
         with self._db.transaction():
             self._db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             for statement in _SCHEMA:
@@ -68,48 +90,104 @@ class SharedJournal:
     def __repr__(self) -> str:
         return f"SharedJournal({self.path!r})"
 
+    def _do(self, work: Callable[[Any], T]) -> T:
+        """``work(connection)`` under this journal's lock, through an outage of the database (see the
+        module): tried again on a new connection until this process's leases would run out."""
+        import psycopg
+
+        with self._lock:
+            while True:
+                try:
+                    if self._db is None:
+                        self._db = _connect(self.url, outage=True)
+                        self._restore(self._db)
+                        if self._lost is not None:
+                            log.warning("imagekit: the sweep's journal %s answers again, %.1f s after it went away",
+                                        self.path, time.monotonic() - self._lost)
+                            self._lost = None
+                    return work(self._db)
+                except psycopg.OperationalError as exc:
+                    self._went_away(exc)
+
+    def _went_away(self, exc: Exception) -> None:
+        """The connection failed: wait to try again, or raise JournalUnavailableError past the leases."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        give_up = self._renewed + self.lease - min(2.0, self.lease / 4)
+        if self._lost is None:
+            self._lost = time.monotonic()
+            first_line = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+            log.warning("imagekit: the sweep's journal %s cannot be reached (%s); trying again every %g s for %.0f s, "
+                        "while this process's leases last", self.path, first_line, RECONNECT_EVERY,
+                        max(0.0, give_up - self._lost))
+        if time.monotonic() + RECONNECT_EVERY > give_up:
+            raise JournalUnavailableError(
+                f"The sweep's journal {self.path} could not be reached for {time.monotonic() - self._lost:.0f} s, "
+                f"as long as this process's leases last ({self.lease:g} s): this run stops, and its rows go to "
+                "the other processes when their leases run out. Run it again once the database is back.") from exc
+        time.sleep(RECONNECT_EVERY)
+
+    def _restore(self, db: Any) -> None:
+        """On a new connection after an outage: renew what this process holds, give back what a lost
+        answer leased it unknowingly, and take its create locks again (unless another process has)."""
+        db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL, run_id = NULL"
+                   " WHERE sweep = %s AND owner = %s AND NOT key = ANY(%s)", (self.name, self.owner, list(self._rows)))
+        db.execute("UPDATE sweep_slots SET owner = NULL, lease_until = NULL WHERE owner = %s"
+                   " AND NOT (account || ':' || slot) = ANY(%s)",
+                   (self.owner, [f"{account}:{slot}" for account, slot in self._slots]))
+        self._renew(db)
+        for account in sorted(self._locks):
+            (taken,) = db.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_CREATE_LOCK, account)).fetchone()
+            if not taken:
+                log.warning("imagekit: another process took the create lock of %s while the sweep's journal was "
+                            "away; its creates and this one's may be unanswered at once", account)
+
     # --- the sweep ----------------------------------------------------------------------------
 
     def register(self, keys: Sequence[str]) -> None:
         """Make the sweep's rows (once); a different grid under the same name is refused."""
         digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
-        with self._lock, self._db.transaction():
-            self._db.execute("INSERT INTO sweeps (name, digest, row_count) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                             (self.name, digest, len(keys)))
-            known, count = self._db.execute("SELECT digest, row_count FROM sweeps WHERE name = %s",
-                                            (self.name,)).fetchone()
-            if known != digest:
-                raise JournalMismatchError(
-                    f"The sweep {self.name!r} in {shown_location(self.url)} has another grid ({count} rows, not "
-                    f"{len(keys)} with these inputs): give this one another name, or run the same rows.")
-            with self._db.cursor() as cursor:
-                cursor.executemany("INSERT INTO sweep_rows (sweep, key, idx) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                                   [(self.name, key, index) for index, key in enumerate(keys)])
+
+        def work(db: Any) -> None:
+            with db.transaction():
+                db.execute("INSERT INTO sweeps (name, digest, row_count) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                           (self.name, digest, len(keys)))
+                known, count = db.execute("SELECT digest, row_count FROM sweeps WHERE name = %s",
+                                          (self.name,)).fetchone()
+                if known != digest:
+                    raise JournalMismatchError(
+                        f"The sweep {self.name!r} in {shown_location(self.url)} has another grid ({count} rows, not "
+                        f"{len(keys)} with these inputs): give this one another name, or run the same rows.")
+                with db.cursor() as cursor:
+                    cursor.executemany(
+                        "INSERT INTO sweep_rows (sweep, key, idx) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                        [(self.name, key, index) for index, key in enumerate(keys)])
+
+        self._do(work)
 
     def bind(self, accounts: Sequence[tuple[str, str]]) -> None:
         """A sweep spans accounts: each row records the one that sent it (see ``claim``)."""
 
     def load(self) -> dict[str, RowRecord]:
         """Every row of the sweep, by key."""
-        with self._lock:
-            rows = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM sweep_rows WHERE sweep = %s ORDER BY idx",
-                                    (self.name,)).fetchall()
+        rows = self._do(lambda db: db.execute(f"SELECT {', '.join(FIELDS)} FROM sweep_rows WHERE sweep = %s"
+                                              " ORDER BY idx", (self.name,)).fetchall())
         return {row[0]: RowRecord.from_row(row) for row in rows}
 
     def get(self, key: str) -> RowRecord:
         """One row (a fresh pending entry when unknown)."""
-        with self._lock:
-            row = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM sweep_rows WHERE sweep = %s AND key = %s",
-                                   (self.name, key)).fetchone()
+        row = self._do(lambda db: db.execute(f"SELECT {', '.join(FIELDS)} FROM sweep_rows WHERE sweep = %s"
+                                             " AND key = %s", (self.name, key)).fetchone())
         return RowRecord.from_row(row) if row else RowRecord(key)
 
     def save(self, entry: RowRecord) -> RowRecord:
         """Write ``entry`` (before a request goes out, and after each answer)."""
         values = row_values(entry)
         assignments = ", ".join(f"{name} = %s" for name in FIELDS[1:])
-        with self._lock:
-            self._db.execute(f"UPDATE sweep_rows SET {assignments}, finished_at = CASE WHEN %s = 'done' THEN now() END"
-                             " WHERE sweep = %s AND key = %s", (*values[1:], entry.status, self.name, entry.key))
+        self._do(lambda db: db.execute(
+            f"UPDATE sweep_rows SET {assignments}, finished_at = CASE WHEN %s = 'done' THEN now() END"
+            " WHERE sweep = %s AND key = %s", (*values[1:], entry.status, self.name, entry.key)))
         return entry
 
     def max_image_id(self) -> int | None:
@@ -124,8 +202,7 @@ class SharedJournal:
         """Lease the next row this process may take: not done, not leased by a live process, not
         tried in this run, and (when a create of it is in doubt) of an account it holds;
         ``settling_only``: only such a row in doubt."""
-        with self._lock:
-            row = self._db.execute(
+        row = self._do(lambda db: db.execute(
                 """UPDATE sweep_rows SET owner = %s, run_id = %s, lease_until = now() + make_interval(secs => %s)
                    WHERE (sweep, key) = (
                      SELECT sweep, key FROM sweep_rows
@@ -136,107 +213,144 @@ class SharedJournal:
                      ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
                    RETURNING key""",
                 (self.owner, run_id, self.lease, self.name, retry_uncertain, run_id, list(accounts),
-                 settling_only)).fetchone()
-        return row[0] if row else None
+                 settling_only)).fetchone())
+        if row is None:
+            return None
+        self._rows.add(row[0])
+        return str(row[0])
 
     def others_working(self, run_id: str) -> int:
         """Rows still leased by other processes: their work may yet come back if one dies."""
-        with self._lock:
-            (count,) = self._db.execute(
-                "SELECT count(*) FROM sweep_rows WHERE sweep = %s AND status != 'done' AND lease_until >= now()"
-                " AND owner != %s AND run_id IS DISTINCT FROM %s", (self.name, self.owner, run_id)).fetchone()
+        (count,) = self._do(lambda db: db.execute(
+            "SELECT count(*) FROM sweep_rows WHERE sweep = %s AND status != 'done' AND lease_until >= now()"
+            " AND owner != %s AND run_id IS DISTINCT FROM %s", (self.name, self.owner, run_id)).fetchone())
         return int(count)
 
     def release(self, key: str, untried: bool = False) -> None:
         """Give a row's lease back: it is done, or left for a later run, or ``untried`` (its runner's
         account could not pay), and then any runner may take it, in this run too."""
-        with self._lock:
-            self._db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL,"
-                             " run_id = CASE WHEN %s THEN NULL ELSE run_id END"
-                             " WHERE sweep = %s AND key = %s AND owner = %s", (untried, self.name, key, self.owner))
+        self._do(lambda db: db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL,"
+                                       " run_id = CASE WHEN %s THEN NULL ELSE run_id END"
+                                       " WHERE sweep = %s AND key = %s AND owner = %s",
+                                       (untried, self.name, key, self.owner)))
+        self._rows.discard(key)
 
     def renew(self) -> None:
         """Extend every lease this process holds (rows and slots)."""
-        with self._lock:
-            for table in ("sweep_rows", "sweep_slots"):
-                self._db.execute(f"UPDATE {table} SET lease_until = now() + make_interval(secs => %s)"
-                                 " WHERE owner = %s AND lease_until IS NOT NULL", (self.lease, self.owner))
+        self._do(self._renew)
+
+    def _renew(self, db: Any) -> None:
+        renewing = time.monotonic()
+        for table in ("sweep_rows", "sweep_slots"):
+            db.execute(f"UPDATE {table} SET lease_until = now() + make_interval(secs => %s)"
+                       " WHERE owner = %s AND lease_until IS NOT NULL", (self.lease, self.owner))
+        self._renewed = renewing
 
     def take_slot(self, account: str, limit: int) -> int | None:
         """One of ``account``'s ``limit`` slots, if one is free (held by no live process)."""
-        with self._lock:
+        def work(db: Any) -> Any:
             if (account, limit) not in self._slots_made:
-                with self._db.cursor() as cursor:
+                with db.cursor() as cursor:
                     cursor.executemany("INSERT INTO sweep_slots (account, slot) VALUES (%s, %s) ON CONFLICT DO NOTHING",
                                        [(account, slot) for slot in range(limit)])
                 self._slots_made.add((account, limit))
-            row = self._db.execute(
+            return db.execute(
                 """UPDATE sweep_slots SET owner = %s, lease_until = now() + make_interval(secs => %s)
                    WHERE (account, slot) = (
                      SELECT account, slot FROM sweep_slots WHERE account = %s AND slot < %s
                        AND (owner IS NULL OR lease_until < now()) ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
                    RETURNING slot""", (self.owner, self.lease, account, limit)).fetchone()
-        return None if row is None else int(row[0])
+
+        row = self._do(work)
+        if row is None:
+            return None
+        self._slots.add((account, int(row[0])))
+        return int(row[0])
 
     def give_slot(self, account: str, slot: int) -> None:
         """Free a slot at once (the generation it held is over)."""
-        with self._lock:
-            self._db.execute("UPDATE sweep_slots SET owner = NULL, lease_until = NULL WHERE account = %s AND slot = %s"
-                             " AND owner = %s", (account, slot, self.owner))
+        self._do(lambda db: db.execute("UPDATE sweep_slots SET owner = NULL, lease_until = NULL WHERE account = %s"
+                                       " AND slot = %s AND owner = %s", (account, slot, self.owner)))
+        self._slots.discard((account, slot))
 
     def lock_account(self, account: str) -> bool:
         """Take ``account``'s create lock if no process holds it (held by this connection's session:
         it goes with the process if that dies)."""
-        with self._lock:
-            (taken,) = self._db.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))",
-                                        (_CREATE_LOCK, account)).fetchone()
+        (taken,) = self._do(lambda db: db.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))",
+                                                  (_CREATE_LOCK, account)).fetchone())
+        if taken:
+            self._locks.add(account)
         return bool(taken)
 
     def unlock_account(self, account: str) -> None:
         """Give ``account``'s create lock back."""
-        with self._lock:
-            self._db.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_CREATE_LOCK, account))
+        self._locks.discard(account)
+        self._do(lambda db: db.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_CREATE_LOCK, account)))
 
     # --- what a person asks -----------------------------------------------------------------------
 
     def progress(self) -> dict[str, int]:
         """Rows per state, the sweep's whole."""
-        with self._lock:
-            rows = self._db.execute("SELECT status, count(*) FROM sweep_rows WHERE sweep = %s GROUP BY status",
-                                    (self.name,)).fetchall()
+        rows = self._do(lambda db: db.execute("SELECT status, count(*) FROM sweep_rows WHERE sweep = %s"
+                                              " GROUP BY status", (self.name,)).fetchall())
         return {status: int(count) for status, count in rows}
 
     def status(self) -> dict[str, Any]:
         """Rows done, running (by whom), failed and left; credits spent; the pace of the last done."""
-        with self._lock:
-            summary = self._db.execute(
+        def work(db: Any) -> tuple[Any, Any]:
+            summary = db.execute(
                 """SELECT count(*) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed'),
                           count(*) FILTER (WHERE status = 'uncertain'), count(*),
                           COALESCE(sum(credits), 0), min(finished_at), max(finished_at)
                    FROM sweep_rows WHERE sweep = %s""", (self.name,)).fetchone()
-            running = self._db.execute(
+            running = db.execute(
                 "SELECT owner, count(*) FROM sweep_rows WHERE sweep = %s AND status != 'done'"
                 " AND lease_until >= now() GROUP BY owner ORDER BY owner", (self.name,)).fetchall()
+            return summary, running
+
+        summary, running = self._do(work)
         done, failed, uncertain, total, credits, first, last = summary
         return {"done": done, "failed": failed, "uncertain": uncertain, "total": total, "credits": float(credits),
                 "running": {owner: int(count) for owner, count in running}, "first_done": first, "last_done": last}
 
-    def close(self) -> None:
-        """Give back every lease this process holds, and close the connection."""
-        with self._lock:
+    def let_go(self) -> None:
+        """Give back every lease and create lock this process holds: a run ends (cut short, perhaps),
+        or one starts after a run cut short while the database was away."""
+        def work(db: Any) -> None:
             for table in ("sweep_rows", "sweep_slots"):
-                self._db.execute(f"UPDATE {table} SET owner = NULL, lease_until = NULL WHERE owner = %s", (self.owner,))
-            self._db.close()
+                db.execute(f"UPDATE {table} SET owner = NULL, lease_until = NULL WHERE owner = %s", (self.owner,))
+            db.execute("SELECT pg_advisory_unlock_all()")
+
+        self._do(work)
+        self._rows.clear()
+        self._slots.clear()
+        self._locks.clear()
+
+    def close(self) -> None:
+        """Let go of everything this process holds (with the database away, the leases run out by
+        themselves), and close the connection."""
+        with suppress(JournalUnavailableError):
+            self.let_go()
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
 
-def _connect(url: str) -> Any:
+def _connect(url: str, outage: bool = False) -> Any:
+    """A connection to the journal's database; unreachable, a ConfigError on the first connection
+    (a wrong address is the likelier cause) and psycopg's own error during an ``outage``."""
     try:
         import psycopg
     except ModuleNotFoundError as exc:
         raise ConfigError(f"a journal on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
     _, rest = url.split("://", 1)
     try:
-        return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=10)
+        # Keepalives: a peer gone without a word (a network down) is noticed in seconds, not hours.
+        return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=2 if outage else 10,
+                               keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
     except psycopg.OperationalError as exc:
+        if outage:
+            raise
         raise ConfigError(f"cannot open the journal at {shown_location(url)}: {exc}") from exc
 

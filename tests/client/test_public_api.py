@@ -23,7 +23,7 @@ PUBLIC = [
     "InsufficientStorageError", "InternalServerError", "InvalidAPITypeError", "InvalidGenerationModeError", "InvalidHostError",
     "InvalidImageError", "InvalidMaskError", "InvalidOutpaintError", "InvalidPlatformError", "InvalidQualityError",
     "InvalidRequestError", "InvalidRequestIdError", "InvalidScaleSizeError", "InvalidStrengthError",
-    "InvalidTypeError", "JournalMismatchError", "Ledger", "LedgerUnavailableError", "MalformedJSONError", "MaskSizeMismatchError",
+    "InvalidTypeError", "JournalMismatchError", "JournalUnavailableError", "Ledger", "LedgerUnavailableError", "MalformedJSONError", "MaskSizeMismatchError",
     "MethodNotAllowedError", "ModelNotAvailableError", "NotEnoughCreditError", "NotEnterpriseError",
     "NotFoundError", "NotLoggedInError", "PayloadTooLargeError", "PaymentRequiredError", "PermissionDeniedError",
     "Plan", "PremiumRequiredError", "PromptLimitExceededError", "Provenance", "RateLimitedError", "RetryPolicy",

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,8 +20,9 @@ import psycopg
 import pytest
 from sqlalchemy import func, select
 
+import imagekit
 from imagekit.cli import main
-from imagekit.errors import ConfigError, JournalMismatchError
+from imagekit.errors import ConfigError, JournalMismatchError, JournalUnavailableError
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.tables import Image
@@ -28,6 +30,8 @@ from imagekit.sweep_cli import status_lines
 from imagekit.workflows.shared_journal import SharedJournal
 from tests.conftest import make_user
 from tests.helpers import TLS, wait_until
+from tests.postgres import PostgresServer
+from tests.workflows.sweep_worker import sweep_rows
 
 from .conftest import public_style
 
@@ -69,10 +73,13 @@ def start(box: EmbeddedSandbox, tmp_path: Path, n: int, keys: list[str], journal
 
 
 def finish(processes: list[subprocess.Popen[bytes]], reports: list[Path]) -> list[dict[str, Any]]:
+    """Each process's report, once all have ended well (their standard error in ``report["err"]``)."""
+    errors = []
     for process in processes:
         _, err = process.communicate(timeout=300)
         assert process.returncode == 0, err.decode()[-2000:]
-    return [json.loads(report.read_text()) for report in reports]
+        errors.append(err.decode())
+    return [{**json.loads(report.read_text()), "err": err} for report, err in zip(reports, errors)]
 
 
 def rows_of(journal: str, name: str = "lighthouses") -> dict[str, tuple[str, int, float]]:
@@ -147,6 +154,58 @@ def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgre
 def _exists(journal: str) -> bool:
     with psycopg.connect(journal) as db:
         return db.execute("SELECT to_regclass('sweep_rows') IS NOT NULL").fetchone()[0]
+
+
+def done_rows(journal: str) -> int:
+    """Rows done so far (0 before the journal's tables exist)."""
+    return sum(status == "done" for status, _, _ in rows_of(journal).values()) if _exists(journal) else 0
+
+
+@pytest.mark.slow(15)
+def test_a_sweep_rides_out_a_restart_of_its_journals_database(served, tmp_path):
+    """``pg_ctl restart -m fast`` while two processes drain a sweep: each waits for the database,
+    takes up where it was, and every row is made once and paid exactly."""
+    with PostgresServer() as cluster:  # its own: restarting the session's would cut other tests' connections
+        user_ids, keys = users(served, 2)
+        before = [balance(served, key) for key in keys]
+        journal = cluster.new_database()
+        started = [start(served, tmp_path, n, keys[n:] + keys[:n], journal, rows=40, peers=2) for n in range(2)]
+        wait_until(lambda: done_rows(journal) >= 8, timeout=120, what="a fifth of the sweep done")
+        cluster.restart()
+        reports = finish([process for process, _ in started], [report for _, report in started])
+
+        rows = rows_of(journal)
+        assert {status for status, _, _ in rows.values()} == {"done"} and len(rows) == 40
+        assert generated(served, user_ids) == 40  # every row made once
+        spent = sum(b - balance(served, key) for b, key in zip(before, keys))
+        assert spent == sum(credits for _, _, credits in rows.values())
+        for report in reports:  # each process met the outage, and said so in two lines
+            assert "cannot be reached" in report["err"] and "answers again" in report["err"], report["err"]
+
+
+def test_a_journal_away_longer_than_the_leases_stops_the_run_and_the_next_run_finishes(served, tmp_path):
+    """Past its leases a process could be working on a row another has taken: it stops with one clear
+    error instead, and a run once the database is back settles what was in flight and makes the rest."""
+    with PostgresServer() as cluster:
+        [user_id], [key] = users(served, 1)
+        before = balance(served, key)
+        journal = cluster.new_database()
+        with imagekit.Client(served.url, key, ledger=str(tmp_path / "ledger.sqlite")) as ik:
+            batch = ik.batch(sweep_rows(12), name="lighthouses", style=public_style(served))
+            halting = threading.Thread(target=lambda: (
+                wait_until(lambda: done_rows(journal) >= 2, timeout=60, what="two rows done"), cluster.halt()))
+            halting.start()
+            with pytest.raises(JournalUnavailableError, match=r"could not be reached for \d+ s, as long as this "
+                                                              r"process's leases last \(4 s\)"):
+                batch.run(journal=journal, lease=4, progress=False)
+            halting.join()
+            cluster.resume()
+            batch.run(journal=journal, lease=4, progress=False)
+
+        rows = rows_of(journal)
+        assert {status for status, _, _ in rows.values()} == {"done"} and len(rows) == 12
+        assert generated(served, [user_id]) == 12
+        assert before - balance(served, key) == sum(credits for _, _, credits in rows.values())
 
 
 def test_sweep_status_says_what_is_done_running_and_left(served, postgres, tmp_path, capsys):
