@@ -236,7 +236,7 @@ class Batch:
                     each.ledger.reconcile()
         finally:
             if isinstance(self._journal, SharedJournal):  # a run cut short leaves nothing leased for others to wait out
-                with suppress(JournalUnavailableError):
+                with anyio.CancelScope(shield=True), suppress(JournalUnavailableError):
                     await anyio.to_thread.run_sync(self._journal.let_go)
             for each in clients:
                 if each is not client:

@@ -208,6 +208,41 @@ def test_a_journal_away_longer_than_the_leases_stops_the_run_and_the_next_run_fi
         assert before - balance(served, key) == sum(credits for _, _, credits in rows.values())
 
 
+def test_ctrl_c_gives_back_what_the_run_held_and_the_next_run_on_the_batch_finishes(served, postgres, tmp_path):
+    """Ctrl+C in the middle of a sweep (a notebook's stop button): the rows and slots it held are free at
+    once, not after its lease, and running the same batch again makes the rest, each row once."""
+    [user_id], [key] = users(served, 1)
+    before = balance(served, key)
+    journal = postgres.new_database()
+    main_thread = threading.main_thread().ident
+
+    def interrupt_when_started() -> None:
+        wait_until(lambda: done_rows(journal) >= 2, timeout=60, what="two rows done")
+        signal.pthread_kill(main_thread, signal.SIGINT)
+
+    with imagekit.Client(served.url, key, ledger=str(tmp_path / "ledger.sqlite")) as ik:
+        batch = ik.batch(sweep_rows(8), name="lighthouses", style=public_style(served))
+        interrupter = threading.Thread(target=interrupt_when_started)
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a test worker may ignore Ctrl+C
+        interrupter.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                batch.run(journal=journal, progress=False)
+        finally:
+            interrupter.join()
+            signal.signal(signal.SIGINT, previous)
+        with psycopg.connect(journal) as db:
+            held = db.execute("SELECT (SELECT count(*) FROM sweep_rows WHERE owner IS NOT NULL)"
+                              " + (SELECT count(*) FROM sweep_slots WHERE owner IS NOT NULL)").fetchone()[0]
+        assert held == 0
+        batch.run(journal=journal, progress=False)
+
+    rows = rows_of(journal)
+    assert {status for status, _, _ in rows.values()} == {"done"} and len(rows) == 8
+    assert generated(served, [user_id]) == 8
+    assert before - balance(served, key) == sum(credits for _, _, credits in rows.values())
+
+
 def test_sweep_status_says_what_is_done_running_and_left(served, postgres, tmp_path, capsys):
     _, [key] = users(served, 1)
     journal = postgres.new_database()
