@@ -31,8 +31,9 @@ from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
 from .feed import Feed, LocalFeed, RunState, SharedFeed
 from .journal import ImageRecord, Journal, RowRecord, account_identity
+from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows
-from .runner import Runner, RunOptions, thumbnail_ids
+from .runner import Runner, RunOptions
 from .shared_journal import SharedJournal, is_url
 
 if TYPE_CHECKING:

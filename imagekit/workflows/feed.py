@@ -22,7 +22,7 @@ from .options import RunOptions
 from .rows import Row
 from .shared_journal import SharedJournal
 
-__all__ = ["RunState", "LocalFeed", "SharedFeed", "Feed"]
+__all__ = ["RunState", "Hold", "LocalFeed", "SharedFeed", "Feed"]
 
 
 @dataclass
@@ -37,6 +37,19 @@ class RunState:
     """Why new work stopped (budget, balance, the service out of storage), if it did."""
     paying: int = 1
     """Accounts of the run (one per key) that have not run out of credit: when none is left, it stops."""
+
+
+class Hold:
+    """Credits set aside in a run's ``reserved`` for a create between the budget check and its answer."""
+
+    def __init__(self, state: RunState, cost: float) -> None:
+        self.state, self.cost, self.held = state, cost, True
+        state.reserved += cost
+
+    def release(self) -> None:
+        if self.held:
+            self.state.reserved -= self.cost
+            self.held = False
 
 
 class _Handout:

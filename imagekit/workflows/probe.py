@@ -10,6 +10,7 @@ creates without an answer at once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -23,8 +24,16 @@ from .shared_journal import SharedJournal
 
 if TYPE_CHECKING:
     from ..client import AsyncClient
+    from ..models import Style
 
-__all__ = ["find_images", "group_of"]
+__all__ = ["find_images", "group_of", "thumbnail_ids"]
+
+_THUMB = re.compile(r"/api/images/(\d+)/")
+
+
+def thumbnail_ids(styles: list[Style]) -> list[int]:
+    """Image ids of the caller's own style thumbnails: known own images, a floor for the probe."""
+    return [int(m.group(1)) for s in styles if (m := _THUMB.search(s.thumb_link or ""))]
 
 
 async def find_images(client: AsyncClient, journal: Journal | SharedJournal, entry: RowRecord, count: int, tagged: bool,

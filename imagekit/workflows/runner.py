@@ -28,7 +28,6 @@ group id its row sent.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -50,7 +49,7 @@ from ..errors import (
 )
 from ..ledger import Entry, Prices, Source, Status
 from ..models import FAILED, PENDING
-from .feed import Feed, RunState
+from .feed import Feed, Hold, RunState
 from .journal import ImageRecord, Journal, RowRecord
 from .options import RunOptions
 from .outputs import file_name, provenance_of, store_image
@@ -62,12 +61,10 @@ from .window import Window
 
 if TYPE_CHECKING:
     from ..client import AsyncClient
-    from ..models import Style
 
 __all__ = ["RunOptions", "Runner"]
 
 log = logging.getLogger("imagekit")
-_THUMB = re.compile(r"/api/images/(\d+)/")
 
 
 class _Retry(Exception):
@@ -79,19 +76,6 @@ class _Retry(Exception):
 
 class _ToAnotherAccount(Exception):
     """This runner's account is out of credit: the row, not sent, goes to another key of the run."""
-
-
-class _Hold:
-    """Credits set aside for a create between the budget check and its answer."""
-
-    def __init__(self, state: RunState, cost: float) -> None:
-        self.state, self.cost, self.held = state, cost, True
-        state.reserved += cost
-
-    def release(self) -> None:
-        if self.held:
-            self.state.reserved -= self.cost
-            self.held = False
 
 
 class Runner:
@@ -212,7 +196,7 @@ class Runner:
                 else:  # credits held by rows in flight may come back (a refusal, a failure): wait for them
                     await anyio.sleep(0.05)
                 continue
-            hold = _Hold(self.state, cost)  # checked and taken with no await between: no other row can slip in
+            hold = Hold(self.state, cost)  # checked and taken with no await between: no other row can slip in
             try:
                 async with self._slot():
                     await self._create(row, entry, hold)
@@ -229,7 +213,7 @@ class Runner:
                 await self._download(row, entry)
             return True
 
-    async def _create(self, row: Row, entry: RowRecord, hold: _Hold) -> None:
+    async def _create(self, row: Row, entry: RowRecord, hold: Hold) -> None:
         try:
             if self.tagged:
                 await self._send_create(row, entry, hold.cost)
@@ -452,7 +436,3 @@ class Runner:
 def _image(image_id: int) -> ImageRecord:
     return {"id": int(image_id), "status": None, "error": None, "file": None}
 
-
-def thumbnail_ids(styles: list[Style]) -> list[int]:
-    """Image ids of the caller's own style thumbnails: known own images, a floor for the probe."""
-    return [int(m.group(1)) for s in styles if (m := _THUMB.search(s.thumb_link or ""))]
