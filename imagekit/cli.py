@@ -30,7 +30,7 @@ def _sandbox(data: str, db: str | None, upgrade: bool | None = None, **settings:
 def _one_line_errors(command):
     """A data folder or port the sandbox cannot use ends in one line on stderr and exit code 2."""
     def run(args: argparse.Namespace) -> int:
-        from .sandbox.datadir import DataDirError
+        from .sandbox.store.datadir import DataDirError
 
         try:
             return command(args)
@@ -45,10 +45,10 @@ def _one_line_errors(command):
 def _initialised(data: str, db: str | None) -> Iterator[Sandbox]:
     """The sandbox of an initialised folder, closed afterwards; DataDirError (and nothing created)
     when the folder holds none."""
-    from .sandbox.datadir import DataDirError, is_new
-    from .sandbox.seed import is_initialized
+    from .sandbox.domain.seed import is_initialized
     from .sandbox.service import init_command
     from .sandbox.settings import SandboxSettings
+    from .sandbox.store.datadir import DataDirError, is_new
 
     hint = init_command(SandboxSettings(data_dir=Path(data), database_url=db))
     if db is None and (not Path(data).is_dir() or is_new(Path(data), None)):
@@ -64,7 +64,7 @@ def _initialised(data: str, db: str | None) -> Iterator[Sandbox]:
 
 @_one_line_errors
 def cmd_init(args: argparse.Namespace) -> int:
-    from .sandbox.seed import DEMO_EMAIL, initialize, is_initialized
+    from .sandbox.domain.seed import DEMO_EMAIL, initialize, is_initialized
 
     sandbox = _sandbox(args.data, args.db, upgrade=True)
     try:
@@ -79,8 +79,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 @_one_line_errors
 def cmd_user_add(args: argparse.Namespace) -> int:
-    from .sandbox.errors import SandboxError
-    from .sandbox.seed import register_user
+    from .sandbox.domain.seed import register_user
+    from .sandbox.interface.errors import SandboxError
 
     with _initialised(args.data, args.db) as sandbox:
         try:
@@ -116,13 +116,13 @@ def _allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from .sandbox import is_loopback, listening_sockets
-    from .sandbox.app import create_app
-    from .sandbox.datadir import DataDirError
-    from .sandbox.disk import LOW_SPACE
-    from .sandbox.faults import quiet_dropped_connections
-    from .sandbox.seed import initialize, is_initialized
-    from .sandbox.workers import serve_workers
+    from .sandbox.api.app import create_app
+    from .sandbox.domain.faults import quiet_dropped_connections
+    from .sandbox.domain.seed import initialize, is_initialized
+    from .sandbox.serving.sockets import is_loopback, listening_sockets
+    from .sandbox.serving.workers import serve_workers
+    from .sandbox.store.datadir import DataDirError
+    from .sandbox.store.disk import LOW_SPACE
 
     if args.workers > 1 and args.db is None:
         raise DataDirError("--workers above 1 needs a database every worker can share (--db postgresql://...); "

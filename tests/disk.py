@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from imagekit.sandbox.disk import MB
+from imagekit.sandbox.store.disk import MB
 
 
 def mount_tmpfs(folder: Path, size: str) -> None:

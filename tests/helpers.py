@@ -72,7 +72,7 @@ def wait_until(condition: Callable[[], Any], timeout: float = 30.0, what: str = 
 def edit_state(box: Any, user_id: int, request_id: str) -> str | None:
     """What an embedded sandbox records for an edit request id: running, completed, cancelled,
     failed, precancelled; None before it arrives."""
-    from imagekit.sandbox.tables import RequestId
+    from imagekit.sandbox.store.tables import RequestId
 
     with box.sandbox.db.read() as session:
         row = session.get(RequestId, (user_id, request_id))

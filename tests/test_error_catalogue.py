@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from imagekit.errors import ERRORS_BY_NAME
-from imagekit.sandbox.errors import ERRORS
+from imagekit.sandbox.interface.errors import ERRORS
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 ROW = re.compile(r"^\| (\d{3}) \| ((?:`[a-z_]+`(?: / )?)+) \|", re.MULTILINE)

@@ -3,12 +3,23 @@
 ``EmbeddedSandbox`` serves it on a loopback port from a background thread; it is what
 ``imagekit.connect()`` starts when no server is configured. Heavy imports (FastAPI, SQLAlchemy,
 OpenCV) happen on ``start()``, not on import.
+
+The sandbox is built in layers, each importing only those below it (``tests/sandbox/test_layers.py``
+keeps it so; imports under ``TYPE_CHECKING`` are not counted):
+
+- ``settings``: what one sandbox is configured with; every layer may read it;
+- ``interface/``: what the interface says (wire schemas, error names and body, extensions);
+- ``engines/``: image generation, editing and captions on NumPy arrays (pluggable);
+- ``store/``: the database, its migrations, the data folder's files and disk space;
+- ``domain/``: the service's rules (accounts, credits, generation, editing, jobs, recovery);
+- ``service``: the composition root, ``Sandbox``: one running sandbox's parts, built once;
+- ``api/``: FastAPI and Starlette: the app, middleware, callers, views and routes;
+- ``serving/``: sockets and worker processes;
+- this module: ``EmbeddedSandbox``, the face ``imagekit.connect()`` uses.
 """
 
 from __future__ import annotations
 
-import socket
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -19,74 +30,7 @@ if TYPE_CHECKING:
 
     from .service import Sandbox
 
-__all__ = ["EmbeddedSandbox", "is_loopback", "listening_socket", "listening_sockets"]
-
-
-REUSE_PORT = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
-"""Whether several listening sockets can share one port with the kernel spreading connections over
-them (Linux; BSD and macOS accept the option but hand every connection to one socket)."""
-
-
-def listening_socket(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
-    """A TCP socket bound to ``host:port``; raises OSError (e.g. the port is taken) before serving."""
-    sock = _tcp_socket(host)
-    try:
-        if reuse_port:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((host, port))
-        # Listening now, so a client that read the "Serving" line is queued, never refused, while
-        # the server (or each worker process) starts to accept.
-        sock.listen(2048)
-    except BaseException:
-        sock.close()
-        raise
-    return sock
-
-
-def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
-    """``count`` sockets listening on one ``host:port``, one per worker process, where ``REUSE_PORT``;
-    else one socket they all share. Raises OSError when the port is taken, as ``listening_socket``.
-
-    With one shared socket, the worker whose event loop wakes first accepts every connection that is
-    waiting, so connections opened together pile onto one worker; the kernel spreads them over a
-    port's ``SO_REUSEPORT`` sockets instead (as nginx ``reuseport`` and gunicorn ``--reuse-port``)."""
-    if count == 1 or not REUSE_PORT:
-        return [listening_socket(host, port)]
-    # A port another server listens on, even with SO_REUSEPORT (which would let ours join its group),
-    # refuses this plain socket; held while the group binds, it also gives the port that 0 picked.
-    probe = _tcp_socket(host)
-    group: list[socket.socket] = []
-    try:
-        probe.bind((host, port))
-        port = probe.getsockname()[1]
-        for _ in range(count):
-            group.append(listening_socket(host, port, reuse_port=True))
-    except BaseException:
-        for sock in group:
-            sock.close()
-        raise
-    finally:
-        probe.close()
-    return group
-
-
-def _tcp_socket(host: str) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # IPPROTO_TCP explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose proto says
-    # TCP, and with Nagle on, every response written in two parts waits ~40 ms for a delayed ACK.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    return sock
-
-
-def is_loopback(host: str) -> bool:
-    """Whether listening on ``host`` keeps the server on this machine."""
-    import ipaddress
-
-    try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+__all__ = ["EmbeddedSandbox"]
 
 
 class EmbeddedSandbox:
@@ -111,11 +55,12 @@ class EmbeddedSandbox:
     def start(self) -> EmbeddedSandbox:
         import uvicorn
 
-        from .accounts import sandbox_identity
-        from .app import create_app
-        from .faults import quiet_dropped_connections
-        from .seed import initialize
+        from .api.app import create_app
+        from .domain.accounts import sandbox_identity
+        from .domain.faults import quiet_dropped_connections
+        from .domain.seed import initialize
         from .service import Sandbox
+        from .serving.sockets import is_loopback, listening_socket
         from .settings import SandboxSettings
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -152,7 +97,7 @@ class EmbeddedSandbox:
 
     def add_user(self, email: str, plan: str = "standard") -> str:
         """A new user on ``plan``; returns its API key."""
-        from .seed import register_user
+        from .domain.seed import register_user
 
         return register_user(self.sandbox, email, plan)[1]
 

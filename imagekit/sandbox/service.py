@@ -11,24 +11,23 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import selectinload
 
-from . import schema
-from .accounts import admin_token
-from .binaries import Renderer
-from .clock import CLOCK_KEY, Clock
-from .datadir import DataDirError, check_before_open, reason
-from .db import Database
-from .disk import MB, DiskSpace
+from .domain.accounts import admin_token
+from .domain.clock import CLOCK_KEY, Clock
+from .domain.faults import FAULTS_KEY, Faults
+from .domain.jobs import JobRegistry
+from .domain.recovery import Recovered, recover
+from .domain.rendering import Renderer
+from .domain.slots import ConcurrencyGate
 from .engines import load_engine
 from .engines.base import GenerationEngine
-from .faults import FAULTS_KEY, Faults
-from .jobs import JobRegistry
-from .recovery import Recovered, recover
-from .render_cache import RenderCache
 from .settings import SandboxSettings
-from .slots import ConcurrencyGate
-from .storage import ImageStore
-from .tables import Model, Plan, State
-from .views import auth_plan_view
+from .store import migrate as schema
+from .store.datadir import DataDirError, check_before_open, reason
+from .store.db import Database
+from .store.disk import MB, DiskSpace
+from .store.files import ImageStore
+from .store.render_cache import RenderCache
+from .store.tables import Model, Plan, State
 
 SHARED_STATE = select(select(State.value).where(State.key == CLOCK_KEY).scalar_subquery().label("clock"),
                       select(State.value).where(State.key == FAULTS_KEY).scalar_subquery().label("faults"))
@@ -70,7 +69,6 @@ class Sandbox:
         self._engines: dict[str, GenerationEngine] = {}
         self._claim: FileLock | None = None
         self._plans: dict[int, Plan] = {}
-        self._plan_views: dict[int, dict] = {}
         self._admin_token: str | None = None
 
     def load_shared(self, clock: str | None, faults: str | None) -> None:
@@ -101,12 +99,6 @@ class Sandbox:
                 raise LookupError(f"No plan {plan_id} in the sandbox's database.")
             self._plans[plan_id] = plan
         return self._plans[plan_id]
-
-    def plan_view(self, plan: Plan) -> dict:
-        """User.Plan for a plan, rendered once."""
-        if plan.plan_id not in self._plan_views:
-            self._plan_views[plan.plan_id] = auth_plan_view(plan)
-        return self._plan_views[plan.plan_id]
 
     @property
     def admin_token(self) -> str:

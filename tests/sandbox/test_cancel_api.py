@@ -39,7 +39,7 @@ def charges_for(box, request_id: str) -> int:
     """How many charges the sandbox ever made for an edit request id."""
     from sqlalchemy import func, select
 
-    from imagekit.sandbox.tables import Charge
+    from imagekit.sandbox.store.tables import Charge
 
     with box.sandbox.db.read() as session:
         return session.scalar(select(func.count()).select_from(Charge).where(Charge.request_id == request_id))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from imagekit.sandbox.generation import resolution
+from imagekit.sandbox.domain.generation import resolution
 from tests.conftest import make_user
 from tests.helpers import SIZE, TLS, assert_error, on_both_databases, wait_until
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
-from imagekit.sandbox.datadir import DataDirError
+from imagekit.sandbox.store.datadir import DataDirError
 
 from .serving import imagekit
 

@@ -26,7 +26,7 @@ import psycopg
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
-from imagekit.sandbox.outage import OUTAGE_REFUND
+from imagekit.sandbox.store.outage import OUTAGE_REFUND
 from tests.helpers import TLS, assert_error, wait_until
 from tests.postgres import PostgresServer
 

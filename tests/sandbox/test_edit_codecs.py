@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from imagekit.sandbox.engines.edits import MAX_UPLOAD_PIXELS, decode_image, decode_mask, encode_image
-from imagekit.sandbox.errors import SandboxError
+from imagekit.sandbox.interface.errors import SandboxError
 
 
 def saved(array: np.ndarray, fmt: str, **options) -> bytes:

@@ -20,7 +20,7 @@ from imagekit.sandbox.engines.edits import (
     upsize,
     vectorize,
 )
-from imagekit.sandbox.errors import Cancelled, SandboxError
+from imagekit.sandbox.interface.errors import Cancelled, SandboxError
 
 upscale_module = importlib.import_module("imagekit.sandbox.engines.edits.upscale")
 

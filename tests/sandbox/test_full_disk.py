@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
 from imagekit.sandbox import EmbeddedSandbox
-from imagekit.sandbox.disk import HEADROOM, MB, RESERVE, RESERVE_NAME, is_full
+from imagekit.sandbox.store.disk import HEADROOM, MB, RESERVE, RESERVE_NAME, is_full
 from tests.conftest import make_user
 from tests.disk import fill, leave_free, mount_tmpfs, unmount
 from tests.helpers import TLS, assert_error, wait_until

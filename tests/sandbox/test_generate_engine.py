@@ -18,7 +18,7 @@ from imagekit.sandbox.engines.generate import DEFAULT_LOOK, LOOKS, ProceduralEng
 from imagekit.sandbox.engines.procedural.lexicon import read_prompt
 from imagekit.sandbox.engines.procedural.raster import cover
 from imagekit.sandbox.engines.procedural.scene import plan
-from imagekit.sandbox.errors import Cancelled
+from imagekit.sandbox.interface.errors import Cancelled
 
 ENGINE = ProceduralEngine()
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
-from imagekit.sandbox.db import normalize_url
+from imagekit.sandbox.store.db import normalize_url
 from tests.helpers import TLS, assert_error, db_args, on_both_databases
 
 from .serving import imagekit, serving, start_serving

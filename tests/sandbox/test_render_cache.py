@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from imagekit.sandbox.disk import DiskSpace
-from imagekit.sandbox.render_cache import RenderCache
+from imagekit.sandbox.store.disk import DiskSpace
+from imagekit.sandbox.store.render_cache import RenderCache
 
 
 def two_workers(folder: Path, limit: int) -> tuple[RenderCache, RenderCache]:

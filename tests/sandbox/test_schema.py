@@ -15,9 +15,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import Engine
 
-from imagekit.sandbox import schema
-from imagekit.sandbox.db import normalize_url
-from imagekit.sandbox.tables import Base
+from imagekit.sandbox.store import migrate as schema
+from imagekit.sandbox.store.db import normalize_url
+from imagekit.sandbox.store.tables import Base
 from tests.helpers import TLS, db_args, on_both_databases
 
 from .serving import imagekit, serving

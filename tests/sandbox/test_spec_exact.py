@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from imagekit.sandbox import EmbeddedSandbox, extensions
+from imagekit.sandbox import EmbeddedSandbox
+from imagekit.sandbox.interface import extensions
 from tests.conftest import make_user
 from tests.helpers import TLS
 

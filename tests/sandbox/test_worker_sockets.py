@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from imagekit.sandbox import listening_sockets
+from imagekit.sandbox.serving.sockets import listening_sockets
 
 from .serving import Served, imagekit, serving
 

@@ -104,7 +104,7 @@ def notebook(page, lab, request, shots: Path) -> Iterator[Notebook]:
 def served_edit(box, image_id: int) -> dict:
     """What the sandbox made for an edit's result: the request's parameters as it received them, the
     result's size and the credits it charged (read from the sandbox's own records, not the client's)."""
-    from imagekit.sandbox.tables import Image
+    from imagekit.sandbox.store.tables import Image
 
     with box.sandbox.db.read() as session:
         row = session.get(Image, image_id)

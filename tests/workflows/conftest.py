@@ -96,7 +96,7 @@ def public_style(box: EmbeddedSandbox) -> int:
     """A style every user of ``box`` may use (a user's own styles are refused to the others)."""
     from sqlalchemy import select
 
-    from imagekit.sandbox.tables import Style
+    from imagekit.sandbox.store.tables import Style
 
     with box.sandbox.db.read() as session:
         return int(session.scalars(select(Style.style_id).where(Style.owner_id.is_(None))).first())
@@ -106,7 +106,7 @@ def server_images(box: EmbeddedSandbox, user_id: int) -> list[Any]:
     """The generation images the sandbox holds for a user (what was really made and charged)."""
     from sqlalchemy import select
 
-    from imagekit.sandbox.tables import Image
+    from imagekit.sandbox.store.tables import Image
 
     with box.sandbox.db.read() as session:
         rows = session.scalars(select(Image).where(Image.owner_id == user_id, Image.kind == "generation"))

@@ -23,7 +23,7 @@ def funded(connect, box, credits: float) -> imagekit.Client:
 
 def price(box) -> float:
     """Credits an image of the batch's style costs, as the sandbox charges it."""
-    from imagekit.sandbox.tables import Style
+    from imagekit.sandbox.store.tables import Style
 
     with box.sandbox.db.read() as session:
         return float(session.get(Style, public_style(box)).credit_cost)

@@ -25,7 +25,7 @@ from imagekit.cli import main
 from imagekit.errors import ConfigError, JournalMismatchError, JournalUnavailableError
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
-from imagekit.sandbox.tables import Image
+from imagekit.sandbox.store.tables import Image
 from imagekit.sweep_cli import status_lines
 from imagekit.workflows.shared_journal import SharedJournal
 from tests.conftest import make_user

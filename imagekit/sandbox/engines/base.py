@@ -3,7 +3,7 @@
 Images cross engine boundaries as NumPy arrays: ``uint8`` RGB of shape (H, W, 3), or RGBA
 (H, W, 4) where an engine says so. Masks are ``bool`` arrays of shape (H, W). Every long-running
 engine call takes ``check``: a no-argument callable that raises
-:class:`imagekit.sandbox.errors.Cancelled` once the job was cancelled; engines call it inside
+:class:`imagekit.sandbox.interface.errors.Cancelled` once the job was cancelled; engines call it inside
 their loops (tiles, pyramid levels, iterations), not only between steps.
 """
 

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from imagekit.sandbox.errors import SandboxError
+from imagekit.sandbox.interface.errors import SandboxError
 
 MAX_UPLOAD_BYTES = 30 * 1024 * 1024
 MAX_UPLOAD_PIXELS = 25_000_000

@@ -15,7 +15,7 @@ from imagekit.sandbox.engines.base import CheckFn
 from imagekit.sandbox.engines.edits.filters import masked_blur, pull_push
 from imagekit.sandbox.engines.edits.masks import dilate, distance_inside, validate_mask
 from imagekit.sandbox.engines.edits.synthesis import synthesize
-from imagekit.sandbox.errors import SandboxError
+from imagekit.sandbox.interface.errors import SandboxError
 
 _FEATHER = 6.0  # px inside the mask over which generated content fades in
 # The colour correction reaches this share of the mask's inner radius into it, at most _MEMBRANE_MAX px.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from imagekit.sandbox.errors import SandboxError
+from imagekit.sandbox.interface.errors import SandboxError
 
 
 def validate_mask(mask: np.ndarray, image: np.ndarray) -> np.ndarray:

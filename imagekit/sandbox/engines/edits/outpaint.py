@@ -10,7 +10,7 @@ import numpy as np
 from imagekit.sandbox.engines.base import CheckFn
 from imagekit.sandbox.engines.edits.codecs import MAX_OUTPUT_SIDE
 from imagekit.sandbox.engines.edits.synthesis import synthesize
-from imagekit.sandbox.errors import SandboxError
+from imagekit.sandbox.interface.errors import SandboxError
 
 # The placed original may be larger than the canvas (a zoomed crop); only its visible part is ever
 # rendered, but absurd scales are refused.

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from imagekit.sandbox.engines.base import CheckFn
-from imagekit.sandbox.errors import SandboxError
+from imagekit.sandbox.interface.errors import SandboxError
 
 
 @dataclass(frozen=True)

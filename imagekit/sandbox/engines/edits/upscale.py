@@ -13,7 +13,7 @@ import numpy as np
 from imagekit.sandbox.engines.base import CheckFn
 from imagekit.sandbox.engines.edits.codecs import check_output_size
 from imagekit.sandbox.engines.edits.filters import guided_filter
-from imagekit.sandbox.errors import SandboxError
+from imagekit.sandbox.interface.errors import SandboxError
 
 ENHANCE_FACTORS = (1, 2, 4, 8)
 TILE = 256  # source px per tile side

@@ -17,7 +17,7 @@ class LookContext:
     rng: np.random.Generator
     """The look's own random stream (textures, jitter, stroke directions)."""
     check: CheckFn
-    """Raises :class:`~imagekit.sandbox.errors.Cancelled` once the job was cancelled."""
+    """Raises :class:`~imagekit.sandbox.interface.errors.Cancelled` once the job was cancelled."""
 
 
 Look = Callable[[np.ndarray, LookContext], np.ndarray]

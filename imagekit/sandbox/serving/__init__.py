@@ -1,0 +1,5 @@
+"""Processes that serve the sandbox: listening ``sockets`` and the ``workers`` of ``serve --workers``.
+
+It imports ``api`` and everything below it; only the face (``imagekit.sandbox``) and the command
+line import it.
+"""
