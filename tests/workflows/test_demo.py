@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from imagekit.cli import main
-from imagekit.demo import CHAIN_PROMPT, run_demo
+from imagekit.cli.demo import CHAIN_PROMPT, run_demo
 from imagekit.sandbox import EmbeddedSandbox
 from tests.helpers import TLS
 

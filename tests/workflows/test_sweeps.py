@@ -22,11 +22,11 @@ from sqlalchemy import func, select
 
 import imagekit
 from imagekit.cli import main
+from imagekit.cli.sweep import status_lines
 from imagekit.errors import ConfigError, JournalMismatchError, JournalUnavailableError
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.tables import Image
-from imagekit.sweep_cli import status_lines
 from imagekit.workflows.shared_journal import SharedJournal
 from tests.conftest import make_user
 from tests.helpers import TLS, wait_until

@@ -8,11 +8,14 @@ first, so what is there afterwards describes this run only.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..parsing import command
 
 __all__ = ["run_demo", "PROMPTS", "RATIOS", "CHAIN_PROMPT"]
 
@@ -186,3 +189,16 @@ def chain_figure(steps: list[dict], out: Path) -> None:
         ax.set_title(f"{number}. {caption(step)}", fontsize=8, wrap=True)
         ax.set_axis_off()
     figure.savefig(out / "chain-steps.png", dpi=100)
+
+
+def add_demo_command(commands: Any) -> None:
+    """The ``demo`` command on the top-level parser's subcommands."""
+    demo = command(commands, "demo", "the main job against a fresh embedded sandbox: a batch, an edit "
+                                      "chain and a usage report, with an HTML page of the results")
+    demo.add_argument("--out", default="out", help="output folder; the demo's files from an earlier run "
+                                                   "there are replaced")
+    demo.set_defaults(run=cmd_demo)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    return run_demo(Path(args.out))

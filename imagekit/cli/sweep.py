@@ -36,8 +36,8 @@ def add_sweep_commands(commands: Any) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from .errors import ConfigError
-    from .workflows.shared_journal import SharedJournal, is_url
+    from ..errors import ConfigError
+    from ..workflows.shared_journal import SharedJournal, is_url
 
     if not args.journal or not is_url(args.journal):
         raise ConfigError("sweep status reads a shared journal: --journal postgresql://... (or IMAGEKIT_JOURNAL_URL)")
@@ -55,7 +55,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     import imagekit
 
-    from .workflows.sweep_file import load_sweep
+    from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(args.file)
     with imagekit.connect() as client:
@@ -75,7 +75,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_estimate(args: argparse.Namespace) -> int:
     import imagekit
 
-    from .workflows.sweep_file import load_sweep
+    from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(args.file)
     with imagekit.connect() as client:

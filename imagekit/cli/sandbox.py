@@ -1,0 +1,253 @@
+"""``imagekit sandbox init|serve|token|user add``: the local sandbox on its own.
+
+These commands are a contract other scripts rely on: ``init`` and ``user add`` print the API key as
+the last line of stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .parsing import command
+
+if TYPE_CHECKING:
+    from ..sandbox.service import Sandbox
+
+
+def add_sandbox_commands(commands: Any) -> None:
+    """The ``sandbox`` command group on the top-level parser's subcommands."""
+    from ..sandbox.settings import SandboxSettings
+
+    sandbox = command(commands, "sandbox", "the local sandbox service").add_subparsers(
+        dest="sandbox_command", required=True)
+    init = command(sandbox, "init", "create (or upgrade) the database, plans and demo user; print its API key")
+    init.add_argument("--data", required=True, help="data directory")
+    _db_option(init)
+    init.set_defaults(run=cmd_init)
+
+    user = command(sandbox, "user", "manage users").add_subparsers(dest="user_command", required=True)
+    add = command(user, "add", "add a user and print its API key")
+    add.add_argument("--data", required=True, help="data directory")
+    _db_option(add)
+    add.add_argument("--email", required=True, help="the new user's e-mail address")
+    add.add_argument("--plan", default="standard", help="free, standard, pro or enterprise")
+    add.set_defaults(run=cmd_user_add)
+
+    serve = command(sandbox, "serve", "serve the API")
+    serve.add_argument("--data", required=True, help="data directory (initialised when empty; a --db database "
+                                                      "is initialised by init)")
+    _db_option(serve)
+    serve.add_argument("--workers", type=_workers, default=1,
+                       help="worker processes behind the port (above 1 needs --db)")
+    serve.add_argument("--worker-header", action="store_true",
+                       help="name the serving worker process in an X-Sandbox-Worker header (with --workers)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8800, help="port to listen on (0: any free port, printed)")
+    serve.add_argument("--latency", type=float, default=0.0,
+                       help="seconds every generation and edit takes at least")
+    serve.add_argument("--render-cache-mb", type=_megabytes, default=SandboxSettings.render_cache_mb, metavar="N",
+                       help="most MB of rendered variants (scaled, watermarked, re-encoded) kept in images/cache; "
+                            "the least recently used go first (0: keep none)")
+    serve.add_argument("--base-size", type=_base_size, default=1024,
+                       help="long side in pixels of generated images (smaller draws faster)")
+    serve.add_argument("--spec-exact", "--spec-metadata", dest="spec_exact", action="store_true",
+                       help="answer exactly as the interface shows: no extension headers or fields, "
+                            "seed ignored (--spec-metadata is an older name)")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+                       help="server log level (debug also logs each request)")
+    serve.add_argument("--no-controls", action="store_true",
+                       help="serve no /sandbox controls (clock, faults, users, keys, credits)")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="a host name clients use to reach this server (repeatable); IP addresses and "
+                            "localhost always pass, other names in the Host header are refused")
+    serve.set_defaults(run=cmd_serve)
+
+    token = command(sandbox, "token", "print the admin token the /sandbox controls need beyond loopback")
+    token.add_argument("--data", required=True, help="data directory")
+    _db_option(token)
+    token.set_defaults(run=cmd_token)
+
+
+def _sandbox(data: str, db: str | None, upgrade: bool | None = None, **settings: Any) -> Sandbox:
+    """The sandbox of a data folder (and database: default SQLite inside the folder); its schema is
+    upgraded when ``upgrade``, else as :class:`Sandbox` decides (SQLite yes, a shared database no)."""
+    from ..sandbox.service import Sandbox
+    from ..sandbox.settings import SandboxSettings
+
+    Path(data).mkdir(parents=True, exist_ok=True)
+    return Sandbox(SandboxSettings(data_dir=Path(data), database_url=db, **settings), upgrade=upgrade)
+
+
+def _one_line_errors(command):
+    """A data folder or port the sandbox cannot use ends in one line on stderr and exit code 2."""
+    def run(args: argparse.Namespace) -> int:
+        from ..sandbox.store.datadir import DataDirError
+
+        try:
+            return command(args)
+        except (DataDirError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    run.__doc__ = command.__doc__
+    return run
+
+
+@contextmanager
+def _initialised(data: str, db: str | None) -> Iterator[Sandbox]:
+    """The sandbox of an initialised folder, closed afterwards; DataDirError (and nothing created)
+    when the folder holds none."""
+    from ..sandbox.domain.seed import is_initialized
+    from ..sandbox.service import init_command
+    from ..sandbox.settings import SandboxSettings
+    from ..sandbox.store.datadir import DataDirError, is_new
+
+    hint = init_command(SandboxSettings(data_dir=Path(data), database_url=db))
+    if db is None and (not Path(data).is_dir() or is_new(Path(data), None)):
+        raise DataDirError(f"{data} holds no sandbox; run `{hint}` first")
+    sandbox = _sandbox(data, db)
+    try:
+        if not is_initialized(sandbox):
+            raise DataDirError(f"{data} holds no sandbox; run `{hint}` first")
+        yield sandbox
+    finally:
+        sandbox.close()
+
+
+@_one_line_errors
+def cmd_init(args: argparse.Namespace) -> int:
+    from ..sandbox.domain.seed import DEMO_EMAIL, initialize, is_initialized
+
+    sandbox = _sandbox(args.data, args.db, upgrade=True)
+    try:
+        fresh = not is_initialized(sandbox)
+        key = initialize(sandbox)
+    finally:
+        sandbox.close()
+    print(f"{'Created' if fresh else 'Reused'} sandbox data in {args.data}; API key of {DEMO_EMAIL}:")
+    print(key)
+    return 0
+
+
+@_one_line_errors
+def cmd_user_add(args: argparse.Namespace) -> int:
+    from ..sandbox.domain.seed import register_user
+    from ..sandbox.interface.errors import SandboxError
+
+    with _initialised(args.data, args.db) as sandbox:
+        try:
+            user_id, key = register_user(sandbox, args.email, args.plan)
+        except SandboxError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            return 2
+    print(f"Added user {user_id} <{args.email}> on plan {args.plan}; API key:")
+    print(key)
+    return 0
+
+
+@_one_line_errors
+def cmd_token(args: argparse.Namespace) -> int:
+    with _initialised(args.data, args.db) as sandbox:
+        print(sandbox.admin_token)
+    return 0
+
+
+def _allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
+    """Names a Host header may give: those asked for, plus this machine's names when listening on all."""
+    import socket
+
+    names = list(extra)
+    if host in ("0.0.0.0", "::"):
+        names += [socket.gethostname(), socket.getfqdn()]
+    elif not host.replace(".", "").isdigit() and ":" not in host:
+        names.append(host)
+    return tuple(dict.fromkeys(names))
+
+
+@_one_line_errors
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from ..sandbox.api.app import create_app
+    from ..sandbox.domain.faults import quiet_dropped_connections
+    from ..sandbox.domain.seed import initialize, is_initialized
+    from ..sandbox.serving.sockets import is_loopback, listening_sockets
+    from ..sandbox.serving.workers import serve_workers
+    from ..sandbox.store.datadir import DataDirError
+    from ..sandbox.store.disk import LOW_SPACE
+
+    if args.workers > 1 and args.db is None:
+        raise DataDirError("--workers above 1 needs a database every worker can share (--db postgresql://...); "
+                           "the SQLite file in the data folder is served by one process")
+    exposed = not is_loopback(args.host)
+    sandbox = _sandbox(args.data, args.db, latency=args.latency, base_size=args.base_size,
+                       spec_exact=args.spec_exact, controls=not args.no_controls,
+                       controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host),
+                       worker_header=args.worker_header, render_cache_mb=args.render_cache_mb)
+    try:
+        sandbox.claim()
+        try:
+            sockets = listening_sockets(args.host, args.port, args.workers)
+        except OSError as exc:
+            raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    except BaseException:
+        sandbox.close()
+        raise
+    if not is_initialized(sandbox):
+        print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
+    shortage = sandbox.disk.shortage(sandbox.renderer.cache.limit + LOW_SPACE)
+    if shortage:
+        print(f"warning: {shortage}", file=sys.stderr, flush=True)
+    quiet_dropped_connections()
+    port = sockets[0].getsockname()[1]
+    mode = ", spec-exact" if args.spec_exact else ""
+    workers = f", {args.workers} workers" if args.workers > 1 else ""
+    print(f"Serving the imagekit sandbox on http://{args.host}:{port} (latency {args.latency}s{mode}{workers})",
+          flush=True)
+    if exposed and not args.no_controls:
+        print(f"The /sandbox controls need the header X-Sandbox-Token: `imagekit sandbox token --data {args.data}`",
+              flush=True)
+    if args.workers > 1:
+        sandbox.recover()  # once, here: in a worker it would fail the others' work in flight
+        sandbox.db.dispose()
+        try:
+            serve_workers(sandbox.settings, sockets, args.workers, args.log_level)
+        finally:
+            sandbox.close()
+        return 0
+    config = uvicorn.Config(create_app(sandbox.settings, sandbox), log_level=args.log_level,
+                            access_log=args.log_level == "debug")
+    uvicorn.Server(config).run(sockets=sockets)
+    return 0
+
+
+def _db_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--db", metavar="URL",
+                         help="database URL, e.g. postgresql://USER:PW@HOST:PORT/DB (image files stay in "
+                              "--data); default: SQLite in the data directory")
+
+
+def _workers(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError("workers must be 1..64")
+    return value
+
+
+def _megabytes(text: str) -> float:
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError("a size in MB must be 0 or more")
+    return value
+
+
+def _base_size(text: str) -> int:
+    """At least 256 so every ratio keeps 3-digit sides (the interface's resolution pattern)."""
+    value = int(text)
+    if not 256 <= value <= 4096:
+        raise argparse.ArgumentTypeError("base size must be 256..4096 pixels")
+    return value

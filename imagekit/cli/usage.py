@@ -1,0 +1,59 @@
+"""``imagekit usage``: the credit usage report of the configured account, or spend by tag."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .parsing import command
+
+
+def add_usage_command(commands: Any) -> None:
+    """The ``usage`` command on the top-level parser's subcommands."""
+    usage = command(commands, "usage", "credit usage report of the configured account (IMAGEKIT_BASE_URL "
+                                        "and IMAGEKIT_API_KEY, else the local sandbox): print it, write CSV "
+                                        "and PNG files")
+    usage.add_argument("--out", default="usage", help="output folder for the CSV and PNG files")
+    usage.add_argument("--ledger", help="ledger: a SQLite file or a postgresql:// URL (default: "
+                                        "$IMAGEKIT_LEDGER_URL, else $IMAGEKIT_HOME/ledger.sqlite)")
+    usage.add_argument("--by", metavar="TAG", help="spend per value of this tag over every account in the "
+                                                   "ledger, and its budgets (reads the ledger only)")
+    usage.add_argument("--days", type=float, default=7.0, help="days of spend the forecast follows")
+    usage.set_defaults(run=cmd_usage)
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    import imagekit
+
+    from ..reports import usage_report
+
+    if args.by:
+        return _usage_by_tag(args.ledger, args.by, args.out)
+    options = {"ledger": args.ledger} if args.ledger else {}
+    with imagekit.connect(**options) as client:
+        report = usage_report(client, args.out, days=args.days)
+    print(report)
+    if report.files:
+        print(f"\nWrote {len(report.files)} files to {args.out}")
+    return 0
+
+
+def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
+    """Spend per value of tag ``key`` over every account in the ledger, and that tag's budgets:
+    read from the ledger alone, so any machine that can reach it can print the team's figures."""
+    from ..ledger import Ledger
+    from ..reports import spend_by_tag
+
+    ledger = Ledger(location)
+    table = spend_by_tag(ledger.to_pandas(account=""), key)
+    print(f"Spend by {key} in {ledger.location} (every account)")
+    print(table.to_string() if len(table) else "(nothing yet)")
+    budgets = ledger.budgets(key)
+    if budgets:
+        print("\nBudgets\n" + "\n".join(f"  {budget}" for budget in budgets))
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        table.to_csv(Path(out) / f"usage-by-{key}.csv")
+        print(f"\nWrote {Path(out) / f'usage-by-{key}.csv'}")
+    return 0
