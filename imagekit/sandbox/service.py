@@ -131,7 +131,7 @@ class Sandbox:
 
     def recover(self) -> Recovered:
         """Settle what an earlier run left unfinished (see :mod:`.recovery`)."""
-        return recover(self)
+        return recover(self.db, self.clock, self.store, self.renderer.cache)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=False)

@@ -111,3 +111,4 @@ def test_kill_with_work_in_flight_then_restart(tmp_path, new_database):
         files, owned = files_and_owners(folder, url)
         assert files == owned
         assert list((folder / "images" / "cache").glob(".tmp-*")) == []
+

@@ -14,6 +14,11 @@ MAX_OFFSET_SECONDS = 50 * 365 * 86400
 """How far ahead the clock may run: decades of grants, far from the calendar's end."""
 
 
+def wall_now() -> datetime:
+    """Real naive-UTC time, whatever the sandbox clock says: leases are about live processes."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
 class Clock:
     """Naive-UTC ``now()`` shifted by an advanceable offset, so grants and periods can be exercised."""
 

@@ -25,7 +25,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import event, func, select, update
 from sqlalchemy.orm import Session
@@ -35,7 +35,7 @@ from ..store.db import Database
 from ..store.disk import is_full
 from ..store.outage import OUTAGE_REFUND, unreachable
 from ..store.tables import ConcurrencyPeak, RunningSlot, User
-from .clock import Clock
+from .clock import Clock, wall_now
 from .recovery import settle_unfinished
 
 LEASE = timedelta(seconds=10)
@@ -44,10 +44,6 @@ RENEW_EVERY = 2.0
 _SOON = 0.2
 """How often abandoned slots are tried while the database does not answer."""
 log = logging.getLogger(__name__)
-
-
-def wall_now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class ConcurrencyGate:
