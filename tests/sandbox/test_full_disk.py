@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -237,3 +238,32 @@ def test_a_full_disk_is_told_from_other_failures(tmp_path, small_disk):
     assert is_full(no_space.value) and is_full(capped.value) and is_full(capped.value.orig)
     assert not is_full(PermissionError(errno.EACCES, "denied"))
     assert not is_full(sqlite3.OperationalError("database is locked"))
+
+
+@pytest.mark.slow(8)
+@pytest.mark.parametrize("user_box", [{"base_size": 256, "latency": 0.5}], indirect=True)
+def test_freeing_space_brings_new_work_back_every_time(user_box, small_disk):
+    """Filled and freed four times, with work running as the disk fills (its writes, and the slot
+    renewals behind it, meet the full disk at whatever moment): each time the disk is full new work
+    answers 507 and is not charged, and each time space is freed the very next create and edit
+    answer 200, charged their price once."""
+    box, api, user_id = user_box
+    style = api.get("/api/users/me/styles").json()[0]["styleId"]
+    image_id = create(api, style).raise_for_status().json()["images"][0]["imageId"]
+    for _ in range(4):
+        running = create(api, style, isAsync=True, count=2).raise_for_status().json()["images"]
+        filler = fill(small_disk)
+        for image in running:
+            settled(api, image["imageId"])  # made, or failed and refunded: either way settled on the full disk
+        time.sleep(2.5)  # a slot renewal or two meet the full disk too
+        before = balance(api)
+        assert_error(create(api, style), 507, FULL)
+        assert_error(api.post(f"/api/images/{image_id}/retry"), 507, FULL)
+        assert balance(api) == before
+        filler.unlink()
+        made, edited = create(api, style), api.post(f"/api/images/{image_id}/retry")
+        assert (made.status_code, edited.status_code) == (200, 200), (made.text, edited.text)
+        assert made.json()["images"][0]["generationStatus"] == "COMPLETED"
+        assert before - balance(api) == int(made.headers["X-Credits-Consumed"]) + int(edited.headers["X-Credits-Consumed"])
+    found, named = files(box)
+    assert found == named
