@@ -38,7 +38,7 @@ def _embedded_sandbox(spec_exact: bool = False) -> EmbeddedSandbox:
             from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
 
             try:
-                sandbox = _start_embedded(functools.partial(EmbeddedSandbox, spec_exact=spec_exact))
+                sandbox = _start_embedded(functools.partial(EmbeddedSandbox, spec_exact=spec_exact), spec_exact)
             except ModuleNotFoundError as exc:
                 if (exc.name or "").split(".")[0] not in _SANDBOX_EXTRAS:
                     raise  # a bug, not a missing extra
@@ -51,15 +51,27 @@ def _embedded_sandbox(spec_exact: bool = False) -> EmbeddedSandbox:
         return _embedded[spec_exact]
 
 
-def _start_embedded(factory: Callable[..., EmbeddedSandbox]) -> EmbeddedSandbox:
-    """The shared sandbox in IMAGEKIT_HOME, or a private one when another process serves it."""
+def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -> EmbeddedSandbox:
+    """The sandbox of IMAGEKIT_HOME: started here, or the one another process of this user serves
+    from it (a notebook left open), so that both are one service, one account and one history."""
+    from .sandbox import EmbeddedSandbox
     from .sandbox.service import DataDirInUse
 
+    folder = _config.home_dir() / "sandbox"
     try:
-        return factory(data_dir=_config.home_dir() / "sandbox").start()
+        return factory(data_dir=folder).start()
     except DataDirInUse as exc:
-        log.warning("%s; this process uses a temporary sandbox of its own", exc)
-        return factory().start()
+        joined = EmbeddedSandbox.join(folder, spec_exact)
+        if joined is not None:
+            log.info("using the sandbox another process serves from %s at %s", folder, joined.url)
+            return joined
+        if any(held.data_dir == folder for held in _embedded.values()):
+            # this process serves the folder with the other face: that one's own sandbox is temporary
+            log.warning("%s with the other face; this process's %s sandbox is a temporary one",
+                        folder, "spec-exact" if spec_exact else "default")
+            return factory().start()
+        raise ConfigError(f"{exc} that imagekit cannot reach; stop that process, or set IMAGEKIT_HOME "
+                          "to another folder for a sandbox of this process's own") from None
 
 
 @overload

@@ -20,10 +20,13 @@ keeps it so; imports under ``TYPE_CHECKING`` are not counted):
 
 from __future__ import annotations
 
+import os
 import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .serving.record import Served, remove_record, running, write_record
 
 if TYPE_CHECKING:
     import uvicorn
@@ -93,7 +96,20 @@ class EmbeddedSandbox:
             self._thread.join(0.01)
         host, port = sock.getsockname()[:2]
         self.url = f"http://{host}:{port}"
+        if self._tmp is None and is_loopback(self._host):  # another process of this user may join it
+            write_record(self.data_dir, Served(self.url, self.api_key, self.identity, settings.spec_exact, os.getpid()))
         return self
+
+    @classmethod
+    def join(cls, data_dir: str | Path, spec_exact: bool = False) -> EmbeddedSandbox | None:
+        """The embedded sandbox another process of this machine serves from ``data_dir`` (with the
+        same face), to use from this one; None when there is none that answers."""
+        served = running(Path(data_dir))
+        if served is None or served.spec_exact != spec_exact:
+            return None
+        joined = cls(data_dir)
+        joined.url, joined.api_key, joined.identity = served.url, served.api_key, served.identity
+        return joined
 
     def add_user(self, email: str, plan: str = "standard") -> str:
         """A new user on ``plan``; returns its API key."""
@@ -102,7 +118,9 @@ class EmbeddedSandbox:
         return register_user(self.sandbox, email, plan)[1]
 
     def stop(self) -> None:
+        """Stop serving (a joined sandbox is left to the process that serves it)."""
         if self._server is not None:
+            remove_record(self.data_dir)
             self._server.should_exit = True
             if self._thread is not None:
                 self._thread.join(timeout=30)

@@ -41,11 +41,56 @@ def test_serve_on_a_served_folder_exits_with_the_reason(tmp_path):
     assert out.returncode == 2 and "served by another process" in out.stderr
 
 
-def test_connect_uses_a_private_sandbox_while_another_process_serves_imagekit_home(tmp_path):
+HOLDER = ("import sys, imagekit\n"
+          "ik = imagekit.connect()\n"
+          "print(ik.config.base_url, ik.me().user_id, flush=True)\n"
+          "sys.stdin.read()\n")
+"""A notebook left open: it holds IMAGEKIT_HOME's embedded sandbox until its stdin closes."""
+
+SWEEP = """
+[sweep]
+name = "kept"
+out_dir = "out"
+journal = "kept.sqlite"
+[axes]
+prompt = ["a lighthouse", "a harbour"]
+style = [1]
+"""
+
+
+def test_a_second_process_of_the_user_joins_the_sandbox_another_serves_from_imagekit_home(tmp_path):
+    """A script run beside an open notebook uses the notebook's sandbox (one service, one account):
+    a sweep file run from it twice resumes instead of refusing its own journal."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
-    code = "import imagekit; ik = imagekit.connect(); print(ik.me().email, ik.config.base_url)"
-    with EmbeddedSandbox(tmp_path / "sandbox") as shared:
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert "uses a temporary sandbox of its own" in out.stderr
-    assert out.stdout.split()[1] != shared.url
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        url, user_id = holder.stdout.readline().split()
+        joined = subprocess.run([sys.executable, "-c", "import imagekit; ik = imagekit.connect(); "
+                                 "print(ik.config.base_url, ik.me().user_id)"],
+                                env=env, capture_output=True, text=True, timeout=120)
+        assert joined.returncode == 0, joined.stderr[-2000:]
+        assert joined.stdout.split() == [url, user_id]
+        (tmp_path / "sweep.toml").write_text(SWEEP)
+        imagekit_cli = [sys.executable, "-m", "imagekit.cli", "sweep", "run", "sweep.toml", "--no-progress"]
+        runs = [subprocess.run(imagekit_cli, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=180)
+                for _ in range(2)]
+        for run in runs:
+            assert run.returncode == 0, run.stderr[-2000:]
+            assert "temporary" not in run.stderr and "Mismatch" not in run.stderr
+        assert len(list((tmp_path / "out").rglob("*.png"))) == 2  # made once, by the first run
+    finally:
+        holder.stdin.close()
+        holder.wait(60)
+    assert not (tmp_path / "sandbox" / "embedded.json").exists()  # the holder's record went with it
+
+
+def test_a_folder_served_by_a_process_that_cannot_be_joined_is_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
+    with EmbeddedSandbox(tmp_path / "sandbox"):  # this process serves it, but not as the home's sandbox
+        (tmp_path / "sandbox" / "embedded.json").unlink()
+        out = subprocess.run([sys.executable, "-m", "imagekit.cli", "usage", "--out", str(tmp_path / "u")],
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "cannot reach" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "u").exists()

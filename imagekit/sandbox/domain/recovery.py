@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import ColumnElement, delete, exists, or_, select, tuple_, update
 from sqlalchemy.orm import Session
@@ -102,7 +103,7 @@ def _live_slots(session: Session, shared: bool) -> _Live:
                  frozenset((slot.user_id, slot.request_id) for slot in slots if slot.request_id is not None))
 
 
-def _not_held(charge_id: ColumnElement, held: frozenset[int]) -> ColumnElement[bool]:
+def _not_held(charge_id: Any, held: frozenset[int]) -> ColumnElement[bool]:
     """The row's charge is not one of live work's (no charge at all counts as not held)."""
     return or_(charge_id.is_(None), charge_id.not_in(held))
 
