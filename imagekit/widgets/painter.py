@@ -179,13 +179,18 @@ class MaskPainter(Outpainting):
     # -- edits -----------------------------------------------------------------------------------
     def fill(self, prompt: str, negative: str = "", **options: Any) -> Any:
         """Regenerate the painted area from ``prompt``; returns the new Image and shows it."""
-        mask = self.mask
-        return self._edit("Filling", lambda image: image.fill(mask, prompt, negative, **options))
+        return self._edit("Filling", lambda image: image.fill(self._painted_mask("fill"), prompt, negative, **options))
 
     def clean_up(self, **options: Any) -> Any:
         """Remove what is painted; returns the new Image and shows it."""
-        mask = self.mask
-        return self._edit("Cleaning up", lambda image: image.clean_up(mask, **options))
+        return self._edit("Cleaning up", lambda image: image.clean_up(self._painted_mask("clean up"), **options))
+
+    def _painted_mask(self, doing: str) -> PILImage.Image:
+        """The mask, refused before anything is sent (or charged) when nothing is painted."""
+        if not self.mask_array().any():
+            raise ValueError(f"The mask is empty: paint what to {doing} first (or set it in code: "
+                             "painter.select_box((x0, y0, x1, y1))).")
+        return self.mask
 
     def _now_showing(self, size: tuple[int, int]) -> None:
         # The mask and its undo history stay for a result of the same size; one of another size (an

@@ -147,7 +147,7 @@ def test_an_edit_in_the_background_then_continue_on_its_result(sandbox):
         assert np.array_equal(painter.mask_array(), mask)  # the mask stays for the next edit
         painter.clear()
         assert painter.run_in_background(painter.clean_up).result(timeout=60) is None  # shown, not raised
-        assert painter.status.startswith("Empty mask (400)") and not painter.busy
+        assert painter.status.startswith("The mask is empty: paint what to clean up") and not painter.busy
         painter.close()
 
 
@@ -165,9 +165,12 @@ def test_clean_up_and_fill_show_the_result(sandbox):
         assert results == [cleaned, filled] and painter.result is filled
         assert Image.open(io.BytesIO(painter.result_data)).size == (SIZE, SIZE)
         painter.clear()
-        with pytest.raises(imagekit.EmptyMaskError):
-            painter.clean_up()
-        assert painter.status.startswith("Empty mask (400)")
+        credits = (ik.me().model_dump(), ik.usage().model_dump())
+        for edit in (painter.clean_up, lambda: painter.fill("a kite")):
+            with pytest.raises(ValueError, match="The mask is empty"):  # refused here, before sending
+                edit()
+        assert painter.status.startswith("The mask is empty") and painter.result is filled
+        assert (ik.me().model_dump(), ik.usage().model_dump()) == credits  # nothing charged, no edit counted
 
 
 def test_select_box_and_polygon_add_and_subtract(painter):
