@@ -44,7 +44,7 @@ suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint)
 check: $(STAMP)  ## lint and types beside every test that needs neither a browser nor PostgreSQL
 	@$(MAKE) --no-print-directory -j 2 lint suite SUITE_MARKS='-m "not browser and not postgres"'
 
-smoke:  ## install the core alone and [sandbox] alone in fresh venvs and smoke-test each
+smoke:  ## build the wheel (twine-checked); install it alone, with [sandbox] and with each light extra, in fresh venvs, and smoke-test each
 	tests/smoke/run.sh
 
 bench: $(STAMP)  ## benchmarks; each prints ratios measured side by side

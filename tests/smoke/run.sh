@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install the core alone and [sandbox] alone, each in a fresh venv, and smoke-test each (CI runs this).
+# Build the wheel and sdist as a release would (twine checks their metadata), then install the wheel
+# as a user would: the core alone, [sandbox] alone and each light extra alone, each in a fresh venv,
+# and smoke-test each (CI runs this).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
@@ -8,12 +10,21 @@ trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 export IMAGEKIT_HOME="$work/home"
 unset IMAGEKIT_BASE_URL IMAGEKIT_API_KEY
 
-for venv in core sandbox; do
+extras="notebook storage parquet postgres"
+for venv in tools core sandbox $extras; do
   python3 -m venv "$work/$venv"
   "$work/$venv/bin/python" -m pip install --quiet --upgrade pip
 done
-"$work/core/bin/python" -m pip install --quiet .
-"$work/sandbox/bin/python" -m pip install --quiet ".[sandbox]"
+"$work/tools/bin/python" -m pip install --quiet build twine
+"$work/tools/bin/python" -m build --outdir "$work/dist" . >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+"$work/tools/bin/twine" check --strict "$work"/dist/*
+wheel=$(ls "$work"/dist/imagekit-*.whl)
+"$work/core/bin/python" -m pip install --quiet "$wheel"
+"$work/sandbox/bin/python" -m pip install --quiet "$wheel[sandbox]"
+for extra in $extras; do
+  "$work/$extra/bin/python" -m pip install --quiet "$wheel[$extra]"
+  "$work/$extra/bin/python" tests/smoke/extra_only.py "$extra"
+done
 
 "$work/sandbox/bin/python" tests/smoke/sandbox_only.py
 
