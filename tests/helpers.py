@@ -44,6 +44,12 @@ EDIT_OUTCOMES = frozenset({"completed", "cancelled", "failed", "precancelled"})
 """States of an edit request id once its edit has stopped (or will be refused when it arrives)."""
 
 
+def image_files(folder: Path) -> set[str]:
+    """The files in a sandbox's image folder (``<data>/images``), a subject mask (``<id>.subject.png``)
+    counted as the pixels' file it belongs to: every name is then one an image row owns, or a leftover."""
+    return {path.name.replace(".subject.png", ".png") for path in folder.iterdir() if path.is_file()}
+
+
 def assert_error(response: httpx.Response, status: int, name: str) -> dict:
     """The response is the spec's error body with this status and error name."""
     assert response.status_code == status, (response.status_code, response.text[:300])

@@ -23,7 +23,7 @@ from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.disk import HEADROOM, MB, RESERVE, RESERVE_NAME, is_full
 from tests.conftest import make_user
 from tests.disk import fill, leave_free, mount_tmpfs, unmount
-from tests.helpers import TLS, assert_error, wait_until
+from tests.helpers import TLS, assert_error, image_files, wait_until
 
 from .serving import serving
 
@@ -55,7 +55,7 @@ def rows(box: EmbeddedSandbox, user_id: int, since: int = 0) -> dict[str, int]:
 
 def files(box: EmbeddedSandbox) -> tuple[set[str], set[str]]:
     """Files in the image folder, and those the COMPLETED rows name."""
-    found = {path.name for path in (box.data_dir / "images").iterdir() if path.is_file()}
+    found = image_files(box.data_dir / "images")
     with sqlite3.connect(f"file:{box.data_dir / 'sandbox.db'}?mode=ro", uri=True) as db:
         named = db.execute("SELECT file_name, vector_file FROM images WHERE status = 'COMPLETED'").fetchall()
     return found, {name for pair in named for name in pair if name}

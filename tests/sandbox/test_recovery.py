@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from imagekit.sandbox.store.db import normalize_url
-from tests.helpers import TLS, assert_error, db_args, on_both_databases
+from tests.helpers import TLS, assert_error, db_args, image_files, on_both_databases
 
 from .serving import imagekit, serving, start_serving
 
@@ -33,7 +33,7 @@ def edit_count(api: httpx.Client) -> int:
 
 def files_and_owners(folder: Path, url: str | None) -> tuple[set[str], set[str]]:
     """Files in the image folder, and the files COMPLETED image rows name (read from the database)."""
-    files = {path.name for path in (folder / "images").iterdir() if path.is_file()}
+    files = image_files(folder / "images")
     engine = create_engine(normalize_url(url) if url else f"sqlite:///{folder / 'sandbox.db'}")
     with engine.connect() as db:
         rows = db.execute(text("SELECT file_name, vector_file FROM images WHERE status = 'COMPLETED'")).all()

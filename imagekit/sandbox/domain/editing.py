@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 from sqlalchemy import select
 
@@ -35,6 +36,8 @@ class EditResult:
 
     pixels: np.ndarray
     svg: str | None = None
+    subject: np.ndarray | None = None
+    """Where the result's subject is, when known (kept with its pixels)."""
 
 
 @dataclass
@@ -52,6 +55,12 @@ class Edit:
     params: dict = field(default_factory=dict)
     out_size: tuple[int, int] | None = None
     """Result (width, height) when known in advance, checked against the output limit first."""
+    with_subject: Callable[[np.ndarray, np.ndarray, Callable[[], None]], EditResult] | None = None
+    """(source pixels, subject mask, check) -> result, run instead of ``run`` when the source image
+    keeps the mask of the subject the sandbox drew (``ImageStore.read_subject``)."""
+    keeps_subject: bool = False
+    """The result shows the source's subject where it was, at the result's size (enhance, upsize):
+    its mask goes with it."""
 
 
 @dataclass
@@ -126,7 +135,15 @@ def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, slot: int, ch
           platform: str) -> Outcome:
     seed = secrets.randbelow(2**31)
     started = time.monotonic()
-    result = edit.run(sandbox.store.read_pixels(source.file_name), seed, job.check)
+    pixels = sandbox.store.read_pixels(source.file_name)
+    subject = sandbox.store.read_subject(source.file_name) if edit.with_subject or edit.keeps_subject else None
+    if edit.with_subject is not None and subject is not None:
+        result = edit.with_subject(pixels, subject, job.check)
+    else:
+        result = edit.run(pixels, seed, job.check)
+    if edit.keeps_subject and subject is not None:
+        result.subject = cv2.resize(subject.astype(np.uint8) * 255, (result.pixels.shape[1], result.pixels.shape[0]),
+                                    interpolation=cv2.INTER_LINEAR) > 127
     jobs.wait(sandbox.settings.latency, job.check, since=started)  # the simulated service's edit time
     patience = sandbox.settings.outage_patience
     if not patiently(lambda: sandbox.jobs.complete(job), patience):
@@ -160,7 +177,7 @@ def _commit(sandbox, user, source: Image, edit: Edit, job, slot, charge_id, pric
                           watermarked=source.watermarked, meta={"params": edit.params})
             session.add(image)
             session.flush()
-            names.append(sandbox.store.write_pixels(image.image_id, result.pixels))
+            names.append(sandbox.store.write_pixels(image.image_id, result.pixels, result.subject))
             image.file_name = names[-1]
             if result.svg is not None:
                 names.append(sandbox.store.write_bytes(f"{image.image_id}.svg", result.svg.encode()))

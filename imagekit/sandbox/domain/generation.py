@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy.orm import Session, lazyload
 
-from ..engines.base import GenerationRequest
+from ..engines.base import GenerationRequest, SubjectEngine
 from ..interface.errors import SandboxError
 from ..interface.extensions import create_seed
 from ..interface.schemas import CreateBody
@@ -187,10 +187,14 @@ def draw(sandbox, order: Order, images: list[Image], slot: int) -> Drawn:
             try:
                 if sandbox.faults.roll(sandbox.faults.config.fail_generation_rate):
                     raise InjectedFailure("The engine failed (injected fault).")
-                pixels = sandbox.engine_for(order.model).generate(GenerationRequest(
-                    prompt=image.prompt, width=image.width, height=image.height, seed=image.variation_id,
-                    style=look, reference=order.reference, palette=palette))
-                name = files[image.image_id] = sandbox.store.write_pixels(image.image_id, pixels)
+                engine = sandbox.engine_for(order.model)
+                request = GenerationRequest(prompt=image.prompt, width=image.width, height=image.height,
+                                            seed=image.variation_id, style=look, reference=order.reference,
+                                            palette=palette)
+                pixels, subject = (engine.draw(request) if isinstance(engine, SubjectEngine)
+                                   else (engine.generate(request), None))
+                name = f"{image.image_id}.png"  # its subject's mask, written first, goes with it on failure
+                files[image.image_id] = sandbox.store.write_pixels(image.image_id, pixels, subject)
             except Exception as exc:  # any failure of one image fails that image alone, refunded
                 if isinstance(exc, SandboxError):
                     refusals.append(exc)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -52,4 +52,16 @@ class GenerationEngine(Protocol):
 
     def generate(self, request: GenerationRequest, check: CheckFn = never_cancelled) -> np.ndarray:
         """Draw one image: (height, width, 3) uint8 RGB, deterministic for equal requests."""
+        ...
+
+
+@runtime_checkable
+class SubjectEngine(GenerationEngine, Protocol):
+    """An engine that can also say where its image's subject is. The sandbox keeps that mask with
+    the image, so that removing the background of its own images is exact; other images (uploads,
+    an engine without ``draw``) go through the classical segmentation."""
+
+    def draw(self, request: GenerationRequest,
+             check: CheckFn = never_cancelled) -> tuple[np.ndarray, np.ndarray | None]:
+        """The image ``generate`` draws, and a bool (height, width) mask of its subject, or None."""
         ...

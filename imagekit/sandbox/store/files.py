@@ -12,10 +12,15 @@ import numpy as np
 from ..engines.edits.codecs import encode_image
 from .disk import DiskSpace
 
+SUBJECT = ".subject.png"
+"""Suffix of the file that keeps a generated image's subject mask beside its pixels."""
+
 
 class ImageStore:
-    """Image files named by image id: ``<id>.png`` for pixels, ``<id>.svg`` for vectors (rendered
-    variants are the render cache's, in ``cache/``: see :mod:`.render_cache`)."""
+    """Image files named by image id: ``<id>.png`` for pixels, ``<id>.svg`` for vectors, and
+    ``<id>.subject.png`` for the mask of what the engine drew as the subject (it belongs to the
+    pixels' file: stored, swept and deleted with it). Rendered variants are the render cache's, in
+    ``cache/``: see :mod:`.render_cache`."""
 
     def __init__(self, root: Path, disk: DiskSpace):
         self.root = Path(root)
@@ -34,14 +39,27 @@ class ImageStore:
 
     def sweep(self, owned: set[str]) -> int:
         """Remove files no image owns (and temporary files of interrupted writes); returns how many."""
-        stray = [path for path in self.root.iterdir() if path.is_file() and path.name not in owned]
+        stray = [path for path in self.root.iterdir()
+                 if path.is_file() and path.name not in owned and _pixels_of(path.name) not in owned]
         for path in stray:
             path.unlink(missing_ok=True)
         return len(stray)
 
-    def write_pixels(self, image_id: int, pixels: np.ndarray) -> str:
-        """Store RGB or RGBA pixels losslessly as PNG; returns the file name."""
-        return self.write_bytes(f"{image_id}.png", encode_image(pixels, "png"))
+    def write_pixels(self, image_id: int, pixels: np.ndarray, subject: np.ndarray | None = None) -> str:
+        """Store RGB or RGBA pixels losslessly as PNG, and the subject's bool mask when known;
+        returns the pixels' file name."""
+        name = f"{image_id}.png"
+        if subject is not None:
+            self.write_bytes(name.removesuffix(".png") + SUBJECT, encode_image(subject.astype(np.uint8) * 255, "png"))
+        return self.write_bytes(name, encode_image(pixels, "png"))
+
+    def read_subject(self, name: str | None) -> np.ndarray | None:
+        """The subject mask (bool (h, w)) kept with the pixels' file ``name``, or None."""
+        path = self.root / (str(name).removesuffix(".png") + SUBJECT) if name else None
+        if path is None or not path.is_file():
+            return None
+        mask = cv2.imdecode(np.fromfile(path, dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
+        return None if mask is None else mask > 127
 
     def read_pixels(self, name: str) -> np.ndarray:
         """RGB (or RGBA when the file has alpha) uint8 pixels."""
@@ -59,6 +77,13 @@ class ImageStore:
         for name in names:
             if name:
                 (self.root / name).unlink(missing_ok=True)
+                if name.endswith(".png"):
+                    (self.root / (name.removesuffix(".png") + SUBJECT)).unlink(missing_ok=True)
+
+
+def _pixels_of(name: str) -> str | None:
+    """The pixels' file a subject mask belongs to (None for any other file)."""
+    return name.removesuffix(SUBJECT) + ".png" if name.endswith(SUBJECT) else None
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -97,7 +97,7 @@ def enhance(id: ImageId, sandbox: SandboxDep, user: CurrentUser, body: EnhanceBo
     width, height = _source_size(sandbox, user, id)
     edit = Edit("enhance", f"enhance-{body.scaleSize}", _pixels_only(lambda p, s, c: engines.enhance(p, factor, c)),
                 scale_size=body.scaleSize, params={"scaleSize": body.scaleSize},
-                out_size=(width * factor, height * factor))
+                out_size=(width * factor, height * factor), keeps_subject=True)
     return _respond(sandbox, user, id, edit, request_id, platform)
 
 
@@ -157,7 +157,8 @@ async def clean_up(id: ImageId, sandbox: SandboxDep, user: CurrentUser, mask: An
 def remove_bg(id: ImageId, sandbox: SandboxDep, user: CurrentUser, platform: PlatformHeader = "api",
               request_id: RequestIdHeader = None) -> JSONResponse:
     """Background removal: a PNG whose background is transparent."""
-    edit = Edit("removeBg", "removeBg", lambda p, seed, c: EditResult(engines.remove_background(_rgb(p), c)))
+    edit = Edit("removeBg", "removeBg", lambda p, seed, c: EditResult(engines.remove_background(_rgb(p), c)),
+                with_subject=lambda p, subject, c: EditResult(engines.remove_background(_rgb(p), c, subject)))
     return _respond(sandbox, user, id, edit, request_id, platform)
 
 
@@ -178,7 +179,7 @@ def upsize(id: ImageId, sandbox: SandboxDep, user: CurrentUser, platform: Platfo
     """Upscale 2x."""
     width, height = _source_size(sandbox, user, id)
     edit = Edit("upsize", "upsize", _pixels_only(lambda p, s, c: engines.upsize(p, c)), scale_size="2x",
-                out_size=(width * 2, height * 2))
+                out_size=(width * 2, height * 2), keeps_subject=True)
     return _respond(sandbox, user, id, edit, request_id, platform)
 
 

@@ -88,8 +88,14 @@ def _separating_guide(image: np.ndarray, fg_small: np.ndarray, small: np.ndarray
     return np.clip((guide - lo) / max(hi - lo, 1e-6), 0, 1).reshape(image.shape[:2])
 
 
-def remove_background(image: np.ndarray, check: CheckFn) -> np.ndarray:
-    """RGBA (H, W, 4): the image with a soft alpha that keeps the foreground; ``check`` per iteration."""
+def remove_background(image: np.ndarray, check: CheckFn, subject: np.ndarray | None = None) -> np.ndarray:
+    """RGBA (H, W, 4): the image with a soft alpha that keeps the foreground; ``check`` per iteration.
+
+    With ``subject`` (a bool (H, W) mask of where the image's subject is, known when the sandbox drew
+    the image), that is the foreground, its edge softened by a pixel; else it is found by grabCut."""
+    if subject is not None and subject.shape == image.shape[:2] and subject.any():
+        soft = cv2.GaussianBlur(subject.astype(np.float32), (0, 0), 0.8)
+        return np.dstack([image, np.rint(np.clip(soft, 0, 1) * 255).astype(np.uint8)])
     h, w = image.shape[:2]
     scale = min(1.0, WORK_SIDE / max(h, w))
     small = cv2.resize(image, (max(round(w * scale), 8), max(round(h * scale), 8)), interpolation=cv2.INTER_AREA)

@@ -12,7 +12,7 @@ from .looks import DEFAULT_LOOK, LOOKS, RENDERERS, LookContext
 from .palette import choose, suppress_hues
 from .quantize import snap
 from .reference import as_rgb, variation
-from .scene import compose
+from .scene import compose, compose_with_subject
 from .seeding import digest, image_digest, palette_key, stream
 
 MIN_SIDE, MAX_SIDE = 8, 4096
@@ -33,6 +33,12 @@ class ProceduralEngine:
 
     def generate(self, request: GenerationRequest, check: CheckFn = never_cancelled) -> np.ndarray:
         """Draw one image: (height, width, 3) uint8 RGB, bitwise equal for equal requests."""
+        return self.draw(request, check)[0]
+
+    def draw(self, request: GenerationRequest,
+             check: CheckFn = never_cancelled) -> tuple[np.ndarray, np.ndarray | None]:
+        """One image as ``generate`` draws it, and where its subject is (``scene.compose_with_subject``;
+        None for a scene without one, and for a variation of a reference picture)."""
         w, h = _side(request.width, "width"), _side(request.height, "height")
         look = request.style or DEFAULT_LOOK
         if look not in RENDERERS:
@@ -46,8 +52,9 @@ class ProceduralEngine:
         reading = read_prompt(request.prompt, request.negative_prompt)
         palette = choose(reading, stream(key, "palette"), colours)
         check()
+        subject = None
         if reference is None:
-            scene = compose(reading, palette, h, w, key, check)
+            scene, subject = compose_with_subject(reading, palette, h, w, key, check)
         else:
             mood = compose(reading, palette, _MOOD_SIDE, _MOOD_SIDE, key, check)
             scene = variation(reference, w, h, mood, stream(key, "reference"))
@@ -58,7 +65,7 @@ class ProceduralEngine:
             # Most of the way to the collection's colours: they dominate, shading survives.
             out = snap(out, np.asarray(colours, np.float32), 0.7)
         out = suppress_hues(out, reading.banned_hues)
-        return np.ascontiguousarray(out, dtype=np.uint8)
+        return np.ascontiguousarray(out, dtype=np.uint8), subject
 
 
 def _colours(palette: Sequence[RGB] | None) -> list[RGB] | None:

@@ -40,6 +40,14 @@ def plan(reading: Reading, rng: np.random.Generator) -> tuple[str, ...]:
 
 def compose(reading: Reading, palette: Palette, h: int, w: int, key: bytes, check: CheckFn) -> np.ndarray:
     """Draw the scene a reading describes; uint8 RGB (h, w, 3)."""
+    return compose_with_subject(reading, palette, h, w, key, check)[0]
+
+
+def compose_with_subject(reading: Reading, palette: Palette, h: int, w: int, key: bytes,
+                         check: CheckFn) -> tuple[np.ndarray, np.ndarray | None]:
+    """The scene, and where its subject (a cat, a blob, a portrait's figure) was drawn: a bool
+    (h, w) mask, or None for a scene without one. The engine knows what it drew, so background
+    removal of its own images can be exact."""
     rng = stream(key, "plan")
     motifs = plan(reading, rng)
     land = next((m for m in motifs if m in BACKDROPS), None)
@@ -50,8 +58,7 @@ def compose(reading: Reading, palette: Palette, h: int, w: int, key: bytes, chec
     st = Stage(h=h, w=w, horizon=horizon, floor=floor, palette=palette, key=key, check=check)
     if "portrait" in motifs:
         canvas = portrait.backdrop(st)
-        portrait.figure(canvas, st)
-        return canvas
+        return canvas, _drawn(canvas, lambda: portrait.figure(canvas, st))
     canvas = backdrop.sky(st)
     check()
     sun_x = _sky_bodies(canvas, st, motifs, reading)
@@ -68,11 +75,23 @@ def compose(reading: Reading, palette: Palette, h: int, w: int, key: bytes, chec
     else:
         backdrop.ground(canvas, st, horizon)
     # Back to front, whatever order the prompt named them in.
+    subject: np.ndarray | None = None
     for motif, draw in (_STANDING | _SUBJECTS).items():
         if motif in motifs:
             check()
-            draw(canvas, st)
-    return canvas
+            if motif in _SUBJECTS:
+                drawn = _drawn(canvas, lambda draw=draw: draw(canvas, st))
+                subject = drawn if subject is None else subject | drawn
+            else:
+                draw(canvas, st)
+    return canvas, subject
+
+
+def _drawn(canvas: np.ndarray, draw) -> np.ndarray:
+    """Run ``draw`` on ``canvas``; the pixels it changed (bool (h, w))."""
+    before = canvas.copy()
+    draw()
+    return np.any(canvas != before, axis=2)
 
 
 def _sky_bodies(canvas: np.ndarray, st: Stage, motifs: tuple[str, ...], reading: Reading) -> float | None:
