@@ -13,6 +13,7 @@ experiment unless ``experiment`` names another. Each function returns the run's 
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -139,15 +140,30 @@ def _run(mlflow: Any, run_name: str | None, experiment: str | None, tags: Mappin
          client: Client | AsyncClient) -> Iterator[Any]:
     """An MLflow run in ``experiment`` (or MLflow's active one), nested in the active run if any,
     tagged with the imagekit tags in effect, ``tags`` over them, and what was logged from where."""
-    parent = mlflow.active_run()
-    experiment_id = parent.info.experiment_id if parent is not None else None
-    if experiment is not None:
-        found = mlflow.get_experiment_by_name(experiment)
-        experiment_id = found.experiment_id if found is not None else mlflow.create_experiment(experiment)
-    labels = {**current_tags(), **tags, "imagekit.kind": kind, "imagekit.service": client.config.base_url}
-    with mlflow.start_run(run_name=run_name, experiment_id=experiment_id, nested=parent is not None,
-                          tags=labels) as run:
-        yield run
+    with _quiet("mlflow", "alembic"):
+        parent = mlflow.active_run()
+        experiment_id = parent.info.experiment_id if parent is not None else None
+        if experiment is not None:
+            found = mlflow.get_experiment_by_name(experiment)
+            experiment_id = found.experiment_id if found is not None else mlflow.create_experiment(experiment)
+        labels = {**current_tags(), **tags, "imagekit.kind": kind, "imagekit.service": client.config.base_url}
+        with mlflow.start_run(run_name=run_name, experiment_id=experiment_id, nested=parent is not None,
+                              tags=labels) as run:
+            yield run
+
+
+@contextmanager
+def _quiet(*loggers: str) -> Iterator[None]:
+    """MLflow's own INFO lines (creating its tables, 'View run at') kept out of the user's output
+    while imagekit logs a run: warnings and errors still show. The levels are restored after."""
+    kept = {name: logging.getLogger(name).level for name in loggers}
+    for name in loggers:
+        logging.getLogger(name).setLevel(max(logging.WARNING, kept[name]))
+    try:
+        yield
+    finally:
+        for name, level in kept.items():
+            logging.getLogger(name).setLevel(level)
 
 
 def _params(values: Mapping[str, Any]) -> dict[str, str]:

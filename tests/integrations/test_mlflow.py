@@ -204,3 +204,24 @@ def test_a_batch_saved_in_object_storage_logs_its_images(connect, tracking, s3):
     images = artifacts(tracking, run_id, "images")
     assert len(images) == 2
     assert sorted(PILImage.open(path).text["prompt"] for path in images.values()) == ["a fox", "a kite"]
+
+
+def test_logging_a_run_to_a_new_tracking_store_prints_nothing_of_mlflows_own(connect, tmp_path, capfd):
+    """MLflow's INFO lines (creating its tables on a new store) stay out of the user's output
+    while imagekit logs; MLflow's log levels are as they were afterwards."""
+    import logging
+
+    import mlflow
+
+    ik = connect()
+    ik.create("a lighthouse", style=ik.styles()[0])
+    level = logging.getLogger("mlflow").level
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'new.db'}")  # a store MLflow has yet to create
+    try:
+        capfd.readouterr()
+        log_usage(ik, run_name="usage", experiment="quiet")
+        printed = capfd.readouterr()
+    finally:
+        mlflow.set_tracking_uri(None)
+    assert "INFO" not in printed.out + printed.err, printed
+    assert logging.getLogger("mlflow").level == level
