@@ -15,7 +15,7 @@ WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 PYTEST  := env -u IMAGEKIT_BASE_URL -u IMAGEKIT_API_KEY -u PYTHONDONTWRITEBYTECODE \
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENCV_FOR_THREADS_NUM=1 $(PYTHON) -m pytest -n $(WORKERS)
 
-.PHONY: demo lint test suite check smoke bench notebooks clean
+.PHONY: demo lint docs test suite check smoke bench notebooks clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -31,9 +31,13 @@ demo: $(STAMP)  ## the main job against an embedded sandbox; results in ./out
 # mypy keeps its cache beside the packages it read the types of: a fresh clone (or worktree) on the
 # same venv checks incrementally (0.5 s, not 18), and a new venv starts a new cache. mypy checks each
 # cached module's hash and options, so a cache made in another clone is only reused where it holds.
-lint: $(STAMP)  ## ruff and mypy
+lint: $(STAMP)  ## ruff, mypy, and the documentation built strictly (a broken reference or link fails)
 	$(VENV)/bin/ruff check imagekit tests benchmarks conftest.py
 	$(VENV)/bin/mypy --cache-dir $(VENV)/mypy-cache imagekit
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir site
+
+docs: $(STAMP)  ## the documentation (docs/, API reference from the docstrings) served on http://127.0.0.1:8000
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
 
 test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the README included
 	@$(MAKE) --no-print-directory -j 2 lint suite
@@ -55,4 +59,4 @@ notebooks: $(STAMP)  ## re-run the example notebooks and store their outputs
 		--ExecutePreprocessor.record_timing=False notebooks/0*.ipynb
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) out site .pytest_cache .mypy_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""One catalogue: the sandbox's error table, the README's error tables and the client's error classes
+"""One catalogue: the sandbox's error table, the documentation's error table and the client's error classes
 name the same errors with the same statuses."""
 
 from __future__ import annotations
@@ -9,17 +9,17 @@ from pathlib import Path
 from imagekit.errors import ERRORS_BY_NAME
 from imagekit.sandbox.interface.errors import ERRORS
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+CATALOGUE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "errors.md"
 ROW = re.compile(r"^\| (\d{3}) \| ((?:`[a-z_]+`(?: / )?)+) \|", re.MULTILINE)
 
 
 def readme_catalogue() -> dict[str, int]:
-    """Every ``| status | `name` / `name` | when |`` row of the README's "Errors" section."""
-    section = README.read_text(encoding="utf-8").split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
+    """Every ``| status | `name` / `name` | when |`` row of the documentation's error catalogue."""
+    section = CATALOGUE.read_text(encoding="utf-8")
     return {name: int(status) for status, names in ROW.findall(section) for name in re.findall(r"`([a-z_]+)`", names)}
 
 
-def test_the_readme_lists_every_error_the_sandbox_answers():
+def test_the_documentation_lists_every_error_the_sandbox_answers():
     assert readme_catalogue() == ERRORS
 
 
