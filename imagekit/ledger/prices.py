@@ -148,21 +148,32 @@ class Estimate(float):
         passes ``budget``."""
         lines = []
         if self.unknown:
-            names = ", ".join(_named(key) for key in self.unknown)
             images = sum(self.unknown.values())
-            how = " or ".join(f"{credits:g} ({key.removeprefix(_COST) or 'nothing known'})" for credits, key in self.bounds)
-            lines.append(f"{images} image{'s' if images != 1 else ''} of {names}: a price this account has not seen, "
-                         f"counted at the dearest generation price the plan shows, {how} an image; the "
-                         f"service's charge will teach the real one")
+            how = " or ".join(f"{credits:g} ({key.removeprefix(_COST)})" if key else "0 (no price known)"
+                              for credits, key in self.bounds)
+            lines.append(f"{images} image{'s' if images != 1 else ''} of {_listed(self.unknown)}, whose price this "
+                         f"account has not seen: counted at {how} an image, the dearest generation price the plan "
+                         f"shows; the charges will show the real one")
         if budget is not None and self > budget:
-            lines.append(f"warning: {self:g} credits {'' if self.exact else 'at most '}passes the budget of {budget:g}: "
-                         f"the run stops before it would pass it")
+            lines.append(f"warning: {'' if self.exact else 'up to '}{self:g} credits, more than the budget of "
+                         f"{budget:g}: the run stops rather than pass it")
         return lines
 
     def __repr__(self) -> str:
         return f"{float(self)!r}" if self.exact else f"{float(self)!r} (at most: {len(self.unknown)} price(s) unknown)"
 
 
-def _named(key: str) -> str:
-    kind, _, value = key.partition(":")
-    return f"{kind} {value}" if kind in ("style", "collection") else "reference images"
+def _listed(keys: Iterable[str]) -> str:
+    """Price keys in words: ``styles 1 and 2``, ``collection 4``, ``reference images``."""
+    named: dict[str, list[str]] = {}
+    for key in keys:
+        kind, _, value = key.partition(":")
+        named.setdefault(kind if kind in ("style", "collection") else "reference", []).append(value)
+    parts = []
+    for kind, values in named.items():
+        if kind == "reference":
+            parts.append("reference images")
+        else:
+            parts.append(f"{kind}{'s' if len(values) > 1 else ''} " + (", ".join(values[:-1]) + " and " + values[-1]
+                                                                     if len(values) > 1 else values[0]))
+    return " and ".join(parts)
