@@ -110,6 +110,15 @@ class Prices:
         """Credits a create of ``count`` images costs (an upper bound while its price is unknown)."""
         return self.per_image(style, collection) * count
 
+    def edit_estimate(self, operation: str, scale: str | None = None) -> Estimate:
+        """What an edit costs, saying so when its price is a bound (the dearest edit price known)."""
+        credits, key = self.edit(operation, scale), edit_key(operation, scale)
+        if operation in FREE_OPERATIONS or self.exact(key) is not None:
+            return Estimate(credits)
+        dearest = max((k for k in self.known if k.startswith(_COST) and self.known[k] == credits
+                       and k.removeprefix(_COST) not in GENERATION_TYPES), default="")
+        return Estimate(credits, unknown={key: 1}, bounds=[(credits, dearest)])
+
     def edit(self, operation: str, scale: str | None = None) -> float:
         """Credits an edit costs: its price, else the dearest edit price known (0 when none is)."""
         if operation in FREE_OPERATIONS:
@@ -152,7 +161,7 @@ class Estimate(float):
             how = " or ".join(f"{credits:g} ({key.removeprefix(_COST)})" if key else "0 (no price known)"
                               for credits, key in self.bounds)
             lines.append(f"{images} image{'s' if images != 1 else ''} of {_listed(self.unknown)}, whose price this "
-                         f"account has not seen: counted at {how} an image, the dearest generation price the plan "
+                         f"account has not seen: counted at {how} an image, the dearest price of its kind the plan "
                          f"shows; the charges will show the real one")
         if budget is not None and self > budget:
             lines.append(f"warning: {'' if self.exact else 'up to '}{self:g} credits, more than the budget of "
@@ -168,11 +177,11 @@ def _listed(keys: Iterable[str]) -> str:
     named: dict[str, list[str]] = {}
     for key in keys:
         kind, _, value = key.partition(":")
-        named.setdefault(kind if kind in ("style", "collection") else "reference", []).append(value)
+        named.setdefault(kind if kind in ("style", "collection") else value, []).append(value)
     parts = []
     for kind, values in named.items():
-        if kind == "reference":
-            parts.append("reference images")
+        if kind not in ("style", "collection"):
+            parts.append("reference images" if kind == "reference" else kind)
         else:
             parts.append(f"{kind}{'s' if len(values) > 1 else ''} " + (", ".join(values[:-1]) + " and " + values[-1]
                                                                      if len(values) > 1 else values[0]))

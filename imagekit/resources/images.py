@@ -170,7 +170,7 @@ def _written(buffer: IO[bytes], path: Path, record: Provenance) -> Path:
 def _record(config: Config, image_id: int, provenance: Provenance | None) -> Provenance:
     from ..provenance import Provenance
 
-    return (provenance or Provenance(int(image_id))).completed(service=config.base_url)
+    return (provenance or Provenance.of_meta(int(image_id), None)).completed(service=config.base_url)
 
 
 class Images(Namespace):
@@ -205,11 +205,13 @@ class Images(Namespace):
     def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
              retry: RetryPolicy | None = None, provenance: Provenance | None = None, **query: Any) -> Path:
         """Stream the binary to ``path`` (type from the suffix unless given) with ``provenance`` inside
-        (default: the image id and the service); return the path. ``retry``: a retry policy for this
+        (default: what the image's metadata shows); return the path. ``retry``: a retry policy for this
         call instead of the client's (a stream cut short is sent again under it too)."""
+        from ..provenance import Provenance
         from ..storage import spool
 
         path = Path(path)
+        provenance = provenance or Provenance.of_meta(image_id, self.meta(image_id, retry=retry))
         with spool() as buffer:
             self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
             return _written(buffer, path, _record(self._config, image_id, provenance))
@@ -264,11 +266,13 @@ class AsyncImages(AsyncNamespace):
     async def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
                    retry: RetryPolicy | None = None, provenance: Provenance | None = None, **query: Any) -> Path:
         """Stream the binary to ``path`` (type from the suffix unless given) with ``provenance`` inside
-        (default: the image id and the service); return the path. ``retry``: a retry policy for this
+        (default: what the image's metadata shows); return the path. ``retry``: a retry policy for this
         call instead of the client's (a stream cut short is sent again under it too)."""
+        from ..provenance import Provenance
         from ..storage import spool
 
         path = Path(path)
+        provenance = provenance or Provenance.of_meta(image_id, await self.meta(image_id, retry=retry))
         with spool() as buffer:
             await self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
             return _written(buffer, path, _record(self._config, image_id, provenance))
