@@ -252,10 +252,12 @@ def _pair(field: str, value: Any, where: str | None, positive: bool) -> tuple[fl
 
 def check_edit(operation: str, image: Any, params: Mapping[str, Any], where: str | None = None) -> dict[str, Any]:
     """An edit's parameters checked against the interface (``operation`` as its request's path names
-    it; ``image``: the source image's id or handle). Returns them as they are sent."""
+    it; ``image``: the source image's id or handle, None while not known yet, as in a chain being
+    built). Returns them as they are sent."""
     if operation not in EDIT_PARAMS:
         raise _fail("operation", operation, f"an edit is one of {', '.join(EDIT_PARAMS)}", where)
-    _id("image", image, where)
+    if image is not None:
+        _id("image", image, where)
     unknown = sorted(set(params) - set(EDIT_PARAMS[operation]))
     if unknown:
         raise _fail(unknown[0], params[unknown[0]], f"{operation} takes {', '.join(EDIT_PARAMS[operation]) or 'nothing'}",
