@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ValidationError
 from .rows import CREATE_OPTIONS, grid, make_rows
 
 if TYPE_CHECKING:
@@ -157,10 +157,16 @@ def load_sweep(path: str | Path) -> SweepFile:
         mistakes.append("no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
     mistakes += [f"{key} belongs in [sweep], not among the rows' fields"
                  for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
+    sweep = SweepFile(path, axes, defaults, settings)
+    try:  # every row's mistakes at once, with the settings' ones
+        if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):
+            make_rows(sweep.rows(), defaults, where=str(path))
+    except ValidationError as exc:
+        if not mistakes:
+            raise
+        mistakes.append(str(exc).removeprefix(f"{path}: "))
     if mistakes:
         raise ConfigError(f"{path}: " + "; ".join(mistakes))
-    sweep = SweepFile(path, axes, defaults, settings)
-    make_rows(sweep.rows(), defaults, where=str(path))  # every row's mistakes at once, or none
     return sweep
 
 
