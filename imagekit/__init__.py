@@ -86,6 +86,7 @@ from .errors import (
     UnsupportedImageSourceError,
     UnsupportedMediaTypeError,
     UserNotFoundError,
+    ValidationError,
     WaitTimeoutError,
     WrongAdminTokenError,
     WrongAPIKeyError,
@@ -126,7 +127,7 @@ __all__ = [
     "User", "Usage", "Style", "Plan", "CreateResponse", "GeneratedImage", "ImageMeta", "EditResult",
     "TextPrompt", "ImageCaption",
     # errors
-    "ImagekitError", "ConfigError", "APIError", "APIConnectionError", "APITimeoutError",
+    "ImagekitError", "ConfigError", "ValidationError", "APIError", "APIConnectionError", "APITimeoutError",
     "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError", "BudgetExceededError", "BudgetWarning",
     "LedgerUnavailableError", "JournalUnavailableError",
     "BadRequestError", "InvalidRequestError", "MalformedJSONError", "InvalidGenerationModeError",

@@ -12,6 +12,7 @@ __all__ = [
     "api_suffix_hint",
     "ImagekitError",
     "ConfigError",
+    "ValidationError",
     "APIError",
     "BadRequestError",
     "AuthenticationError",
@@ -72,6 +73,20 @@ class _Settled:
 
 class ConfigError(ImagekitError, ValueError):
     """Settings are missing or contradict each other (for example no API key)."""
+
+
+class ValidationError(ImagekitError, ValueError):
+    """A request breaks what the interface allows (a ratio, a count, the generation mode, an edit's
+    parameter, a style the account does not have) or a file asks for what the toolkit never writes:
+    refused before anything was sent or priced, so nothing was charged. ``field`` and ``value`` name
+    the first mistake, ``where`` the row or file it is in (None when it was a call's argument)."""
+
+    def __init__(self, message: str, *, field: str | None = None, value: Any = None, where: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.value = value
+        self.where = where
 
 
 class APIError(_Settled, ImagekitError):

@@ -2,6 +2,7 @@
 
 ImagekitError
 ├── ConfigError                        missing or contradictory settings
+├── ValidationError                    a request the interface does not allow, refused before sending
 ├── APIError                           the service answered with a non-2xx status
 │   ├── BadRequestError (400)          InvalidRequestError, MalformedJSONError,
 │   │                                  InvalidGenerationModeError, InvalidPlatformError,

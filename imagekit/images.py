@@ -102,8 +102,12 @@ class _Handle(Generic[ClientT]):
         one): what a file saved from it carries inside (see ``imagekit.read_provenance``)."""
         from .provenance import Provenance
 
-        return (self._origin or Provenance(self.id)).completed(credits=self.credits,
-                                                               service=self._client.config.base_url)
+        origin = self._origin or Provenance.of_meta(self.id, self.info if self._knows_meta() else None)
+        return origin.completed(credits=self.credits, service=self._client.config.base_url)
+
+    def _knows_meta(self) -> bool:
+        """Whether ``info`` is the image's metadata (what a handle not made here can tell of its request)."""
+        return type(self.info).__name__ == "ImageMeta"
 
     def __repr__(self) -> str:
         parts = [f"id={self.id}"] + [f"{k}={v!r}" for k, v in
@@ -177,8 +181,9 @@ class Image(_Handle["Client"]):
     def save(self, path: str | os.PathLike[str], *, type: str | None = None, scale: str | None = None,
              watermark: bool | None = None, collection: bool | None = None) -> Path:
         """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
-        handle made read from its metadata when nothing told them); the type follows the suffix unless given."""
-        if self._origin is not None and self.credits is None:
+        handle made read from its metadata when nothing told them, and what the metadata shows of a
+        handle's image made elsewhere); the type follows the suffix unless given."""
+        if (self._origin is not None and self.credits is None) or (self._origin is None and not self._knows_meta()):
             self.meta()
         return self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
                                         collection=collection, provenance=self.provenance)
@@ -251,8 +256,9 @@ class AsyncImage(_Handle["AsyncClient"]):
     async def save(self, path: str | os.PathLike[str], *, type: str | None = None, scale: str | None = None,
                    watermark: bool | None = None, collection: bool | None = None) -> Path:
         """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
-        handle made read from its metadata when nothing told them); the type follows the suffix unless given."""
-        if self._origin is not None and self.credits is None:
+        handle made read from its metadata when nothing told them, and what the metadata shows of a
+        handle's image made elsewhere); the type follows the suffix unless given."""
+        if (self._origin is not None and self.credits is None) or (self._origin is None and not self._knows_meta()):
             await self.meta()
         return await self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
                                               collection=collection, provenance=self.provenance)

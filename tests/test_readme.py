@@ -37,3 +37,44 @@ def test_a_skipped_block_is_notebook_only_and_its_notebooks_make_the_same_calls(
         covered = "\n".join(notebook_code(name) for name in notebooks)
         missing = {name for name in CALL.findall(re.sub(r"#.*", "", code)) if f"{name}(" not in covered}
         assert not missing, (notebooks, missing)
+
+
+def section_fences(heading: str) -> dict[str, str]:
+    """The fenced blocks under a README heading, by language (the first of each)."""
+    tokens = MarkdownIt().parse((ROOT / "README.md").read_text(encoding="utf-8"))
+    inside, found = False, {}
+    for token in tokens:
+        if token.type == "inline" and token.content == heading:
+            inside = True
+        elif inside and token.type == "heading_open" and token.tag in ("h2", "h3"):
+            break
+        elif inside and token.type == "fence":
+            found.setdefault(token.info.split()[0], token.content)
+    return found
+
+
+def test_the_sweep_files_numbers_are_the_programs(tmp_path, monkeypatch, capsys):
+    """The README's sweep file, run as a reader would (an empty folder, the embedded sandbox): each
+    command prints exactly the lines the README shows under it (``...`` ends a line that varies)."""
+    from imagekit.cli import main
+
+    blocks = section_fences("Sweep files")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("IMAGEKIT_BASE_URL", raising=False)
+    monkeypatch.delenv("IMAGEKIT_API_KEY", raising=False)
+    monkeypatch.setenv("IMAGEKIT_HOME", str(tmp_path / "home"))
+    (tmp_path / "sweep.toml").write_text(blocks["toml"])
+    commands: list[tuple[list[str], list[str]]] = []
+    for line in blocks["sh"].splitlines():
+        if line.startswith("# "):
+            commands[-1][1].append(line[2:])
+        elif line.strip():
+            commands.append((line.split("#")[0].split()[1:], []))
+    assert [argv[:2] for argv, _ in commands] == [["sweep", "estimate"], ["sweep", "run"], ["sweep", "estimate"]]
+    for argv, shown in commands:
+        capsys.readouterr()
+        assert main(argv) == 0
+        printed = capsys.readouterr().out.splitlines()
+        assert len(printed) == len(shown), (argv, printed)
+        for said, expected in zip(printed, shown):
+            assert said.startswith(expected[:-3]) if expected.endswith("...") else said == expected, (said, expected)

@@ -83,8 +83,10 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         credits = batch.estimate()
     budget = sweep.settings.get("budget")
     print(f"sweep {sweep.name or sweep.path.stem}: {len(batch)} requests, "
-          f"{sum(row.count for row in batch.rows)} images, about {credits:g} credits"
+          f"{sum(row.count for row in batch.rows)} images, {'about' if credits.exact else 'at most'} {credits:g} credits"
           + (f" (budget {budget:g})" if budget is not None else ""))
+    for note in credits.notes(budget):
+        print(f"  {note}")
     return 0
 
 

@@ -9,7 +9,7 @@ reference image; an edit's CreditCostInfo type is its operation's name (enhance:
 
 A style the caller does not own (a public one) has no price the API shows; until a charge, an
 image's creditCost or the balances show the real one, it is assumed to cost the dearest generation
-price known (an upper bound, so a budget is never passed by a guess).
+price known (an upper bound, so a budget is never passed by a guess), and an ``Estimate`` says so.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..models import Style, User
 
-__all__ = ["Prices", "create_key", "edit_key", "GENERATION_TYPES", "FREE_OPERATIONS"]
+__all__ = ["Prices", "Estimate", "create_key", "edit_key", "GENERATION_TYPES", "FREE_OPERATIONS"]
 
 GENERATION_TYPES = ("generate", "reference", "collection", "collection-2x")
 """CreditCostInfo types that price a generated image."""
@@ -78,17 +78,46 @@ class Prices:
 
     def per_image(self, style: int | None = None, collection: int | None = None) -> float:
         """Credits one image of a create costs: its price, else an upper bound."""
+        return self.bound(style, collection)[0]
+
+    def bound(self, style: int | None = None, collection: int | None = None) -> tuple[float, str | None]:
+        """(credits, basis) of one image of a create: its price and None when known, else an upper
+        bound and the price key it was taken from (the dearest of its kind the account shows)."""
         known = self.exact(create_key(style, collection))
         if known is not None:
-            return known
+            return known, None
         if collection is not None:  # premium collections cost collection-2x; the API does not say which are
-            return self._dearest(f"{_COST}collection", f"{_COST}collection-2x")
-        return self._dearest(*(f"{_COST}{kind}" for kind in GENERATION_TYPES),
-                             *(key for key in self.known if key.startswith((_STYLE, _COLLECTION))))
+            keys: tuple[str, ...] = (f"{_COST}collection", f"{_COST}collection-2x")
+        else:
+            keys = (*(f"{_COST}{kind}" for kind in GENERATION_TYPES),
+                    *(key for key in self.known if key.startswith((_STYLE, _COLLECTION))))
+        dearest = max((key for key in keys if key in self.known), key=self.known.__getitem__, default=None)
+        return (0.0, "") if dearest is None else (self.known[dearest], dearest)
+
+    def estimate(self, creates: Iterable[tuple[int | None, int | None, int]]) -> Estimate:
+        """What creates cost (each ``(style, collection, count)``), saying which prices are bounds."""
+        total, unknown, bases = 0.0, dict[str, int](), set[tuple[float, str]]()
+        for style, collection, count in creates:
+            credits, basis = self.bound(style, collection)
+            total += credits * count
+            if basis is not None:
+                key = create_key(style, collection)
+                unknown[key] = unknown.get(key, 0) + count
+                bases.add((credits, basis))
+        return Estimate(total, unknown=unknown, bounds=sorted(bases))
 
     def create(self, style: int | None = None, collection: int | None = None, count: int = 1) -> float:
         """Credits a create of ``count`` images costs (an upper bound while its price is unknown)."""
         return self.per_image(style, collection) * count
+
+    def edit_estimate(self, operation: str, scale: str | None = None) -> Estimate:
+        """What an edit costs, saying so when its price is a bound (the dearest edit price known)."""
+        credits, key = self.edit(operation, scale), edit_key(operation, scale)
+        if operation in FREE_OPERATIONS or self.exact(key) is not None:
+            return Estimate(credits)
+        dearest = max((k for k in self.known if k.startswith(_COST) and self.known[k] == credits
+                       and k.removeprefix(_COST) not in GENERATION_TYPES), default="")
+        return Estimate(credits, unknown={key: 1}, bounds=[(credits, dearest)])
 
     def edit(self, operation: str, scale: str | None = None) -> float:
         """Credits an edit costs: its price, else the dearest edit price known (0 when none is)."""
@@ -102,3 +131,58 @@ class Prices:
 
     def _dearest(self, *keys: str) -> float:
         return max((self.known[key] for key in keys if key in self.known), default=0.0)
+
+
+class Estimate(float):
+    """Credits work costs before it runs: the number a budget can trust (an upper bound where a price
+    is unknown), with what it rests on. ``unknown``: price key -> images whose price this account has
+    not seen; ``bounds``: the (credits per image, price key) each of those was counted at."""
+
+    unknown: dict[str, int]
+    bounds: list[tuple[float, str]]
+
+    def __new__(cls, credits: float, *, unknown: Mapping[str, int] | None = None,
+                bounds: Iterable[tuple[float, str]] = ()) -> Estimate:
+        made = super().__new__(cls, credits)
+        made.unknown, made.bounds = dict(unknown or {}), list(bounds)
+        return made
+
+    @property
+    def exact(self) -> bool:
+        """Whether every price was known (else the figure is an upper bound)."""
+        return not self.unknown
+
+    def notes(self, budget: float | None = None) -> list[str]:
+        """What the figure rests on, in words: the prices it bounded and how, and a warning when it
+        passes ``budget``."""
+        lines = []
+        if self.unknown:
+            images = sum(self.unknown.values())
+            how = " or ".join(f"{credits:g} ({key.removeprefix(_COST)})" if key else "0 (no price known)"
+                              for credits, key in self.bounds)
+            lines.append(f"{images} image{'s' if images != 1 else ''} of {_listed(self.unknown)}, whose price this "
+                         f"account has not seen: counted at {how} an image, the dearest price of its kind the plan "
+                         f"shows; the charges will show the real one")
+        if budget is not None and self > budget:
+            lines.append(f"warning: {'' if self.exact else 'up to '}{self:g} credits, more than the budget of "
+                         f"{budget:g}: the run stops rather than pass it")
+        return lines
+
+    def __repr__(self) -> str:
+        return f"{float(self)!r}" if self.exact else f"{float(self)!r} (at most: {len(self.unknown)} price(s) unknown)"
+
+
+def _listed(keys: Iterable[str]) -> str:
+    """Price keys in words: ``styles 1 and 2``, ``collection 4``, ``reference images``."""
+    named: dict[str, list[str]] = {}
+    for key in keys:
+        kind, _, value = key.partition(":")
+        named.setdefault(kind if kind in ("style", "collection") else value, []).append(value)
+    parts = []
+    for kind, values in named.items():
+        if kind not in ("style", "collection"):
+            parts.append("reference images" if kind == "reference" else kind)
+        else:
+            parts.append(f"{kind}{'s' if len(values) > 1 else ''} " + (", ".join(values[:-1]) + " and " + values[-1]
+                                                                     if len(values) > 1 else values[0]))
+    return " and ".join(parts)

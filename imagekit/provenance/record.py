@@ -14,8 +14,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..config import VERSION
+from ..validation import image_id_of
 
-__all__ = ["Provenance", "SOFTWARE", "service_of", "CREATE_PARAMS", "NOT_KEPT"]
+__all__ = ["Provenance", "SOFTWARE", "service_of", "CREATE_PARAMS", "NOT_KEPT", "UNKNOWN"]
 
 SOFTWARE = f"imagekit {VERSION}"
 CREATE_PARAMS = ("collection", "image", "seed", "random_prompt", "initial_prompt", "enhanced_prompt",
@@ -24,6 +25,9 @@ CREATE_PARAMS = ("collection", "image", "seed", "random_prompt", "initial_prompt
 NOT_KEPT = "<not kept>"
 """What stands in a record for a value too large or too private to write into a file (a mask, a
 local reference image): such a request cannot be sent again from the file."""
+UNKNOWN = "unknown"
+"""The operation of an image whose request the service does not show (a file saved from ``ik.image(id)``)."""
+_RATIOS = {(1, 1): "1:1", (3, 4): "3:4", (4, 3): "4:3", (9, 16): "9:16", (16, 9): "16:9"}
 
 
 def service_of(base_url: str) -> str:
@@ -78,6 +82,20 @@ class Provenance:
                    credits=credits, service=service_of(service) if service else None)
 
     @classmethod
+    def of_meta(cls, image_id: int, meta: Any, *, service: str | None = None) -> Provenance:
+        """The record of an image known only by its metadata (``GET /api/images/{id}``): what the
+        service shows (its credits, a collection image's prompt, the ratio of its resolution, a group
+        id), the request that made it not (so it cannot be sent again from the file)."""
+        collection = getattr(meta, "collection_info", None)
+        generation = getattr(meta, "generation_info", None)
+        credits = getattr(meta, "credit_cost", None)
+        return cls(int(image_id), UNKNOWN, getattr(collection, "prompt_text", None) or None,
+                   ratio=_ratio_of(getattr(meta, "resolution", None)),
+                   request_id=getattr(generation, "group_id", None) or None,
+                   credits=None if credits is None else float(credits),
+                   service=service_of(service) if service else None)
+
+    @classmethod
     def of_edit(cls, image_id: int, operation: str, parent_id: int | None, params: Mapping[str, Any], *,
                 request_id: str | None = None, credits: float | None = None,
                 service: str | None = None) -> Provenance:
@@ -103,14 +121,23 @@ class Provenance:
     def from_text_fields(cls, values: Mapping[str, str]) -> Provenance:
         """A record from ``text_fields``' form (unknown names ignored)."""
         known = {f.name: f.type for f in fields(cls)}
-        parsed: dict[str, Any] = {name: text if known[name] in ("str", "str | None") else json.loads(text)
-                  for name, text in values.items() if name in known}
-        if "image_id" not in parsed:
+        parsed: dict[str, Any] = {}
+        for name, text in values.items():
+            if name in known:
+                try:
+                    parsed[name] = text if known[name] in ("str", "str | None") else json.loads(text)
+                except ValueError as exc:
+                    raise ValueError(f"{name} = {text[:40]!r}: not the JSON this toolkit writes") from exc
+        if not isinstance(parsed.get("image_id"), int):
             raise ValueError("no image id: not an imagekit provenance record")
         return cls(**parsed)
 
     def describe(self) -> str:
         """The request as a call: ``create('a fox', style=3, ratio='16:9', count=1)``, ``enhance(#12, scale='2x')``."""
+        if self.operation == UNKNOWN:
+            shown = {"prompt": self.prompt, "ratio": self.ratio, "credits": self.credits}
+            known = ", ".join(f"{k}={v!r}" for k, v in shown.items() if v is not None)
+            return f"image #{self.image_id}, made by a request the service does not show" + (f" ({known})" if known else "")
         if self.operation == "create":
             shown = {"style": self.style, "ratio": self.ratio, "count": self.count, **self.params}
             args = [repr(self.prompt)] + [f"{k}={v!r}" for k, v in shown.items() if v is not None]
@@ -119,9 +146,26 @@ class Provenance:
         return f"{self.operation}({', '.join(args)})"
 
 
+def _ratio_of(resolution: Any) -> str | None:
+    """The ratio a ``WxH`` resolution is drawn at, when it is one the interface names."""
+    width, _, height = str(resolution or "").partition("x")
+    if not (width.isdigit() and height.isdigit() and int(width) and int(height)):
+        return None
+    w, h = int(width), int(height)
+    return next((ratio for (a, b), ratio in _RATIOS.items() if w * b == h * a), None)
+
+
 def _kept(name: str, value: Any) -> Any:
-    """A request value as a file keeps it: ids and plain values; pixels and masks are not kept."""
+    """A request value as a file keeps it: ids and plain values; pixels and masks are not kept, nor a
+    reference image other than by its id (a local path or a URL is private to whoever sent it)."""
     value = getattr(value, "id", value)  # an image handle: its id
+    if value is None:
+        return None
+    if name == "image":
+        try:
+            return image_id_of(value)
+        except ValueError:
+            return NOT_KEPT
     if isinstance(value, (str, int, float, bool)) and not (isinstance(value, str) and value.startswith("data:")):
         return value
     if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):

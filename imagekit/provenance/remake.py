@@ -1,68 +1,100 @@
-"""Making an image again from its file: the request its provenance names, priced, then sent."""
+"""Making an image again from its file: the request its provenance names, checked, priced, then sent.
+
+The file is data: ``trust.request_of`` holds it to what the toolkit writes before anything else
+happens, and the price shown is a ceiling (``max_credits``) the request must stay under.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import TYPE_CHECKING, Any
 
+from ..errors import BudgetExceededError, ValidationError
 from .read import read_provenance
-from .record import NOT_KEPT, Provenance, service_of
+from .record import Provenance, service_of
+from .trust import Request, request_of
 
 if TYPE_CHECKING:
     from ..client import Client
     from ..images import CreateResult, Image
+    from ..ledger.prices import Estimate
 
 __all__ = ["reproduce", "price", "send"]
 
+log = logging.getLogger("imagekit")
 
-def reproduce(path: str | os.PathLike[str], client: Client | None = None) -> CreateResult | Image:
+
+def reproduce(path: str | os.PathLike[str], client: Client | None = None, *, max_credits: float | None = None,
+              confirm: bool = False) -> CreateResult | Image | None:
     """Send the request that made the image in ``path`` (a file the toolkit wrote: a path or an fsspec
     URL) again through ``client`` (default ``imagekit.connect()``), after printing the request and
-    its price. A create answers a CreateResult, an edit (of the same parent image) an Image."""
-    record = read_provenance(path)
+    its price. A create answers a CreateResult, an edit (of the same parent image) an Image.
+
+    The file is checked first (``ValidationError`` names the field and the file: a local path, a field
+    the toolkit does not write, a count or ratio the interface does not allow). ``max_credits``: the
+    most it may cost (default: the price shown), refused beyond with BudgetExceededError;
+    ``confirm=True`` asks before sending (None when the answer is not yes). Nothing is charged when
+    it is refused. A service without seeds draws a new variation of the same request."""
+    where = os.fspath(path)
+    try:
+        record = read_provenance(path)
+    except ValueError as exc:
+        raise ValidationError(f"{where}: {exc}", where=where) from exc
+    request = request_of(record, where)
     if client is None:
         from ..embedded import connect
 
         client = connect()
+    cost = price(record, client, where)
     here = service_of(client.config.base_url)
     made = "" if record.service in (None, here) else f" (it was made at {record.service})"
     print(f"Reproducing image {record.image_id} at {here}{made}: {record.describe()}, "
-          f"about {price(record, client):g} credits")
-    return send(record, client)
+          f"{'about' if cost.exact else 'at most'} {cost:g} credits")
+    for note in cost.notes():
+        print(f"  {note}")
+    limit = cost if max_credits is None else max_credits
+    if cost > limit:
+        raise BudgetExceededError(f"{where}: {record.describe()} may cost {cost:g} credits, more than max_credits="
+                                  f"{limit:g}; nothing was sent", budget=limit, cost=float(cost))
+    if confirm and input(f"Send it, for up to {cost:g} credits? [y/N] ").strip().lower() not in ("y", "yes"):
+        print("Not sent.")
+        return None
+    result = _sent(request, client)
+    charged = result.credits_charged
+    if charged is not None and charged > limit:  # a price model out of date: said, since it cannot be undone
+        log.warning("%s: the service charged %g credits, more than max_credits=%g", where, charged, limit)
+    return result
 
 
-def price(record: Provenance, client: Client) -> float:
+def price(record: Provenance, client: Client, where: str = "the file") -> Estimate:
     """Credits sending ``record``'s request again through ``client`` costs (the one price model:
-    the plan's prices, the caller's styles and what the ledger learned)."""
+    the plan's prices, the caller's styles and what the ledger learned); the request is checked first."""
     from ..ledger import Prices
-    from ..resources.edits import OPERATION_OF
 
+    request = request_of(record, where)
     learned = client.ledger.prices() if client.ledger is not None else {}
-    if record.operation == "create":
+    if request.operation == "create":
         prices = Prices.of_account(client.me(), client.styles(), learned)
-        collection = record.params.get("collection")
-        return prices.create(record.style, None if collection is None else int(collection), record.count or 1)
-    if record.operation not in OPERATION_OF.values():
-        raise ValueError(f"image {record.image_id} was made by {record.operation!r}, which this toolkit cannot send")
-    return Prices.of_account(client.me(), (), learned).edit(record.operation, record.params.get("scale"))
+        options = request.options
+        return prices.estimate([(options.get("style"), options.get("collection"), options.get("count") or 1)])
+    return Prices.of_account(client.me(), (), learned).edit_estimate(request.operation, request.options.get("scale"))
 
 
-def send(record: Provenance, client: Client) -> CreateResult | Image:
-    """Send ``record``'s request through ``client``, as it was sent when the image was made."""
+def send(record: Provenance, client: Client, where: str = "the file") -> CreateResult | Image:
+    """Send ``record``'s request through ``client``, as it was sent when the image was made (checked
+    first, as ``reproduce`` checks it)."""
+    return _sent(request_of(record, where), client)
+
+
+def _sent(request: Request, client: Client) -> CreateResult | Image:
     from ..resources.edits import OPERATION_OF
 
-    lost = sorted(name for name, value in record.params.items() if value == NOT_KEPT)
-    if lost:
-        raise ValueError(f"image {record.image_id}: {record.describe()} cannot be sent again from its file: "
-                         f"{', '.join(lost)} {'is' if len(lost) == 1 else 'are'} not kept in files")
-    if record.operation == "create":
-        if record.prompt is None:
-            raise ValueError(f"image {record.image_id}: its file names no prompt")
-        options: dict[str, Any] = {"style": record.style, "ratio": record.ratio, "count": record.count, **record.params}
-        return client.create(record.prompt, **{name: value for name, value in options.items() if value is not None})
-    method = {operation: name for name, operation in OPERATION_OF.items()}.get(record.operation)
-    if method is None or record.parent_id is None:
-        raise ValueError(f"image {record.image_id}: its file names no edit this toolkit can send")
-    edit = getattr(client.image(record.parent_id), method)
-    result: Image = edit(**record.params)
+    if request.operation == "create":
+        assert request.prompt is not None
+        return client.create(request.prompt, **request.options)
+    method = {operation: name for name, operation in OPERATION_OF.items()}[request.operation]
+    assert request.parent_id is not None
+    options: dict[str, Any] = dict(request.options)
+    result: Image = getattr(client.image(request.parent_id), method)(**options)
     return result

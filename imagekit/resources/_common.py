@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._http import AsyncHTTP, Response, SyncHTTP
 from ..config import Config
+from ..errors import ValidationError
+from ..validation import PLATFORMS
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -40,6 +42,8 @@ class AsyncNamespace:
 def platform_headers(config: Config, platform: str | None = None) -> dict[str, str]:
     """The platform header, when the call or the client sets one."""
     value = platform or config.platform
+    if value and value not in PLATFORMS:
+        raise ValidationError(f"platform = {value!r}: one of {', '.join(PLATFORMS)}", field="platform", value=value)
     return {config.wire.platform_header: value} if value else {}
 
 

@@ -19,6 +19,7 @@ from ..config import Config
 from ..errors import APIConnectionError, ImagekitError
 from ..images import AsyncImage, EditOptions, Image, new_request_id
 from ..media import HasId, MaskSource, fitted_mask, mask_png, parse_resolution
+from ..validation import check_edit, check_header
 from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
 
 if TYPE_CHECKING:
@@ -36,36 +37,42 @@ OPERATION_OF = {"enhance": "enhance", "outpaint": "outpaint", "retry": "retry", 
 """Each edit method's operation, as its request's path and the ledger name it (prices follow it too)."""
 
 
-def _edit(image_id: int, operation: str, **kwargs: Any) -> Call:
+def _edit(image_id: int, operation: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Call:
+    """An edit's request, once its parameters are checked against the interface (``check_edit``)."""
+    check_edit(operation, image_id, params or {})
     return Call("POST", f"/api/images/{int(image_id)}/{operation}", operation=operation, source_id=int(image_id),
                 **kwargs)
 
 
 def enhance_call(config: Config, image_id: int, scale: str) -> Call:
     """POST /api/images/{id}/enhance."""
-    return _edit(image_id, "enhance", json={config.wire.enhance_scale: scale})
+    return _edit(image_id, "enhance", {"scale": scale}, json={config.wire.enhance_scale: scale})
 
 
 def outpaint_call(image_id: int, canvas: Pair, size: Pair, at: Pair) -> Call:
     """POST /api/images/{id}/outpaint."""
-    body = {"canvasSize": list(canvas), "originalImageSize": list(size), "originalImageLocation": list(at)}
-    return _edit(image_id, "outpaint", json=body)
+    checked = check_edit("outpaint", image_id, {"canvas": canvas, "size": size, "at": at})
+    body = {"canvasSize": list(checked["canvas"]), "originalImageSize": list(checked["size"]),
+            "originalImageLocation": list(checked["at"])}
+    return _edit(image_id, "outpaint", checked, json=body)
 
 
 def retry_call(config: Config, image_id: int, strength: str | None) -> Call:
     """POST /api/images/{id}/retry."""
-    return _edit(image_id, "retry", json=compact({config.wire.retry_strength: strength}))
+    return _edit(image_id, "retry", {"strength": strength}, json=compact({config.wire.retry_strength: strength}))
 
 
 def fill_call(image_id: int, mask: MaskSource, prompt: str, negative: str) -> Call:
     """POST /api/images/{id}/fill (multipart)."""
     files = {"mask": ("mask.png", mask_png(mask), "image/png")}
-    return _edit(image_id, "fill", files=files, data={"prompt": prompt, "negative": negative})
+    return _edit(image_id, "fill", {"mask": mask, "prompt": prompt, "negative": negative}, files=files,
+                 data={"prompt": prompt, "negative": negative})
 
 
 def clean_up_call(image_id: int, mask: MaskSource) -> Call:
     """POST /api/images/{id}/cleanUp (multipart)."""
-    return _edit(image_id, OPERATION_OF["clean_up"], files={"mask": ("mask.png", mask_png(mask), "image/png")})
+    return _edit(image_id, OPERATION_OF["clean_up"], {"mask": mask},
+                 files={"mask": ("mask.png", mask_png(mask), "image/png")})
 
 
 def cancel_call(request_id: str, timeout: float | None = None) -> Call:
@@ -76,7 +83,7 @@ def cancel_call(request_id: str, timeout: float | None = None) -> Call:
 
 def prepare(config: Config, call: Call, request_id: str | None, timeout: float | None) -> tuple[Call, str]:
     """The call with its request id, platform header and timeout; and the request id."""
-    request_id = request_id or new_request_id()
+    request_id = check_header("request_id", request_id) if request_id is not None else new_request_id()
     headers = {**platform_headers(config), config.wire.request_id_header: request_id}
     return dataclasses.replace(call, headers=headers, timeout=timeout, request_id=request_id), request_id
 
@@ -137,6 +144,7 @@ class Edits(Namespace):
              **options: Unpack[EditOptions]) -> Image:
         """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
         the image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
+        check_edit("fill", _id_of(image_id), {"mask": mask, "prompt": prompt, "negative": negative})
         mask = fitted_mask(mask, self._size(image_id), resize)
         return self._run(fill_call(_id_of(image_id), mask, prompt, negative),
                          {"mask": mask, "prompt": prompt, "negative": negative}, **options)
@@ -144,6 +152,7 @@ class Edits(Namespace):
     def clean_up(self, image_id: int | Image, mask: MaskSource, *, resize: bool = False,
                  **options: Unpack[EditOptions]) -> Image:
         """Remove the masked object (the mask as for ``fill``)."""
+        check_edit("cleanUp", _id_of(image_id), {"mask": mask})
         mask = fitted_mask(mask, self._size(image_id), resize)
         return self._run(clean_up_call(_id_of(image_id), mask), {"mask": mask}, **options)
 
@@ -212,6 +221,7 @@ class AsyncEdits(AsyncNamespace):
                    resize: bool = False, **options: Unpack[EditOptions]) -> AsyncImage:
         """Regenerate the masked area from ``prompt`` (mask: PIL image, array, path or PNG bytes, at
         the image's size; ``resize=True`` scales one of another size, which otherwise raises ValueError)."""
+        check_edit("fill", _id_of(image_id), {"mask": mask, "prompt": prompt, "negative": negative})
         mask = fitted_mask(mask, await self._size(image_id), resize)
         return await self._run(fill_call(_id_of(image_id), mask, prompt, negative),
                                {"mask": mask, "prompt": prompt, "negative": negative}, **options)
@@ -219,6 +229,7 @@ class AsyncEdits(AsyncNamespace):
     async def clean_up(self, image_id: int | AsyncImage, mask: MaskSource, *, resize: bool = False,
                        **options: Unpack[EditOptions]) -> AsyncImage:
         """Remove the masked object (the mask as for ``fill``)."""
+        check_edit("cleanUp", _id_of(image_id), {"mask": mask})
         mask = fitted_mask(mask, await self._size(image_id), resize)
         return await self._run(clean_up_call(_id_of(image_id), mask), {"mask": mask}, **options)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -16,7 +17,10 @@ from ..errors import GenerationFailedError, WaitTimeoutError
 from ..images import AsyncCreateResult, AsyncImage, CreateResult, Image
 from ..media import ImageSource, image_source, type_for_path
 from ..models.status import FAILED, PENDING
+from ..validation import CREATE_FIELDS, check_create, resolve_style
 from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
+
+log = logging.getLogger("imagekit")
 
 if TYPE_CHECKING:
     from ..models import CreateResponse, ImageMeta, Style
@@ -26,8 +30,8 @@ if TYPE_CHECKING:
 class CreateOptions(TypedDict, total=False):
     """Options of ``create`` besides the prompt. Exactly one of image, style, collection is needed."""
 
-    style: Style | int
-    """Style id (or a Style)."""
+    style: Style | int | str
+    """Style id (or a Style, or the name of one of the account's own styles, resolved to its id)."""
     image: ImageSource
     """Reference image: a handle, an id, a path, bytes, a PIL image or a NumPy array."""
     collection: int
@@ -78,8 +82,7 @@ def create_call(config: Config, prompt: str, options: CreateOptions) -> Call:
     if unknown:
         raise TypeError(f"create() got unexpected options: {', '.join(sorted(unknown))}")
     wire = config.wire
-    values: dict[str, Any] = {**options}
-    values["style"] = getattr(values.get("style"), "style_id", values.get("style"))
+    values: dict[str, Any] = {**options, **check_create(prompt, _checked_fields(options))}
     body: dict[str, Any] = {"prompt": prompt, "ratio": values.get("ratio")}
     if values.get("image") is not None:
         body["image"] = image_source(values["image"])
@@ -91,6 +94,23 @@ def create_call(config: Config, prompt: str, options: CreateOptions) -> Call:
         headers[wire.api_type_header] = api_type
     return Call("POST", "/api/images/create", json=body, headers=headers, timeout=options.get("timeout"),
                 operation="create")
+
+
+def _checked_fields(options: CreateOptions) -> dict[str, Any]:
+    return {name: value for name, value in options.items() if name in CREATE_FIELDS}
+
+
+def _named_style(prompt: str, options: CreateOptions) -> str | None:
+    """The style name ``options`` give (to resolve among the account's styles), once the rest is
+    checked: a mistake is told before any request, the styles' read included."""
+    style = check_create(prompt, _checked_fields(options), names=True).get("style")
+    return style if isinstance(style, str) else None
+
+
+def _with_style(options: CreateOptions, name: str, styles: list[Style]) -> CreateOptions:
+    style_id = resolve_style(name, styles)
+    log.warning("style %r is style %d of this account", name, style_id)
+    return {**options, "style": style_id}
 
 
 def _created(response: Response, config: Config) -> tuple[CreateResponse, Charge]:
@@ -150,7 +170,7 @@ def _written(buffer: IO[bytes], path: Path, record: Provenance) -> Path:
 def _record(config: Config, image_id: int, provenance: Provenance | None) -> Provenance:
     from ..provenance import Provenance
 
-    return (provenance or Provenance(int(image_id))).completed(service=config.base_url)
+    return (provenance or Provenance.of_meta(int(image_id), None)).completed(service=config.base_url)
 
 
 class Images(Namespace):
@@ -158,6 +178,9 @@ class Images(Namespace):
 
     def create(self, prompt: str, **options: Unpack[CreateOptions]) -> CreateResult:
         """Generate images from a prompt plus one of ``image``, ``style`` or ``collection``."""
+        name = _named_style(prompt, options)
+        if name is not None:
+            options = _with_style(options, name, self._client.users.styles())
         model, charge = _created(self._http.send(create_call(self._config, prompt, options)), self._config)
         return CreateResult(self._client, model, charge, (prompt, options))
 
@@ -182,11 +205,13 @@ class Images(Namespace):
     def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
              retry: RetryPolicy | None = None, provenance: Provenance | None = None, **query: Any) -> Path:
         """Stream the binary to ``path`` (type from the suffix unless given) with ``provenance`` inside
-        (default: the image id and the service); return the path. ``retry``: a retry policy for this
+        (default: what the image's metadata shows); return the path. ``retry``: a retry policy for this
         call instead of the client's (a stream cut short is sent again under it too)."""
+        from ..provenance import Provenance
         from ..storage import spool
 
         path = Path(path)
+        provenance = provenance or Provenance.of_meta(image_id, self.meta(image_id, retry=retry))
         with spool() as buffer:
             self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
             return _written(buffer, path, _record(self._config, image_id, provenance))
@@ -209,6 +234,9 @@ class AsyncImages(AsyncNamespace):
 
     async def create(self, prompt: str, **options: Unpack[CreateOptions]) -> AsyncCreateResult:
         """Generate images from a prompt plus one of ``image``, ``style`` or ``collection``."""
+        name = _named_style(prompt, options)
+        if name is not None:
+            options = _with_style(options, name, await self._client.users.styles())
         response = await self._http.send(create_call(self._config, prompt, options))
         model, charge = _created(response, self._config)
         return AsyncCreateResult(self._client, model, charge, (prompt, options))
@@ -238,11 +266,13 @@ class AsyncImages(AsyncNamespace):
     async def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
                    retry: RetryPolicy | None = None, provenance: Provenance | None = None, **query: Any) -> Path:
         """Stream the binary to ``path`` (type from the suffix unless given) with ``provenance`` inside
-        (default: the image id and the service); return the path. ``retry``: a retry policy for this
+        (default: what the image's metadata shows); return the path. ``retry``: a retry policy for this
         call instead of the client's (a stream cut short is sent again under it too)."""
+        from ..provenance import Provenance
         from ..storage import spool
 
         path = Path(path)
+        provenance = provenance or Provenance.of_meta(image_id, await self.meta(image_id, retry=retry))
         with spool() as buffer:
             await self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
             return _written(buffer, path, _record(self._config, image_id, provenance))

@@ -16,13 +16,13 @@ import ipywidgets as w
 from ipywidgets import CallbackDispatcher
 
 from ..errors import GenerationFailedError
+from ..validation import PROMPT_LIMIT, check_create
 from ._common import plain_error
 from .choice import Choice
 from .gallery import Gallery
 
 __all__ = ["PromptStudio"]
 
-PROMPT_LIMIT = 1200
 RATIOS = [("square 1:1", "1:1"), ("portrait 3:4", "3:4"), ("landscape 4:3", "4:3"),
           ("tall 9:16", "9:16"), ("wide 16:9", "16:9")]
 SOURCES = [("Style", "style"), ("Reference image", "image"), ("Collection", "collection")]
@@ -114,8 +114,9 @@ class PromptStudio:
     # -- actions (each runs on the worker thread; returns a Future) -------------------------------
     def generate(self) -> Future:
         """Generate with the current settings, without blocking; the Future gives the CreateResult."""
-        try:
+        try:  # checked as every create is, before anything is sent: the mistake shows inline
             options = self._options()
+            check_create(self.prompt_box.value, options)
         except ValueError as exc:
             return self._failed(exc)
         return self._call(self._generate, self.prompt_box.value, options)

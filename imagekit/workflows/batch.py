@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import uuid
+import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, fields
@@ -25,14 +26,15 @@ import anyio
 from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
-from ..errors import JournalUnavailableError
+from ..errors import BudgetWarning, JournalUnavailableError
 from ..ledger import Prices
+from ..ledger.prices import Estimate
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
 from .feed import Feed, LocalFeed, RunState, SharedFeed
 from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .probe import thumbnail_ids
-from .rows import Row, RowSource, make_rows
+from .rows import Row, RowSource, make_rows, named_styles
 from .runner import Runner, RunOptions
 from .shared_journal import SharedJournal, is_url
 
@@ -151,10 +153,16 @@ class Batch:
 
     # --- before running ---------------------------------------------------------------------
 
-    def estimate(self) -> float:
-        """Credits the whole batch costs, from the plan's prices and the caller's styles."""
+    def estimate(self, budget: float | None = None) -> Estimate:
+        """Credits the whole batch costs, from the plan's prices, the caller's styles and the prices
+        its ledger learned: a number, whose ``notes()`` say which prices are unknown and how they were
+        bounded (a ``BudgetWarning`` when it passes ``budget``). Every row was checked when the batch
+        was made; a style given by name is resolved here, among the caller's styles."""
         prices = self._portal_call(self._load_prices)
-        return sum(row.cost(prices) for row in self.rows)
+        estimate = prices.estimate((row.style, row.collection, row.count) for row in self.rows)
+        if budget is not None and estimate > budget:
+            warnings.warn(estimate.notes(budget)[-1], BudgetWarning, stacklevel=2)
+        return estimate
 
     async def _load_prices(self, client: AsyncClient) -> Prices:
         if self._prices is None:
@@ -162,6 +170,7 @@ class Batch:
             self._account = await client.me()
             learned = client.ledger.prices() if client.ledger is not None else {}
             self._prices = Prices.of_account(self._account, self._styles, learned)
+            self.rows = named_styles(self.rows, self._styles)
         return self._prices
 
     # --- running ----------------------------------------------------------------------------
@@ -255,6 +264,7 @@ class Batch:
         prices = Prices.of_account(user, styles, learned)
         if self._account is None:
             self._prices, self._styles, self._account = prices, styles, user
+            self.rows = named_styles(self.rows, styles)
         identity, described = account_identity(user, client.config.base_url)
         assert self._journal is not None
         known = [self._journal.max_image_id(), client.ledger.max_image_id() if client.ledger else None,

@@ -27,6 +27,7 @@ from ..images import AsyncImage, Image, new_request_id
 from ..ledger import Prices
 from ..resources.edits import OPERATION_OF
 from ..tags import current_tags, merged, tags as tagged
+from ..validation import check_edit
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,6 +83,7 @@ class Chain:
         return len(self.steps)
 
     def _then(self, op: str, **params: Any) -> Chain:
+        check_edit(OPERATION_OF[op], None, params)  # a mistake is told where the chain is written, not mid-run
         return Chain((*self.steps, Step(op, params)), self.client, self.tags)
 
     def enhance(self, scale: str = "2x") -> Chain:

@@ -9,17 +9,22 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from ..errors import ValidationError
 from ..ledger.prices import Prices, create_key
+from ..validation import all_mistakes, create_mistakes, resolve_style
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["grid", "Row", "RowSource", "make_rows", "split_grid", "CREATE_OPTIONS"]
+__all__ = ["grid", "Row", "RowSource", "make_rows", "named_styles", "split_grid", "CREATE_OPTIONS"]
+
+log = logging.getLogger("imagekit")
 
 RowSource: TypeAlias = "str | Mapping[str, Any] | Iterable[str | Mapping[str, Any]] | pd.DataFrame"
 """What a batch is made from: prompts, dicts of create options and labels, a DataFrame or a ``grid``."""
@@ -60,8 +65,9 @@ class Row:
 
     @property
     def style(self) -> int | None:
-        """The style its create names, if any."""
-        return _id(self.options.get("style"))
+        """The style its create names, if any (a name not yet resolved by ``named_styles``: None)."""
+        style = self.options.get("style")
+        return style if isinstance(style, int) else None
 
     @property
     def collection(self) -> int | None:
@@ -78,21 +84,58 @@ class Row:
         return prices.create(self.style, self.collection, self.count)
 
 
-def make_rows(source: RowSource, defaults: Mapping[str, Any]) -> list[Row]:
-    """Rows from prompts, dicts, a DataFrame or a grid, with ``defaults`` filling missing options."""
-    records = _records(source)
+def make_rows(source: RowSource, defaults: Mapping[str, Any], where: str | None = None) -> list[Row]:
+    """Rows from prompts, dicts, a DataFrame or a grid, with ``defaults`` filling missing options.
+
+    Every row is checked against the interface (``imagekit.validation``) before anything is sent or
+    priced: one ValidationError tells every row's mistakes (``where``: the file they came from). A
+    style may be named; ``named_styles`` then resolves it among the account's styles."""
+    fields = [{**defaults, **{k: v for k, v in record.items() if not _missing(v)}} for record in _records(source)]
+    options, mistakes = [], []
+    for index, each in enumerate(fields):
+        given = {k: _plain(each[k]) for k in CREATE_OPTIONS if k in each and not _missing(each[k])}
+        checked, found = create_mistakes(given.get("prompt"), {k: v for k, v in given.items() if k != "prompt"},
+                                         names=True)
+        options.append({"prompt": given.get("prompt"), **checked})
+        mistakes += [(f"row {index}", mistake) for mistake in found]
+    error = all_mistakes(mistakes, where)
+    if error is not None:
+        raise error
+    return _keyed(options, [{k: _plain(v) for k, v in each.items()} for each in fields])
+
+
+def named_styles(rows: list[Row], styles: Iterable[Any]) -> list[Row]:
+    """``rows`` with each style given by name replaced by its id among ``styles`` (the account's own),
+    each name told once; ValidationError names the rows whose names match none."""
+    styles, found, mistakes = list(styles), {}, []
+    for row in rows:
+        name = row.options.get("style")
+        if isinstance(name, str) and name not in found:
+            try:
+                found[name] = resolve_style(name, styles)
+                log.warning("style %r is style %d of this account", name, found[name])
+            except ValidationError as exc:
+                mistakes.append((f"row {row.index}", exc))
+    error = all_mistakes(mistakes)
+    if error is not None:
+        raise error
+    if not found:
+        return rows
+    return _keyed([{**row.options, **({"style": found[row.options["style"]]} if row.options.get("style") in found
+                                       else {})} for row in rows],
+                  [{**row.labels, **({"style": found[row.labels["style"]]} if row.labels.get("style") in found
+                                     else {})} for row in rows])
+
+
+def _keyed(options: list[dict[str, Any]], labels: list[dict[str, Any]]) -> list[Row]:
+    """Rows with their keys: a hash of the options, numbered from the second time the same occurs."""
     seen: Counter[str] = Counter()
     rows = []
-    for index, record in enumerate(records):
-        fields = {**defaults, **{k: v for k, v in record.items() if not _missing(v)}}
-        if not fields.get("prompt"):
-            raise ValueError(f"row {index} has no prompt")
-        options = {k: _plain(fields[k]) for k in CREATE_OPTIONS if k in fields and not _missing(fields[k])}
-        digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    for index, (each, labelled) in enumerate(zip(options, labels)):
+        digest = hashlib.sha256(json.dumps(each, sort_keys=True, default=str).encode()).hexdigest()[:16]
         seen[digest] += 1
         key = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
-        labels = {k: _plain(v) for k, v in fields.items()}
-        rows.append(Row(key=key, index=index, options=options, labels=labels))
+        rows.append(Row(key=key, index=index, options=each, labels=labelled))
     return rows
 
 

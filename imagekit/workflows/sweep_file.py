@@ -15,7 +15,8 @@
     [defaults]                           # applied to every row
     count = 1
 
-Every mistake is one line that names the key and what it allows. Keys (API keys) never live in the
+Every mistake is told at once, in one line naming each key (or row) and what it allows; the rows are
+checked against the interface as any batch's are (``imagekit.validation``). Keys (API keys) never live in the
 file: the client comes from the environment (``imagekit.connect()``).
 """
 
@@ -27,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
-from .rows import CREATE_OPTIONS, grid
+from ..errors import ConfigError, ValidationError
+from .rows import CREATE_OPTIONS, grid, make_rows
 
 if TYPE_CHECKING:
     from ..client import Client
@@ -126,7 +127,9 @@ class SweepOutcome:
 
 
 def load_sweep(path: str | Path) -> SweepFile:
-    """Read and check a sweep file; ConfigError names the first key that is wrong and what it allows."""
+    """Read and check a sweep file: its settings, and every row against the interface, before anything
+    is sent or priced. Every mistake is told in one answer (ConfigError for the file's settings,
+    ValidationError for its rows), each naming the key or the rows and the value."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -134,33 +137,37 @@ def load_sweep(path: str | Path) -> SweepFile:
         raise ConfigError(f"{path}: no such sweep file") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not TOML ({exc})") from exc
-    for table in data:
-        if table not in _TABLES:
-            raise ConfigError(f"{path}: unknown table [{table}]; a sweep file has "
-                              + ", ".join(f"[{name}]" for name in _TABLES))
-    settings = _table(path, data, "sweep")
+    mistakes: list[str] = []
+    tables = {name: _table(path, data, name) for name in _TABLES}
+    mistakes += [f"unknown table [{table}]; a sweep file has " + ", ".join(f"[{name}]" for name in _TABLES)
+                 for table in data if table not in _TABLES]
+    settings, defaults = tables["sweep"], tables["defaults"]
     for key, value in settings.items():
         if key not in _SWEEP_KEYS:
-            raise ConfigError(f"{path}: [sweep] {key} is not a sweep setting; allowed: {', '.join(_SWEEP_KEYS)}")
-        check, allowed = _SWEEP_KEYS[key]
-        if not check(value):
-            raise ConfigError(f"{path}: [sweep] {key} = {value!r}: use {allowed}")
-    axes = {key: value if isinstance(value, list) else [value] for key, value in _table(path, data, "axes").items()}
-    for key, values in axes.items():
-        if not values:
-            raise ConfigError(f"{path}: [axes] {key} is empty: give it at least one value")
-    defaults = _table(path, data, "defaults")
-    for key, value in defaults.items():
-        if isinstance(value, (list, dict)):
-            raise ConfigError(f"{path}: [defaults] {key} = {value!r}: a default is one value (an axis goes in [axes])")
+            mistakes.append(f"[sweep] {key} is not a sweep setting; allowed: {', '.join(_SWEEP_KEYS)}")
+        elif not _SWEEP_KEYS[key][0](value):
+            mistakes.append(f"[sweep] {key} = {value!r}: use {_SWEEP_KEYS[key][1]}")
+    axes = {key: value if isinstance(value, list) else [value] for key, value in tables["axes"].items()}
+    mistakes += [f"[axes] {key} is empty: give it at least one value" for key, values in axes.items() if not values]
+    mistakes += [f"[defaults] {key} = {value!r}: a default is one value (an axis goes in [axes])"
+                 for key, value in defaults.items() if isinstance(value, (list, dict))]
     if "export" in settings and "out_dir" not in settings:
-        raise ConfigError(f"{path}: [sweep] export needs out_dir: the dataset is written there")
+        mistakes.append("[sweep] export needs out_dir: the dataset is written there")
     if "prompt" not in axes and "prompt" not in defaults:
-        raise ConfigError(f"{path}: no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
-    unknown = [key for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
-    if unknown:
-        raise ConfigError(f"{path}: {unknown[0]} belongs in [sweep], not among the rows' fields")
-    return SweepFile(path, axes, defaults, settings)
+        mistakes.append("no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
+    mistakes += [f"{key} belongs in [sweep], not among the rows' fields"
+                 for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
+    sweep = SweepFile(path, axes, defaults, settings)
+    try:  # every row's mistakes at once, with the settings' ones
+        if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):
+            make_rows(sweep.rows(), defaults, where=str(path))
+    except ValidationError as exc:
+        if not mistakes:
+            raise
+        mistakes.append(str(exc).removeprefix(f"{path}: "))
+    if mistakes:
+        raise ConfigError(f"{path}: " + "; ".join(mistakes))
+    return sweep
 
 
 _NOT_LABELS = frozenset(_SWEEP_KEYS)

@@ -52,12 +52,14 @@ def test_pil(mock):
 
 @pytest.mark.parametrize(("name", "type_"), [("a.png", "png"), ("a.JPG", "jpeg"), ("a.webp", "webp"), ("a.svg", "svg"), ("a.bin", "png")])
 def test_save_streams_to_disk_with_the_type_of_the_suffix(mock, tmp_path, name, type_):
-    script = Script(reply(200, PNG))
+    script = Script(reply(200, {"imageId": 5, "creditCost": 2, "resolution": "1024x576"}), reply(200, PNG))
     path = mock(script).image(5).save(tmp_path / name)
-    assert path == tmp_path / name and script.requests[0].url.params["type"] == type_
+    assert path == tmp_path / name and script.requests[1].url.params["type"] == type_
+    assert script.requests[0].url.path == "/api/images/5"  # what the service shows of an image made elsewhere
     assert list(tmp_path.iterdir()) == [path]
     with PILImage.open(path) as saved, PILImage.open(io.BytesIO(PNG)) as sent:  # the pixels as sent, and
         assert saved.tobytes() == sent.tobytes() and saved.info["image_id"] == "5"  # which image they are
+        assert (saved.info["operation"], saved.info["credits"], saved.info["ratio"]) == ("unknown", "2.0", "16:9")
 
 
 def test_a_failed_save_leaves_no_file(mock, tmp_path):

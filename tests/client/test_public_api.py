@@ -30,7 +30,7 @@ PUBLIC = [
     "RouteNotFoundError", "SVGNotAvailableError", "ServerError", "ServiceUnavailableError",
     "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
     "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnknownPlanError", "UnsupportedImageSourceError",
-    "UnsupportedMediaTypeError", "Usage", "User", "UserNotFoundError", "WaitTimeoutError", "Wire",
+    "UnsupportedMediaTypeError", "Usage", "User", "UserNotFoundError", "ValidationError", "WaitTimeoutError", "Wire",
     "WrongAPIKeyError", "WrongAdminTokenError", "chain", "connect", "grid", "read_provenance", "reproduce", "tags",
 ]
 

@@ -132,3 +132,24 @@ def test_pixels_and_masks_are_not_kept():
     assert record.params == {"mask": "<not kept>", "prompt": "a kite", "negative": ""}
     reference = Provenance.of_create(6, "a fox", {"image": "data:image/png;base64,AAAA", "count": 2})
     assert reference.params == {"image": "<not kept>"} and reference.count == 2
+
+
+def test_a_reference_image_is_kept_by_its_id_only():
+    """A local path or a URL is private to whoever sent it (a signed URL is a key): never written."""
+    from types import SimpleNamespace
+
+    for given, kept in [(7, 7), (SimpleNamespace(id=8), 8), ("/api/images/9/binary", 9),
+                        ("/home/me/photo.png", "<not kept>"), ("https://bucket.test/a.png?X-Amz-Signature=s", "<not kept>")]:
+        assert Provenance.of_create(6, "a fox", {"image": given}).params == {"image": kept}, given
+
+
+def test_a_record_from_metadata_says_what_the_service_shows_and_no_request():
+    from types import SimpleNamespace
+
+    meta = SimpleNamespace(credit_cost=2, resolution="1024x768", collection_info=SimpleNamespace(prompt_text="a kite"),
+                           generation_info=SimpleNamespace(group_id="g-1"))
+    record = Provenance.of_meta(5, meta, service="http://user:pw@127.0.0.1:8000/?k=v")
+    assert (record.operation, record.prompt, record.ratio, record.credits, record.request_id, record.service) == (
+        "unknown", "a kite", "4:3", 2.0, "g-1", "http://127.0.0.1:8000")
+    assert Provenance.from_text_fields(record.text_fields()) == record
+    assert Provenance.of_meta(5, None).describe() == "image #5, made by a request the service does not show"

@@ -110,6 +110,21 @@ def test_errors_show_inline_in_plain_words(studio):
     assert not studio.enhance_button.disabled
 
 
+def test_a_mistake_shows_inline_before_anything_is_sent(studio, ik):
+    """The studio's settings go through the one validator: the same one line as a call's, nothing sent."""
+    errors = []
+    studio.on_error(errors.append)
+    before = ik.usage().current_credit
+    studio.prompt_box.value = "x" * 1201  # the button is disabled; a script may still call generate()
+    assert studio.generate().result(timeout=60) is None
+    assert "prompt = &#x27;xxx" in studio.message.value and "at most 1200 characters (this has 1201)" in studio.message.value
+    studio.prompt_box.value = "   "
+    assert studio.generate().result(timeout=60) is None
+    assert "prompt = &#x27;   &#x27;: a prompt is needed" in studio.message.value
+    assert all(isinstance(error, imagekit.ValidationError) for error in errors) and len(errors) == 2
+    assert ik.usage().current_credit == before and studio.result is None
+
+
 def test_reference_mode_uses_the_given_image(studio):
     studio.source_picker.value = "image"
     studio.reference = Image.new("RGB", (256, 256), "teal")

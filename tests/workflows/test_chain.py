@@ -104,3 +104,10 @@ def test_async_chains_run_map_and_stop_at_a_deadline(ik, image):
     while before - balance(ik) != charged and time.monotonic() < deadline:
         time.sleep(0.05)
     assert before - balance(ik) == charged, (cut.error.cancel_status, repr(cut.error))
+
+
+def test_a_step_the_interface_does_not_allow_is_refused_where_the_chain_is_written():
+    with pytest.raises(imagekit.ValidationError, match=r"^scale = '3x': one of 2x, 4x, 8x"):
+        imagekit.chain().enhance("2x").enhance("3x")
+    with pytest.raises(imagekit.ValidationError, match=r"^strength = 'wild': one of strong, subtle$"):
+        imagekit.chain().retry("wild")

@@ -14,8 +14,8 @@ def test_a_grid_splits_into_its_axes_and_the_defaults():
 
 
 def test_a_field_some_rows_leave_out_is_an_axis_with_none():
-    axes, constants = split_grid(make_rows([{"prompt": "a", "seed": 1}, "b"], {}))
-    assert axes == {"prompt": ["a", "b"], "seed": [1, None]} and constants == {}
+    axes, constants = split_grid(make_rows([{"prompt": "a", "seed": 1}, "b"], {"style": 3}))
+    assert axes == {"prompt": ["a", "b"], "seed": [1, None]} and constants == {"style": 3}
 
 
 def test_no_rows_no_grid():

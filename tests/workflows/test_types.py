@@ -54,7 +54,7 @@ async def amain(aik: imagekit.AsyncClient, aimg: imagekit.AsyncImage) -> None:
 
 FRAME, FIGURE = "pandas.core.frame.DataFrame", "matplotlib.figure.Figure"
 EXPECTED = [
-    "imagekit.workflows.batch.Batch", "imagekit.workflows.batch.Batch", "builtins.float", FRAME, FIGURE,
+    "imagekit.workflows.batch.Batch", "imagekit.workflows.batch.Batch", "imagekit.ledger.prices.Estimate", FRAME, FIGURE,
     "imagekit.workflows.chain.Chain", "builtins.float",
     "imagekit.workflows.chain.ChainResult[imagekit.images.Image]", "imagekit.images.Image", FRAME,
     "imagekit.workflows.chain.ChainResult[imagekit.images.Image]",
