@@ -109,9 +109,10 @@ if TYPE_CHECKING:
         Usage,
         User,
     )
-    from .provenance import Provenance, read_provenance, reproduce
+    from .provenance import Provenance, read_provenance
     from .workflows.batch import Batch
     from .workflows.chain import Chain, chain
+    from .workflows.reproduce import reproduce
     from .workflows.rows import grid
 
 __all__ = [
@@ -158,7 +159,8 @@ _LAZY = {
     **dict.fromkeys(("CreateResponse", "EditResult", "GeneratedImage", "ImageCaption", "ImageMeta", "Plan", "Style",
                      "TextPrompt", "Usage", "User"), "models"),
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
-    **dict.fromkeys(("Provenance", "read_provenance", "reproduce"), "provenance"),
+    **dict.fromkeys(("Provenance", "read_provenance"), "provenance"),
+    "reproduce": "workflows.reproduce",
 }
 
 

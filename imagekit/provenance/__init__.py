@@ -6,11 +6,12 @@
 - ``embed``: writing it into PNG (text chunks), JPEG and WebP (XMP) and SVG (``<metadata>``) files
   as they are copied, the pixels untouched;
 - ``read``: ``read_provenance``, with Pillow's and an XML parser's readers;
-- ``remake``: ``reproduce``, the same request sent again after its price is shown.
+- ``trust``: a record read back, held to what the toolkit writes.
+
+It sends nothing: ``imagekit.reproduce`` (``workflows/reproduce.py``) re-sends a file's request.
 """
 
 from .read import read_provenance
 from .record import Provenance
-from .remake import price, reproduce
 
-__all__ = ["Provenance", "read_provenance", "reproduce", "price"]
+__all__ = ["Provenance", "read_provenance"]

@@ -1,6 +1,6 @@
 """Making an image again from its file: the request its provenance names, checked, priced, then sent.
 
-The file is data: ``trust.request_of`` holds it to what the toolkit writes before anything else
+The file is data: ``provenance.trust.request_of`` holds it to what the toolkit writes before anything else
 happens, and the price shown is a ceiling (``max_credits``) the request must stay under.
 """
 
@@ -11,9 +11,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BudgetExceededError, ValidationError
-from .read import read_provenance
-from .record import Provenance, service_of
-from .trust import Request, request_of
+from ..provenance.read import read_provenance
+from ..provenance.record import Provenance, service_of
+from ..provenance.trust import Request, request_of
 
 if TYPE_CHECKING:
     from ..client import Client
