@@ -17,24 +17,25 @@ import os
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from anyio.from_thread import start_blocking_portal
 
-from .._retry import REFUSED_STATUSES, RetryPolicy
 from ..errors import JournalUnavailableError
 from ..ledger import Prices
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
-from .feed import Feed, LocalFeed, RunState, SharedFeed
+from .feed import Feed, LocalFeed, SharedFeed
 from .journal import ImageRecord, Journal, RowRecord, account_identity
+from .leases import keep_leases
 from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows
 from .runner import Runner, RunOptions
 from .shared_journal import SharedJournal, is_url
+from .state import RunState
+from .twin import async_twin
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,35 +45,13 @@ if TYPE_CHECKING:
     from ..models import Style, User
     from .export import Export
 
-__all__ = ["Batch", "async_twin", "ENV_JOURNAL_URL"]
+__all__ = ["Batch", "ENV_JOURNAL_URL"]
 
 ENV_JOURNAL_URL = "IMAGEKIT_JOURNAL_URL"
 """The journal a batch keeps unless told otherwise: a PostgreSQL URL for sweeps several processes drain."""
 
 T = TypeVar("T")
 PathLike = str | os.PathLike[str]
-
-
-@dataclass(frozen=True, slots=True)
-class _RefusalsToCaller(RetryPolicy):
-    """The caller's policy, except that a refused write comes straight back: the batch narrows its
-    window and queues the row again, where a retry in place would hold the create lock."""
-
-    def decide(self, method: str, outcome: Any, attempt: int, **kwargs: Any) -> float | None:
-        if method != "GET" and outcome in REFUSED_STATUSES:
-            return None
-        return RetryPolicy.decide(self, method, outcome, attempt, **kwargs)
-
-
-def async_twin(client: Client | AsyncClient) -> AsyncClient:
-    """An AsyncClient for the same service, key, settings, transport and ledger as ``client``."""
-    from ..client import AsyncClient
-
-    retry = client.config.retry
-    policy = _RefusalsToCaller(**{f.name: getattr(retry, f.name) for f in fields(RetryPolicy)})
-    if isinstance(client, AsyncClient):
-        return client.with_options(retry_policy=policy)
-    return client.to_async(retry_policy=policy)
 
 
 @contextmanager
@@ -92,17 +71,6 @@ def _one_error() -> Iterator[None]:
 def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
     return [leaf for error in group.exceptions
             for leaf in (_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])]
-
-
-async def _keep_leases(journal: SharedJournal, feed: Feed, runners: list[Runner]) -> None:
-    """While the runners work: renew this process's leases (a third of the lease at a time) and
-    show the sweep's progress; ends when they do."""
-    pause = min(1.0, journal.lease / 3)
-    while any(runner.working for runner in runners):
-        await anyio.sleep(pause)
-        await anyio.to_thread.run_sync(journal.renew)
-        if isinstance(feed, SharedFeed):
-            await anyio.to_thread.run_sync(feed.show_progress)
 
 
 class Batch:
@@ -230,7 +198,7 @@ class Batch:
                         for runner in runners:
                             tasks.start_soon(runner.run)
                         if isinstance(self._journal, SharedJournal):
-                            tasks.start_soon(_keep_leases, self._journal, feed, runners)
+                            tasks.start_soon(keep_leases, self._journal, feed, runners)
             for each in clients:
                 await each.usage()
                 if each.ledger is not None:

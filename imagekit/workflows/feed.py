@@ -12,7 +12,6 @@ give its rows back.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -21,35 +20,9 @@ from .journal import Journal
 from .options import RunOptions
 from .rows import Row
 from .shared_journal import SharedJournal
+from .state import RunState
 
-__all__ = ["RunState", "Hold", "LocalFeed", "SharedFeed", "Feed"]
-
-
-@dataclass
-class RunState:
-    """What the runners of one run share: the credits spent and held, and why it stopped."""
-
-    spent: float = 0.0
-    """Credits charged in this run, net of refunds (the balance change this run caused)."""
-    reserved: float = 0.0
-    """Credits set aside for creates between the budget check and their answer."""
-    stopped: str | None = None
-    """Why new work stopped (budget, balance, the service out of storage), if it did."""
-    paying: int = 1
-    """Accounts of the run (one per key) that have not run out of credit: when none is left, it stops."""
-
-
-class Hold:
-    """Credits set aside in a run's ``reserved`` for a create between the budget check and its answer."""
-
-    def __init__(self, state: RunState, cost: float) -> None:
-        self.state, self.cost, self.held = state, cost, True
-        state.reserved += cost
-
-    def release(self) -> None:
-        if self.held:
-            self.state.reserved -= self.cost
-            self.held = False
+__all__ = ["LocalFeed", "SharedFeed", "Feed"]
 
 
 class _Handout:

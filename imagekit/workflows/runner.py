@@ -49,7 +49,7 @@ from ..errors import (
 )
 from ..ledger import Entry, Prices, Source, Status
 from ..models import FAILED, PENDING
-from .feed import Feed, Hold, RunState
+from .feed import Feed
 from .journal import ImageRecord, Journal, RowRecord
 from .options import RunOptions
 from .outputs import file_name, provenance_of, store_image
@@ -57,6 +57,7 @@ from .pacing import Pace
 from .probe import find_images, group_of
 from .rows import Row
 from .shared_journal import SharedJournal
+from .state import Hold, RunState
 from .window import Window
 
 if TYPE_CHECKING:
