@@ -14,7 +14,6 @@ sent and how a lost answer is settled.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -27,9 +26,9 @@ from ..errors import JournalUnavailableError
 from ..ledger import Prices
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
-from .feed import Feed, LocalFeed, SharedFeed
 from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .leases import keep_leases
+from .local_journal import LocalJournal
 from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows
 from .runner import Runner, RunOptions
@@ -104,7 +103,7 @@ class Batch:
         self._prices: Prices | None = None
         self._styles: list[Style] = []
         self._account: User | None = None
-        self._journal: Journal | SharedJournal | None = None
+        self._journal: Journal | None = None
         self._run_tags: dict[str, str] = dict(self.tags)
 
     def __len__(self) -> int:
@@ -190,23 +189,24 @@ class Batch:
             for each in clients:  # a balance reading on each side of the run: the ledger reconciles against them
                 await each.usage()
             with tqdm(total=len(self.rows), disable=not progress, unit="row", desc=self.name or "batch") as bar:
-                feed = self._feed(options, bar, state)
+                feed = self._journal.feed(self.rows, options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
                            for each, (identity, _, prices, frontier) in zip(clients, accounts)]
                 with _one_error():
                     async with anyio.create_task_group() as tasks:
-                        for runner in runners:
-                            tasks.start_soon(runner.run)
-                        if isinstance(self._journal, SharedJournal):
-                            tasks.start_soon(keep_leases, self._journal, feed, runners)
+                        tasks.start_soon(keep_leases, self._journal, feed)
+                        async with anyio.create_task_group() as working:
+                            for runner in runners:
+                                working.start_soon(runner.run)
+                        tasks.cancel_scope.cancel()
             for each in clients:
                 await each.usage()
                 if each.ledger is not None:
                     each.ledger.reconcile()
         finally:
-            if isinstance(self._journal, SharedJournal):  # a run cut short leaves nothing leased for others to wait out
-                with anyio.CancelScope(shield=True), suppress(JournalUnavailableError):
-                    await anyio.to_thread.run_sync(self._journal.let_go)
+            # A run cut short leaves nothing leased for others to wait out.
+            with anyio.CancelScope(shield=True), suppress(JournalUnavailableError):
+                await anyio.to_thread.run_sync(self._journal.let_go)
             for each in clients:
                 if each is not client:
                     await each.aclose()
@@ -229,27 +229,22 @@ class Batch:
                  *thumbnail_ids(styles)]
         return identity, described, prices, max((i for i in known if i is not None), default=None)
 
-    def _feed(self, options: RunOptions, bar: Any, state: RunState) -> Feed:
-        if isinstance(self._journal, SharedJournal):
-            return SharedFeed(self.rows, self._journal, options, bar, state, run_id=uuid.uuid4().hex)
-        assert self._journal is not None
-        return LocalFeed(self.rows, self._journal, options, bar, state)
-
-    def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal | SharedJournal:
+    def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal:
         chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
+        current = self._journal
         if chosen is not None and is_url(str(chosen)):
-            if not isinstance(self._journal, SharedJournal) or self._journal.url != str(chosen):
-                return SharedJournal(str(chosen), self.name or "", lease)
-            return self._journal
+            if current is not None and current.location == str(chosen):
+                return current
+            return SharedJournal(str(chosen), self.name or "", lease)
         if journal is not None:
             path = Path(journal)
         elif out is not None and not out.remote:
             path = Path(out.location) / "journal.sqlite"
-        else:  # in memory: keep the same one across runs of this object, so a re-run resumes
-            return self._journal if isinstance(self._journal, Journal) else Journal()
-        if isinstance(self._journal, Journal) and self._journal.path == str(path):
-            return self._journal
-        return Journal(path)
+        else:  # in memory: keep the same local one across runs of this object, so a re-run resumes
+            return current if current is not None and not is_url(current.location) else LocalJournal()
+        if current is not None and current.location == str(path):
+            return current
+        return LocalJournal(path)
 
     # --- results ----------------------------------------------------------------------------
 

@@ -12,22 +12,24 @@ give its rows back.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .journal import Journal
 from .options import RunOptions
 from .rows import Row
-from .shared_journal import SharedJournal
 from .state import RunState
+
+if TYPE_CHECKING:
+    from .local_journal import LocalJournal
+    from .shared_journal import SharedJournal
 
 __all__ = ["LocalFeed", "SharedFeed", "Feed"]
 
 
-class _Handout:
-    """Rows this process's runners hold: while any is out, a runner with nothing to take waits, since
-    the row may be given back."""
+class Feed:
+    """A runner's source of rows. It counts the rows this process's runners hold: while any is out, a
+    runner with nothing to take waits, since the row may be given back."""
 
     WAIT = 0.25
     """Seconds between looks for a row another process may free."""
@@ -61,11 +63,19 @@ class _Handout:
         """``row`` was not sent (its runner's account cannot pay): another runner may take it."""
         self._returned()
 
+    async def next(self, account: str, settling_only: bool = False) -> Row | None:
+        """The next row ``account``'s runner may take (``settling_only``: only a row in doubt that it
+        alone can settle), or None when there is none left for it."""
+        raise NotImplementedError
 
-class LocalFeed(_Handout):
+    def show_progress(self) -> None:
+        """Bring the progress bar up to date with work other processes did (none here)."""
+
+
+class LocalFeed(Feed):
     """The rows of this process's journal that are not finished, one at a time."""
 
-    def __init__(self, rows: list[Row], journal: Journal, options: RunOptions, bar: Any, state: RunState) -> None:
+    def __init__(self, rows: list[Row], journal: LocalJournal, options: RunOptions, bar: Any, state: RunState) -> None:
         super().__init__(state)
         entries = journal.load()
         self.bar = bar
@@ -81,8 +91,6 @@ class LocalFeed(_Handout):
                 self._todo.append(row)
 
     async def next(self, account: str, settling_only: bool = False) -> Row | None:
-        """The next row ``account``'s runner may take (``settling_only``: only a row in doubt that it
-        alone can settle), or None when there is none left for it."""
         while True:
             for index, row in enumerate(self._todo):
                 owner = self._in_doubt.get(row.key)
@@ -103,7 +111,7 @@ class LocalFeed(_Handout):
         self._todo.appendleft(row)
 
 
-class SharedFeed(_Handout):
+class SharedFeed(Feed):
     """The rows of a sweep leased from its shared journal, one at a time."""
 
     def __init__(self, rows: list[Row], journal: SharedJournal, options: RunOptions, bar: Any, state: RunState,
@@ -143,6 +151,3 @@ class SharedFeed(_Handout):
         done = self.journal.progress().get("done", 0)
         self.bar.update(done - self.bar.n)
 
-
-Feed = LocalFeed | SharedFeed
-"""A runner's source of rows."""

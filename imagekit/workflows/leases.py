@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import anyio
 
-from .feed import Feed, SharedFeed
-from .runner import Runner
-from .shared_journal import SharedJournal
+from .feed import Feed
+from .journal import Journal
 
 __all__ = ["keep_leases"]
 
 
-async def keep_leases(journal: SharedJournal, feed: Feed, runners: list[Runner]) -> None:
-    """While the runners work: renew this process's leases and show the sweep's progress; ends
-    when they do."""
+async def keep_leases(journal: Journal, feed: Feed) -> None:
+    """Renew this process's leases and show the sweep's progress, until cancelled (the runners are done)."""
     pause = min(1.0, journal.lease / 3)
-    while any(runner.working for runner in runners):
+    while True:
         await anyio.sleep(pause)
         await anyio.to_thread.run_sync(journal.renew)
-        if isinstance(feed, SharedFeed):
-            await anyio.to_thread.run_sync(feed.show_progress)
+        await anyio.to_thread.run_sync(feed.show_progress)

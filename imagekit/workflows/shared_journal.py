@@ -32,7 +32,11 @@ from typing import Any, TypeVar
 
 from ..errors import ConfigError, JournalMismatchError, JournalUnavailableError
 from ..ledger.store import POSTGRES_EXTRA, is_url, shown_location
+from .feed import Feed, SharedFeed
 from .journal import FIELDS, RowRecord, row_values
+from .options import RunOptions
+from .rows import Row
+from .state import RunState
 
 __all__ = ["SharedJournal", "is_url"]
 
@@ -68,6 +72,7 @@ class SharedJournal:
         if not lease > 0:
             raise ConfigError(f"a lease is a number of seconds above 0 (not {lease!r})")
         self.url, self.name, self.lease = url, name, float(lease)
+        self.location = url
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         """Who holds a lease: this journal's process (host, pid, and a nonce for several in one)."""
         self.path = f"{shown_location(url)}#{name}"
@@ -194,6 +199,10 @@ class SharedJournal:
         """The highest image id any row holds."""
         ids = [i for entry in self.load().values() for i in entry.image_ids]
         return max(ids, default=None)
+
+    def feed(self, rows: list[Row], options: RunOptions, bar: Any, state: RunState) -> Feed:
+        """The sweep's rows, leased one at a time (a run of its own among the processes')."""
+        return SharedFeed(rows, self, options, bar, state, run_id=uuid.uuid4().hex)
 
     # --- leases ---------------------------------------------------------------------------------
 

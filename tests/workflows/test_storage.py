@@ -11,7 +11,7 @@ from PIL import Image
 
 import imagekit
 from imagekit.workflows import grid
-from imagekit.workflows.journal import Journal
+from imagekit.workflows.local_journal import LocalJournal
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_a_resumed_run_uploads_nothing_twice(connect, bucket, tmp_path):
 
     # A run that died after its last upload, before its journal heard of it: the file is in the
     # store, the journal says "created". The next run takes the stored file as it is.
-    store = Journal(journal)
+    store = LocalJournal(journal)
     last = max(store.load().values(), key=lambda entry: entry.images[0]["id"] if entry.images else -1)
     last.status, last.images[0]["file"] = "created", None
     store.save(last)
