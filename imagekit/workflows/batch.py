@@ -95,6 +95,9 @@ class Batch:
         """Credits the last run spent, net of refunds."""
         self.stopped: str | None = None
         """Why the last run stopped early (budget, balance, the service out of storage), if it did."""
+        self.lost: list[str] = []
+        """Keys of the rows another process of the sweep took over in the last run (this one's lease
+        on them ran out, while it was paused perhaps): that process finished them, this one dropped them."""
         self.lowest_concurrency: int | None = None
         """The narrowest the concurrency window became in the last run."""
         self.tagged: bool = False
@@ -211,7 +214,7 @@ class Batch:
                 if each is not client:
                     await each.aclose()
         self.entries = self._journal.load()
-        self.spent, self.stopped = state.spent, state.stopped
+        self.spent, self.stopped, self.lost = state.spent, state.stopped, state.lost
         self.lowest_concurrency = min(runner.window.lowest for runner in runners)
         self.tagged = all(runner.tagged for runner in runners)
         return self

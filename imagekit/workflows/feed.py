@@ -11,6 +11,7 @@ give its rows back.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from .shared_journal import SharedJournal
 
 __all__ = ["LocalFeed", "SharedFeed", "Feed"]
+
+log = logging.getLogger("imagekit")
 
 
 class Feed:
@@ -62,6 +65,13 @@ class Feed:
     def give_back(self, row: Row) -> None:
         """``row`` was not sent (its runner's account cannot pay): another runner may take it."""
         self._returned()
+
+    def lost(self, row: Row, why: str) -> None:
+        """``row`` is not this process's any more (the journal refused a write of it): dropped, said
+        once, and counted in the run's ``lost``, not as failed; its lease is the other process's."""
+        self._returned()
+        self.state.lost.append(row.key)
+        log.warning("imagekit: %s; this process dropped it, the other finishes it", why)
 
     async def next(self, account: str, settling_only: bool = False) -> Row | None:
         """The next row ``account``'s runner may take (``settling_only``: only a row in doubt that it

@@ -29,10 +29,15 @@ if TYPE_CHECKING:
     from .rows import Row
     from .state import RunState
 
-__all__ = ["Journal", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "row_values"]
+__all__ = ["Journal", "RowLost", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "row_values"]
 
 FINISHED = frozenset({"done"})
 """States a re-run leaves alone (``uncertain`` too, unless asked)."""
+
+
+class RowLost(Exception):
+    """A journal refused a write of a row: it is no longer this process's (another process took it
+    when this one's lease ran out), or it is done. The runner drops the row and sends nothing for it."""
 
 
 def account_identity(user: object, base_url: str) -> tuple[str, str]:
@@ -121,9 +126,10 @@ class Journal(Protocol):
         """One row (a fresh pending entry when unknown)."""
         ...
 
-    def save(self, entry: RowRecord) -> RowRecord:
-        """Write ``entry`` durably (before a request goes out, and after each answer)."""
-        ...
+    def save(self, entry: RowRecord) -> None:
+        """Write ``entry`` durably (before a request goes out, and after each answer), or raise
+        RowLost, writing nothing, when the row is not this process's any more or is done: a done row
+        never goes back to another state."""
 
     def max_image_id(self) -> int | None:
         """The highest image id any row holds."""

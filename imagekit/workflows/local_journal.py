@@ -19,7 +19,7 @@ from typing import Any
 from .._sqlite import open_wal
 from ..errors import JournalMismatchError
 from .feed import Feed, LocalFeed
-from .journal import FIELDS, RowRecord, row_values
+from .journal import FIELDS, RowLost, RowRecord, row_values
 from .options import RunOptions
 from .rows import Row
 from .state import RunState
@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS rows (
 );
 CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
 """
+_ASSIGN = ", ".join(f"{name} = excluded.{name}" for name in FIELDS[1:])
 
 
 class LocalJournal:
@@ -83,12 +84,16 @@ class LocalJournal:
             row = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
         return RowRecord.from_row(row) if row else RowRecord(key)
 
-    def save(self, entry: RowRecord) -> RowRecord:
-        """Write ``entry`` durably (before a request goes out, and after each answer)."""
+    def save(self, entry: RowRecord) -> None:
+        """Write ``entry`` durably (before a request goes out, and after each answer); a done row is
+        never written back to another state (RowLost)."""
         with self._lock:
-            self._db.execute(f"INSERT OR REPLACE INTO rows ({', '.join(FIELDS)}) "
-                             f"VALUES ({', '.join('?' * len(FIELDS))})", row_values(entry))
-        return entry
+            written = self._db.execute(
+                f"INSERT INTO rows ({', '.join(FIELDS)}) VALUES ({', '.join('?' * len(FIELDS))}) "
+                f"ON CONFLICT (key) DO UPDATE SET {_ASSIGN} WHERE rows.status != 'done' OR excluded.status = 'done'",
+                row_values(entry)).rowcount
+        if not written:
+            raise RowLost(f"row {entry.key} of the journal {self.path} is done already")
 
     def max_image_id(self) -> int | None:
         """The highest image id any row holds."""

@@ -50,7 +50,7 @@ from ..errors import (
 from ..ledger import Entry, Prices, Source, Status
 from ..models import FAILED, PENDING
 from .feed import Feed
-from .journal import ImageRecord, Journal, RowRecord
+from .journal import ImageRecord, Journal, RowLost, RowRecord
 from .options import RunOptions
 from .outputs import file_name, provenance_of, store_image
 from .pacing import Pace
@@ -114,13 +114,16 @@ class Runner:
         # then it takes any row, to record it skipped.
         while (row := await self.feed.next(
                 self.account, settling_only=self.out_of_credit and not self.state.stopped)) is not None:
-            over = True
+            over: bool | None = True
             try:
                 over = await self._row(row)
+            except RowLost as lost:  # another process holds it now: nothing more is sent or written for it
+                over = None
+                self.feed.lost(row, str(lost))
             finally:
                 if over:
                     self.feed.finished(row)
-                else:
+                elif over is False:
                     self.feed.give_back(row)
 
     @asynccontextmanager

@@ -3,7 +3,7 @@ accounts can still pay, and the rows another process took over."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["RunState", "Hold"]
 
@@ -20,6 +20,8 @@ class RunState:
     """Why new work stopped (budget, balance, the service out of storage), if it did."""
     paying: int = 1
     """Accounts of the run (one per key) that have not run out of credit: when none is left, it stops."""
+    lost: list[str] = field(default_factory=list)
+    """Rows another process took over (this one's lease on them ran out): dropped here, finished there."""
 
 
 class Hold:
