@@ -83,7 +83,7 @@ class SharedJournal:
         """When this process last renewed its leases: none runs out before this plus ``lease``."""
         self._lost: float | None = None
         """When the database went away, during an outage."""
-        self._db: Any = connect(url)
+        self._db: Any = connect(url, self.lease)
         make_tables(self._db)
 
     def __repr__(self) -> str:
@@ -98,7 +98,7 @@ class SharedJournal:
             while True:
                 try:
                     if self._db is None:
-                        self._db = connect(self.url, outage=True)
+                        self._db = connect(self.url, self.lease, outage=True)
                         self._restore(self._db)
                         if self._lost is not None:
                             log.warning("imagekit: the sweep's journal %s answers again, %.1f s after it went away",

@@ -1,5 +1,5 @@
 """The tables of a sweep's journal in PostgreSQL, and the connection to them: the tables made on
-first use and brought forward from an earlier version's."""
+first use and brought forward from an earlier version's, every wait on the connection bounded."""
 
 from __future__ import annotations
 
@@ -41,18 +41,25 @@ def make_tables(db: Any) -> None:
                 db.execute(statement)
 
 
-def connect(url: str, outage: bool = False) -> Any:
+def connect(url: str, lease: float, outage: bool = False) -> Any:
     """A connection to the journal's database; unreachable, a ConfigError on the first connection
-    (a wrong address is the likelier cause) and psycopg's own error during an ``outage``."""
+    (a wrong address is the likelier cause) and psycopg's own error during an ``outage``.
+
+    Every wait on it is bounded well within the ``lease``: a database that stops answering (a frozen
+    VM, packets dropped) is an outage like a refused connection, not a renewal that never returns."""
     try:
         import psycopg
     except ModuleNotFoundError as exc:
         raise ConfigError(f"a journal on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
     _, rest = url.split("://", 1)
+    bound = max(2.0, min(10.0, lease / 3))
     try:
-        # Keepalives: a peer gone without a word (a network down) is noticed in seconds, not hours.
+        # Keepalives: a peer gone without a word (a network down) is noticed in seconds, not hours;
+        # tcp_user_timeout and the statement and lock timeouts: one that stops answering mid-request.
         return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=2 if outage else 10,
-                               keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
+                               keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3,
+                               tcp_user_timeout=int(bound * 1000),
+                               options=f"-c statement_timeout={int(bound * 1000)} -c lock_timeout={int(bound * 1000)}")
     except psycopg.OperationalError as exc:
         if outage:
             raise

@@ -1,12 +1,16 @@
 """Fencing in the journals: a row's writes carry the claim that leased it, and are refused once
-another process has claimed it; a done row is never written back. Journals on a real PostgreSQL
-cluster (two of them on one database are two processes to each other) and a SQLite file."""
+another process has claimed it; a done row is never written back; a renewal the database leaves
+waiting is an outage, not a hang. Journals on a real PostgreSQL cluster (two of them on one database
+are two processes to each other) and a SQLite file."""
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 import pytest
 
+from imagekit.errors import JournalUnavailableError
 from imagekit.workflows.journal import RowLost, RowRecord
 from imagekit.workflows.local_journal import LocalJournal
 from imagekit.workflows.shared_journal import SharedJournal
@@ -86,3 +90,16 @@ def test_a_journal_made_before_fencing_tokens_is_brought_forward(postgres):
     assert journal.claim([ACCOUNT], "run-1") == "b" and token(url, "b") == 1
     journal.save(RowRecord("b", status="done"))
     assert journal.progress() == {"done": 2}
+
+
+def test_a_renewal_the_database_leaves_waiting_is_an_outage_not_a_hang(postgres):
+    """A transaction holding the sweep's rows (a stuck job, an open session) makes the renewal wait:
+    the wait is bounded, so the process stops within its lease instead of working on unrenewed rows."""
+    url = postgres.new_database()
+    journal = SharedJournal(url, "stalled", lease=3)
+    journal.register(["a"])
+    journal.claim([ACCOUNT], "run-1")
+    with ThreadPoolExecutor(1) as pool, psycopg.connect(url) as blocker:
+        blocker.execute("SELECT key FROM sweep_rows FOR UPDATE")
+        failed = pool.submit(journal.renew).exception(timeout=120)  # without bounds: until the blocker ends
+    assert isinstance(failed, JournalUnavailableError), failed
