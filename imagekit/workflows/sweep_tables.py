@@ -49,17 +49,19 @@ def connect(url: str, lease: float, outage: bool = False) -> Any:
     VM, packets dropped) is an outage like a refused connection, not a renewal that never returns."""
     try:
         import psycopg
+        from psycopg.conninfo import conninfo_to_dict
     except ModuleNotFoundError as exc:
         raise ConfigError(f"a journal on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
     _, rest = url.split("://", 1)
-    bound = max(2.0, min(10.0, lease / 3))
+    bound = int(max(2.0, min(10.0, lease / 3)) * 1000)
     try:
+        given = conninfo_to_dict(f"postgresql://{rest}").get("options")  # the URL's own, kept
+        options = f"{given or ''} -c statement_timeout={bound} -c lock_timeout={bound}".strip()
         # Keepalives: a peer gone without a word (a network down) is noticed in seconds, not hours;
         # tcp_user_timeout and the statement and lock timeouts: one that stops answering mid-request.
         return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=2 if outage else 10,
                                keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3,
-                               tcp_user_timeout=int(bound * 1000),
-                               options=f"-c statement_timeout={int(bound * 1000)} -c lock_timeout={int(bound * 1000)}")
+                               tcp_user_timeout=bound, options=options)
     except psycopg.OperationalError as exc:
         if outage:
             raise

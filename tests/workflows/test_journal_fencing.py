@@ -103,3 +103,11 @@ def test_a_renewal_the_database_leaves_waiting_is_an_outage_not_a_hang(postgres)
         blocker.execute("SELECT key FROM sweep_rows FOR UPDATE")
         failed = pool.submit(journal.renew).exception(timeout=120)  # without bounds: until the blocker ends
     assert isinstance(failed, JournalUnavailableError), failed
+
+
+def test_the_bounds_keep_the_options_the_journals_url_gives(postgres):
+    url = postgres.new_database()
+    journal = SharedJournal(f"{url}?options=-c%20application_name%3Dsweeper", "named")
+    with psycopg.connect(url) as db:
+        assert db.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sweeper'").fetchone()[0] == 1
+    journal.close()
