@@ -14,29 +14,29 @@ sent and how a lost answer is settled.
 from __future__ import annotations
 
 import os
-import uuid
 import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from anyio.from_thread import start_blocking_portal
 
-from .._retry import REFUSED_STATUSES, RetryPolicy
 from ..errors import BudgetWarning, JournalUnavailableError
 from ..ledger import Prices
 from ..ledger.prices import Estimate
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
-from .feed import Feed, LocalFeed, RunState, SharedFeed
 from .journal import ImageRecord, Journal, RowRecord, account_identity
+from .leases import keep_leases
+from .local_journal import LocalJournal
 from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows, named_styles
 from .runner import Runner, RunOptions
 from .shared_journal import SharedJournal, is_url
+from .state import RunState
+from .twin import async_twin
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,35 +46,13 @@ if TYPE_CHECKING:
     from ..models import Style, User
     from .export import Export
 
-__all__ = ["Batch", "async_twin", "ENV_JOURNAL_URL"]
+__all__ = ["Batch", "ENV_JOURNAL_URL"]
 
 ENV_JOURNAL_URL = "IMAGEKIT_JOURNAL_URL"
 """The journal a batch keeps unless told otherwise: a PostgreSQL URL for sweeps several processes drain."""
 
 T = TypeVar("T")
 PathLike = str | os.PathLike[str]
-
-
-@dataclass(frozen=True, slots=True)
-class _RefusalsToCaller(RetryPolicy):
-    """The caller's policy, except that a refused write comes straight back: the batch narrows its
-    window and queues the row again, where a retry in place would hold the create lock."""
-
-    def decide(self, method: str, outcome: Any, attempt: int, **kwargs: Any) -> float | None:
-        if method != "GET" and outcome in REFUSED_STATUSES:
-            return None
-        return RetryPolicy.decide(self, method, outcome, attempt, **kwargs)
-
-
-def async_twin(client: Client | AsyncClient) -> AsyncClient:
-    """An AsyncClient for the same service, key, settings, transport and ledger as ``client``."""
-    from ..client import AsyncClient
-
-    retry = client.config.retry
-    policy = _RefusalsToCaller(**{f.name: getattr(retry, f.name) for f in fields(RetryPolicy)})
-    if isinstance(client, AsyncClient):
-        return client.with_options(retry_policy=policy)
-    return client.to_async(retry_policy=policy)
 
 
 @contextmanager
@@ -94,17 +72,6 @@ def _one_error() -> Iterator[None]:
 def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
     return [leaf for error in group.exceptions
             for leaf in (_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])]
-
-
-async def _keep_leases(journal: SharedJournal, feed: Feed, runners: list[Runner]) -> None:
-    """While the runners work: renew this process's leases (a third of the lease at a time) and
-    show the sweep's progress; ends when they do."""
-    pause = min(1.0, journal.lease / 3)
-    while any(runner.working for runner in runners):
-        await anyio.sleep(pause)
-        await anyio.to_thread.run_sync(journal.renew)
-        if isinstance(feed, SharedFeed):
-            await anyio.to_thread.run_sync(feed.show_progress)
 
 
 class Batch:
@@ -130,6 +97,9 @@ class Batch:
         """Credits the last run spent, net of refunds."""
         self.stopped: str | None = None
         """Why the last run stopped early (budget, balance, the service out of storage), if it did."""
+        self.lost: list[str] = []
+        """Keys of the rows another process of the sweep took over in the last run (this one's lease
+        on them ran out, while it was paused perhaps): that process finished them, this one dropped them."""
         self.lowest_concurrency: int | None = None
         """The narrowest the concurrency window became in the last run."""
         self.tagged: bool = False
@@ -138,7 +108,7 @@ class Batch:
         self._prices: Prices | None = None
         self._styles: list[Style] = []
         self._account: User | None = None
-        self._journal: Journal | SharedJournal | None = None
+        self._journal: Journal | None = None
         self._run_tags: dict[str, str] = dict(self.tags)
 
     def __len__(self) -> int:
@@ -231,28 +201,29 @@ class Batch:
             for each in clients:  # a balance reading on each side of the run: the ledger reconciles against them
                 await each.usage()
             with tqdm(total=len(self.rows), disable=not progress, unit="row", desc=self.name or "batch") as bar:
-                feed = self._feed(options, bar, state)
+                feed = self._journal.feed(self.rows, options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
                            for each, (identity, _, prices, frontier) in zip(clients, accounts)]
                 with _one_error():
                     async with anyio.create_task_group() as tasks:
-                        for runner in runners:
-                            tasks.start_soon(runner.run)
-                        if isinstance(self._journal, SharedJournal):
-                            tasks.start_soon(_keep_leases, self._journal, feed, runners)
+                        tasks.start_soon(keep_leases, self._journal, feed)
+                        async with anyio.create_task_group() as working:
+                            for runner in runners:
+                                working.start_soon(runner.run)
+                        tasks.cancel_scope.cancel()
             for each in clients:
                 await each.usage()
                 if each.ledger is not None:
                     each.ledger.reconcile()
         finally:
-            if isinstance(self._journal, SharedJournal):  # a run cut short leaves nothing leased for others to wait out
-                with anyio.CancelScope(shield=True), suppress(JournalUnavailableError):
-                    await anyio.to_thread.run_sync(self._journal.let_go)
+            # A run cut short leaves nothing leased for others to wait out.
+            with anyio.CancelScope(shield=True), suppress(JournalUnavailableError):
+                await anyio.to_thread.run_sync(self._journal.let_go)
             for each in clients:
                 if each is not client:
                     await each.aclose()
         self.entries = self._journal.load()
-        self.spent, self.stopped = state.spent, state.stopped
+        self.spent, self.stopped, self.lost = state.spent, state.stopped, state.lost
         self.lowest_concurrency = min(runner.window.lowest for runner in runners)
         self.tagged = all(runner.tagged for runner in runners)
         return self
@@ -271,27 +242,22 @@ class Batch:
                  *thumbnail_ids(styles)]
         return identity, described, prices, max((i for i in known if i is not None), default=None)
 
-    def _feed(self, options: RunOptions, bar: Any, state: RunState) -> Feed:
-        if isinstance(self._journal, SharedJournal):
-            return SharedFeed(self.rows, self._journal, options, bar, state, run_id=uuid.uuid4().hex)
-        assert self._journal is not None
-        return LocalFeed(self.rows, self._journal, options, bar, state)
-
-    def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal | SharedJournal:
+    def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal:
         chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
+        current = self._journal
         if chosen is not None and is_url(str(chosen)):
-            if not isinstance(self._journal, SharedJournal) or self._journal.url != str(chosen):
-                return SharedJournal(str(chosen), self.name or "", lease)
-            return self._journal
+            if current is not None and current.location == str(chosen):
+                return current
+            return SharedJournal(str(chosen), self.name or "", lease)
         if journal is not None:
             path = Path(journal)
         elif out is not None and not out.remote:
             path = Path(out.location) / "journal.sqlite"
-        else:  # in memory: keep the same one across runs of this object, so a re-run resumes
-            return self._journal if isinstance(self._journal, Journal) else Journal()
-        if isinstance(self._journal, Journal) and self._journal.path == str(path):
-            return self._journal
-        return Journal(path)
+        else:  # in memory: keep the same local one across runs of this object, so a re-run resumes
+            return current if current is not None and not is_url(current.location) else LocalJournal()
+        if current is not None and current.location == str(path):
+            return current
+        return LocalJournal(path)
 
     # --- results ----------------------------------------------------------------------------
 

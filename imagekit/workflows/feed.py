@@ -11,50 +11,28 @@ give its rows back.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .journal import Journal
 from .options import RunOptions
 from .rows import Row
-from .shared_journal import SharedJournal
+from .state import RunState
 
-__all__ = ["RunState", "Hold", "LocalFeed", "SharedFeed", "Feed"]
+if TYPE_CHECKING:
+    from .local_journal import LocalJournal
+    from .shared_journal import SharedJournal
 
+__all__ = ["LocalFeed", "SharedFeed", "Feed"]
 
-@dataclass
-class RunState:
-    """What the runners of one run share: the credits spent and held, and why it stopped."""
-
-    spent: float = 0.0
-    """Credits charged in this run, net of refunds (the balance change this run caused)."""
-    reserved: float = 0.0
-    """Credits set aside for creates between the budget check and their answer."""
-    stopped: str | None = None
-    """Why new work stopped (budget, balance, the service out of storage), if it did."""
-    paying: int = 1
-    """Accounts of the run (one per key) that have not run out of credit: when none is left, it stops."""
+log = logging.getLogger("imagekit")
 
 
-class Hold:
-    """Credits set aside in a run's ``reserved`` for a create between the budget check and its answer."""
-
-    def __init__(self, state: RunState, cost: float) -> None:
-        self.state, self.cost, self.held = state, cost, True
-        state.reserved += cost
-
-    def release(self) -> None:
-        if self.held:
-            self.state.reserved -= self.cost
-            self.held = False
-
-
-class _Handout:
-    """Rows this process's runners hold: while any is out, a runner with nothing to take waits, since
-    the row may be given back."""
+class Feed:
+    """A runner's source of rows. It counts the rows this process's runners hold: while any is out, a
+    runner with nothing to take waits, since the row may be given back."""
 
     WAIT = 0.25
     """Seconds between looks for a row another process may free."""
@@ -88,11 +66,26 @@ class _Handout:
         """``row`` was not sent (its runner's account cannot pay): another runner may take it."""
         self._returned()
 
+    def lost(self, row: Row, why: str) -> None:
+        """``row`` is not this process's any more (the journal refused a write of it): dropped, said
+        once, and counted in the run's ``lost``, not as failed; its lease is the other process's."""
+        self._returned()
+        self.state.lost.append(row.key)
+        log.warning("imagekit: %s; this process dropped it, the other finishes it", why)
 
-class LocalFeed(_Handout):
+    async def next(self, account: str, settling_only: bool = False) -> Row | None:
+        """The next row ``account``'s runner may take (``settling_only``: only a row in doubt that it
+        alone can settle), or None when there is none left for it."""
+        raise NotImplementedError
+
+    def show_progress(self) -> None:
+        """Bring the progress bar up to date with work other processes did (none here)."""
+
+
+class LocalFeed(Feed):
     """The rows of this process's journal that are not finished, one at a time."""
 
-    def __init__(self, rows: list[Row], journal: Journal, options: RunOptions, bar: Any, state: RunState) -> None:
+    def __init__(self, rows: list[Row], journal: LocalJournal, options: RunOptions, bar: Any, state: RunState) -> None:
         super().__init__(state)
         entries = journal.load()
         self.bar = bar
@@ -108,8 +101,6 @@ class LocalFeed(_Handout):
                 self._todo.append(row)
 
     async def next(self, account: str, settling_only: bool = False) -> Row | None:
-        """The next row ``account``'s runner may take (``settling_only``: only a row in doubt that it
-        alone can settle), or None when there is none left for it."""
         while True:
             for index, row in enumerate(self._todo):
                 owner = self._in_doubt.get(row.key)
@@ -130,7 +121,7 @@ class LocalFeed(_Handout):
         self._todo.appendleft(row)
 
 
-class SharedFeed(_Handout):
+class SharedFeed(Feed):
     """The rows of a sweep leased from its shared journal, one at a time."""
 
     def __init__(self, rows: list[Row], journal: SharedJournal, options: RunOptions, bar: Any, state: RunState,
@@ -170,6 +161,3 @@ class SharedFeed(_Handout):
         done = self.journal.progress().get("done", 0)
         self.bar.update(done - self.bar.n)
 
-
-Feed = LocalFeed | SharedFeed
-"""A runner's source of rows."""

@@ -1,4 +1,8 @@
-"""The batch journal: a SQLite file recording each request before it is sent and each result after.
+"""The batch journal: what it records of each row, and the interface the batch engine writes through.
+
+Two journals implement ``Journal``: ``LocalJournal`` (a SQLite file, one process) and
+``SharedJournal`` (PostgreSQL, any number of processes leasing rows). Each records a request
+before it is sent and its result after.
 
 Row states::
 
@@ -9,38 +13,31 @@ Row states::
     pending ──► skipped (the budget, the balance or a full service stopped new work; retried next run)
 
 ``sent`` rows found when a run starts are the ones a crash interrupted; the runner resolves them
-before anything else. Every write commits on its own (WAL), so a ``kill -9`` loses nothing written.
-
-A journal is bound to the account it was first run against (``bind``): its rows name images of that
-account only, so a run against another service, user or sandbox is refused rather than "resumed".
+before anything else.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .._sqlite import open_wal
-from ..errors import JournalMismatchError
+if TYPE_CHECKING:
+    from .feed import Feed
+    from .options import RunOptions
+    from .rows import Row
+    from .state import RunState
 
-__all__ = ["Journal", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "row_values"]
+__all__ = ["Journal", "RowLost", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "row_values"]
 
 FINISHED = frozenset({"done"})
 """States a re-run leaves alone (``uncertain`` too, unless asked)."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS rows (
-    key TEXT PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
-    group_id TEXT, low_id INTEGER, sent_at REAL, images TEXT NOT NULL DEFAULT '[]',
-    credits REAL, error TEXT, latency REAL, account TEXT
-);
-CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
-"""
+
+class RowLost(Exception):
+    """A journal refused a write of a row: it is no longer this process's (another process took it
+    when this one's lease ran out), or it is done. The runner drops the row and sends nothing for it."""
 
 
 def account_identity(user: object, base_url: str) -> tuple[str, str]:
@@ -109,65 +106,58 @@ def row_values(entry: RowRecord) -> list[Any]:
     return values
 
 
-class Journal:
-    """Row states of one batch in a SQLite file (``":memory:"`` for a run that need not resume)."""
+class Journal(Protocol):
+    """What the batch engine needs of a journal. A journal one process holds alone answers the
+    lease half (slots, create locks, renewals) at once: nobody else could take what it holds."""
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        # WAL without an fsync per commit: an entry survives a kill -9 (what the journal promises),
-        # and a spec-exact batch, whose creates go one at a time, waits for no disk.
-        self._db = (sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-                    if self.path == ":memory:" else open_wal(self.path))
-        self._db.executescript(_SCHEMA)
-        if "account" not in {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}:
-            self._db.execute("ALTER TABLE rows ADD COLUMN account TEXT")  # a journal from before shared sweeps
-
-    def __repr__(self) -> str:
-        return f"Journal({self.path!r})"
+    location: str
+    """Where it was opened: a file (``":memory:"``) or a database URL."""
+    lease: float
+    """Seconds a hold on a row or a slot lasts without renewal (``inf`` for a journal of one process)."""
 
     def bind(self, accounts: Sequence[tuple[str, str]]) -> None:
-        """Tie the journal to the accounts it runs for (``(identity, description)`` pairs, see
-        ``account_identity``): the first run records them, a run with an account not among them
-        raises JournalMismatchError, saying which each is."""
-        with self._lock:
-            bound = dict(self._db.execute("SELECT account, described FROM binding").fetchall())
-            if not bound:
-                self._db.executemany("INSERT INTO binding VALUES (?, ?)", accounts)
-        stranger = next((described for identity, described in accounts if bound and identity not in bound), None)
-        if stranger is not None:
-            raise JournalMismatchError(
-                f"The journal {self.path} was written against {' and '.join(bound.values())}, not {stranger}: its rows "
-                "name another account's images. Pass another journal file, or delete this one to start over.")
+        """Tie the journal to the accounts it runs for (``(identity, description)`` pairs)."""
 
     def load(self) -> dict[str, RowRecord]:
         """Every row the journal knows, by key."""
-        with self._lock:
-            rows = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows").fetchall()
-        return {row[0]: RowRecord.from_row(row) for row in rows}
+        ...
 
     def get(self, key: str) -> RowRecord:
         """One row (a fresh pending entry when unknown)."""
-        with self._lock:
-            row = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
-        return RowRecord.from_row(row) if row else RowRecord(key)
+        ...
 
-    def save(self, entry: RowRecord) -> RowRecord:
-        """Write ``entry`` durably (before a request goes out, and after each answer)."""
-        with self._lock:
-            self._db.execute(f"INSERT OR REPLACE INTO rows ({', '.join(FIELDS)}) "
-                             f"VALUES ({', '.join('?' * len(FIELDS))})", row_values(entry))
-        return entry
+    def save(self, entry: RowRecord) -> None:
+        """Write ``entry`` durably (before a request goes out, and after each answer), or raise
+        RowLost, writing nothing, when the row is not this process's any more or is done: a done row
+        never goes back to another state."""
 
     def max_image_id(self) -> int | None:
         """The highest image id any row holds."""
-        ids = [i for entry in self.load().values() for i in entry.image_ids]
-        return max(ids, default=None)
+        ...
+
+    def feed(self, rows: list[Row], options: RunOptions, bar: Any, state: RunState) -> Feed:
+        """Where a run's runners take their rows from."""
+        ...
+
+    def renew(self) -> None:
+        """Extend every lease this process holds."""
+
+    def take_slot(self, account: str, limit: int) -> int | None:
+        """One of ``account``'s ``limit`` slots, if one is free."""
+        ...
+
+    def give_slot(self, account: str, slot: int) -> None:
+        """Free a slot (the generation it held is over)."""
+
+    def lock_account(self, account: str) -> bool:
+        """Take ``account``'s create lock if no other process holds it."""
+        ...
+
+    def unlock_account(self, account: str) -> None:
+        """Give ``account``'s create lock back."""
+
+    def let_go(self) -> None:
+        """Give back every lease and lock this process holds."""
 
     def close(self) -> None:
-        """Close the file."""
-        with self._lock:
-            self._db.close()
-
+        """Let go of what it holds and close it."""

@@ -20,7 +20,6 @@ from ..errors import ImagekitError, ImageNotFoundError
 from ..models import ImageMeta
 from .journal import Journal, RowRecord
 from .options import RunOptions
-from .shared_journal import SharedJournal
 
 if TYPE_CHECKING:
     from ..client import AsyncClient
@@ -36,7 +35,7 @@ def thumbnail_ids(styles: list[Style]) -> list[int]:
     return [int(m.group(1)) for s in styles if (m := _THUMB.search(s.thumb_link or ""))]
 
 
-async def find_images(client: AsyncClient, journal: Journal | SharedJournal, entry: RowRecord, count: int, tagged: bool,
+async def find_images(client: AsyncClient, journal: Journal, entry: RowRecord, count: int, tagged: bool,
                       options: RunOptions) -> dict[int, ImageMeta]:
     """The images of ``entry``'s lost create by id, up to ``count``; ``tagged``: metadata shows group
     ids, so an image without the row's is another create's. Raises ImagekitError when a read fails."""

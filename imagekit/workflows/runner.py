@@ -49,14 +49,14 @@ from ..errors import (
 )
 from ..ledger import Entry, Prices, Source, Status
 from ..models import FAILED, PENDING
-from .feed import Feed, Hold, RunState
-from .journal import ImageRecord, Journal, RowRecord
+from .feed import Feed
+from .journal import ImageRecord, Journal, RowLost, RowRecord
 from .options import RunOptions
 from .outputs import file_name, provenance_of, store_image
 from .pacing import Pace
 from .probe import find_images, group_of
 from .rows import Row
-from .shared_journal import SharedJournal
+from .state import Hold, RunState
 from .window import Window
 
 if TYPE_CHECKING:
@@ -81,14 +81,10 @@ class _ToAnotherAccount(Exception):
 class Runner:
     """Runs the rows of one batch against an AsyncClient, journaling every step."""
 
-    def __init__(self, client: AsyncClient, account: str, feed: Feed, journal: Journal | SharedJournal,
+    def __init__(self, client: AsyncClient, account: str, feed: Feed, journal: Journal,
                  prices: Prices, options: RunOptions, state: RunState, frontier: int | None) -> None:
         self.client, self.account, self.feed, self.journal = client, account, feed, journal
         self.prices, self.options, self.state, self.frontier = prices, options, state, frontier
-        self.shared = journal if isinstance(journal, SharedJournal) else None
-        self.working = False
-        """Whether ``run`` is under way (a shared journal's leases are renewed meanwhile)."""
-        """The sweep's shared journal: the account's slots are shared through it with other processes."""
         self.ledger = client.ledger
         # The caller's concurrency is a ceiling too: the window never grows past it.
         self.window = Window(min(prices.simultaneous_limit, options.concurrency or prices.simultaneous_limit))
@@ -109,45 +105,40 @@ class Runner:
 
     async def run(self) -> None:
         """Run rows from the feed until it has none left, the window's width of them at once."""
-        self.working = True
-        try:
-            async with anyio.create_task_group() as tasks:
-                for _ in range(self.window.cap):
-                    tasks.start_soon(self._worker)
-        finally:
-            self.working = False
+        async with anyio.create_task_group() as tasks:
+            for _ in range(self.window.cap):
+                tasks.start_soon(self._worker)
 
     async def _worker(self) -> None:
         # Out of credit, a runner takes only rows in doubt it alone can settle, until the run stops:
         # then it takes any row, to record it skipped.
         while (row := await self.feed.next(
                 self.account, settling_only=self.out_of_credit and not self.state.stopped)) is not None:
-            over = True
+            over: bool | None = True
             try:
                 over = await self._row(row)
+            except RowLost as lost:  # another process holds it now: nothing more is sent or written for it
+                over = None
+                self.feed.lost(row, str(lost))
             finally:
                 if over:
                     self.feed.finished(row)
-                else:
+                elif over is False:
                     self.feed.give_back(row)
 
     @asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
-        """A place in the window, and (in a shared sweep) one of the account's slots, which other
-        processes on this key share: together they never run more than the plan's limit."""
+        """A place in the window, and one of the account's slots in the journal, which other processes
+        on this key share (in a shared sweep): together they never run more than the plan's limit."""
         async with self.window.slot():
-            if self.shared is None:
-                yield
-                return
-            shared = self.shared
             async with self._slot_poller:  # one look at a time: the others wait here, not in the database
-                while (slot := await anyio.to_thread.run_sync(shared.take_slot, self.account,
+                while (slot := await anyio.to_thread.run_sync(self.journal.take_slot, self.account,
                                                               self.window.cap)) is None:
                     await anyio.sleep(0.02)
             try:
                 yield
             finally:
-                await anyio.to_thread.run_sync(shared.give_slot, self.account, slot)
+                await anyio.to_thread.run_sync(self.journal.give_slot, self.account, slot)
 
     @asynccontextmanager
     async def _one_create(self) -> AsyncIterator[None]:
@@ -155,16 +146,12 @@ class Runner:
         answer's images can be told apart (see the module). In a shared sweep the lock is the
         account's across every process (a PostgreSQL advisory lock, freed if the process dies)."""
         async with self.create_lock:
-            if self.shared is None:
-                yield
-                return
-            shared = self.shared
-            while not await anyio.to_thread.run_sync(shared.lock_account, self.account):
+            while not await anyio.to_thread.run_sync(self.journal.lock_account, self.account):
                 await anyio.sleep(0.01)
             try:
                 yield
             finally:
-                await anyio.to_thread.run_sync(shared.unlock_account, self.account)
+                await anyio.to_thread.run_sync(self.journal.unlock_account, self.account)
 
     async def _row(self, row: Row) -> bool:
         """Take the row as far as this run can; False when it goes back untried, for another key."""

@@ -7,6 +7,13 @@ others, which settle a row left ``sent`` or ``created`` as a resumed batch does 
 by sending blindly). Such a row needs the account that sent it, so only a process holding that key
 takes it. A row done is never taken again.
 
+Every claim of a row gives it a new fencing token (``lease_version``, one more than the last claim's):
+every write of the row, and the one before each create is sent, names this process and its token,
+and is refused when another process has claimed the row since (its lease ran out while this one was
+paused: a GC pause, a closed lid, a stopped VM). The runner then drops the row (RowLost) and sends
+nothing for it. A done row is written only as done. The write before a send renews the row's lease:
+only a pause longer than a whole lease, between that write and the request leaving, escapes it.
+
 Processes on one key share the account's ``simultaneousLimit`` through ``sweep_slots``: a
 generation holds one of the account's slots, leased the same way, for as long as it runs.
 
@@ -31,23 +38,16 @@ from contextlib import suppress
 from typing import Any, TypeVar
 
 from ..errors import ConfigError, JournalMismatchError, JournalUnavailableError
-from ..ledger.store import POSTGRES_EXTRA, is_url, shown_location
-from .journal import FIELDS, RowRecord, row_values
+from ..ledger.store import is_url, shown_location
+from .feed import Feed, SharedFeed
+from .journal import FIELDS, RowLost, RowRecord, row_values
+from .options import RunOptions
+from .rows import Row
+from .state import RunState
+from .sweep_tables import connect, make_tables
 
 __all__ = ["SharedJournal", "is_url"]
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS sweeps (name TEXT PRIMARY KEY, digest TEXT NOT NULL, row_count INTEGER NOT NULL,
-        created TIMESTAMPTZ NOT NULL DEFAULT now())""",
-    """CREATE TABLE IF NOT EXISTS sweep_rows (sweep TEXT NOT NULL, key TEXT NOT NULL, idx INTEGER NOT NULL,
-        status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0, group_id TEXT, low_id BIGINT,
-        sent_at DOUBLE PRECISION, images TEXT NOT NULL DEFAULT '[]', credits DOUBLE PRECISION, error TEXT,
-        latency DOUBLE PRECISION, account TEXT, owner TEXT, lease_until TIMESTAMPTZ, run_id TEXT,
-        finished_at TIMESTAMPTZ, PRIMARY KEY (sweep, key))""",
-    """CREATE TABLE IF NOT EXISTS sweep_slots (account TEXT NOT NULL, slot INTEGER NOT NULL, owner TEXT,
-        lease_until TIMESTAMPTZ, PRIMARY KEY (account, slot))""",
-)
-_SCHEMA_LOCK = 0x5EE9
 _CREATE_LOCK = 0x5EEA
 """The advisory lock space of accounts' create locks (the second key is a hash of the account)."""
 _IN_DOUBT = ("sent", "created")
@@ -68,24 +68,23 @@ class SharedJournal:
         if not lease > 0:
             raise ConfigError(f"a lease is a number of seconds above 0 (not {lease!r})")
         self.url, self.name, self.lease = url, name, float(lease)
+        self.location = url
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         """Who holds a lease: this journal's process (host, pid, and a nonce for several in one)."""
         self.path = f"{shown_location(url)}#{name}"
         self._lock = threading.Lock()
         self._slots_made: set[tuple[str, int]] = set()
-        self._rows: set[str] = set()
+        self._rows: dict[str, int] = {}
+        """Rows this process holds, each with the fencing token of its claim."""
         self._slots: set[tuple[str, int]] = set()
         self._locks: set[str] = set()
-        """Rows, slots and accounts' create locks this process holds (taken again after an outage)."""
+        """Slots and accounts' create locks this process holds (taken again after an outage)."""
         self._renewed = time.monotonic()
         """When this process last renewed its leases: none runs out before this plus ``lease``."""
         self._lost: float | None = None
         """When the database went away, during an outage."""
-        self._db: Any = _connect(url)
-        with self._db.transaction():
-            self._db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            for statement in _SCHEMA:
-                self._db.execute(statement)
+        self._db: Any = connect(url, self.lease)
+        make_tables(self._db)
 
     def __repr__(self) -> str:
         return f"SharedJournal({self.path!r})"
@@ -99,7 +98,7 @@ class SharedJournal:
             while True:
                 try:
                     if self._db is None:
-                        self._db = _connect(self.url, outage=True)
+                        self._db = connect(self.url, self.lease, outage=True)
                         self._restore(self._db)
                         if self._lost is not None:
                             log.warning("imagekit: the sweep's journal %s answers again, %.1f s after it went away",
@@ -181,19 +180,38 @@ class SharedJournal:
                                              " AND key = %s", (self.name, key)).fetchone())
         return RowRecord.from_row(row) if row else RowRecord(key)
 
-    def save(self, entry: RowRecord) -> RowRecord:
-        """Write ``entry`` (before a request goes out, and after each answer)."""
+    def save(self, entry: RowRecord) -> None:
+        """Write ``entry`` (before a request goes out, and after each answer) and extend its lease, if
+        the row is still this process's claim; else RowLost, and nothing is written. A done row is
+        written only as done (the same write again, when its answer was lost in an outage)."""
         values = row_values(entry)
         assignments = ", ".join(f"{name} = %s" for name in FIELDS[1:])
-        self._do(lambda db: db.execute(
-            f"UPDATE sweep_rows SET {assignments}, finished_at = CASE WHEN %s = 'done' THEN now() END"
-            " WHERE sweep = %s AND key = %s", (*values[1:], entry.status, self.name, entry.key)))
-        return entry
+
+        def work(db: Any) -> int:
+            token = self._rows.get(entry.key)
+            if token is None:
+                return 0
+            written = db.execute(
+                f"UPDATE sweep_rows SET {assignments}, finished_at = CASE WHEN %s = 'done' THEN now() END,"
+                " lease_until = now() + make_interval(secs => %s)"
+                " WHERE sweep = %s AND key = %s AND owner = %s AND lease_version = %s AND (status != 'done' OR %s = 'done')",
+                (*values[1:], entry.status, self.lease, self.name, entry.key, self.owner, token, entry.status)).rowcount
+            if not written:
+                self._rows.pop(entry.key, None)
+            return int(written)
+
+        if not self._do(work):
+            raise RowLost(f"row {entry.key} of the sweep {self.path} is not this process's any more: another "
+                          f"took it when this one's lease ran out ({self.lease:g} s without renewal)")
 
     def max_image_id(self) -> int | None:
         """The highest image id any row holds."""
         ids = [i for entry in self.load().values() for i in entry.image_ids]
         return max(ids, default=None)
+
+    def feed(self, rows: list[Row], options: RunOptions, bar: Any, state: RunState) -> Feed:
+        """The sweep's rows, leased one at a time (a run of its own among the processes')."""
+        return SharedFeed(rows, self, options, bar, state, run_id=uuid.uuid4().hex)
 
     # --- leases ---------------------------------------------------------------------------------
 
@@ -202,8 +220,10 @@ class SharedJournal:
         """Lease the next row this process may take: not done, not leased by a live process, not
         tried in this run, and (when a create of it is in doubt) of an account it holds;
         ``settling_only``: only such a row in doubt."""
-        row = self._do(lambda db: db.execute(
-                """UPDATE sweep_rows SET owner = %s, run_id = %s, lease_until = now() + make_interval(secs => %s)
+        def work(db: Any) -> Any:
+            row = db.execute(
+                """UPDATE sweep_rows SET owner = %s, run_id = %s, lease_until = now() + make_interval(secs => %s),
+                     lease_version = lease_version + 1
                    WHERE (sweep, key) = (
                      SELECT sweep, key FROM sweep_rows
                      WHERE sweep = %s AND status != 'done' AND (status != 'uncertain' OR %s)
@@ -211,13 +231,15 @@ class SharedJournal:
                        AND (status NOT IN ('sent', 'created') OR account = ANY(%s))
                        AND (status IN ('sent', 'created') OR NOT %s)
                      ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
-                   RETURNING key""",
+                   RETURNING key, lease_version""",
                 (self.owner, run_id, self.lease, self.name, retry_uncertain, run_id, list(accounts),
-                 settling_only)).fetchone())
-        if row is None:
-            return None
-        self._rows.add(row[0])
-        return str(row[0])
+                 settling_only)).fetchone()
+            if row is not None:
+                self._rows[row[0]] = int(row[1])  # the claim's fencing token: every write names it
+            return row
+
+        row = self._do(work)
+        return None if row is None else str(row[0])
 
     def others_working(self, run_id: str) -> int:
         """Rows still leased by other processes: their work may yet come back if one dies."""
@@ -229,21 +251,31 @@ class SharedJournal:
     def release(self, key: str, untried: bool = False) -> None:
         """Give a row's lease back: it is done, or left for a later run, or ``untried`` (its runner's
         account could not pay), and then any runner may take it, in this run too."""
-        self._do(lambda db: db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL,"
-                                       " run_id = CASE WHEN %s THEN NULL ELSE run_id END"
-                                       " WHERE sweep = %s AND key = %s AND owner = %s",
-                                       (untried, self.name, key, self.owner)))
-        self._rows.discard(key)
+        def work(db: Any) -> None:
+            if (token := self._rows.get(key)) is not None:
+                db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL,"
+                           " run_id = CASE WHEN %s THEN NULL ELSE run_id END"
+                           " WHERE sweep = %s AND key = %s AND owner = %s AND lease_version = %s",
+                           (untried, self.name, key, self.owner, token))
+                del self._rows[key]
+
+        self._do(work)
 
     def renew(self) -> None:
-        """Extend every lease this process holds (rows and slots)."""
+        """Extend every lease this process holds (rows and slots); a row or slot another process took
+        meanwhile is no longer held (the row's next write is refused: RowLost)."""
         self._do(self._renew)
 
     def _renew(self, db: Any) -> None:
         renewing = time.monotonic()
-        for table in ("sweep_rows", "sweep_slots"):
-            db.execute(f"UPDATE {table} SET lease_until = now() + make_interval(secs => %s)"
-                       " WHERE owner = %s AND lease_until IS NOT NULL", (self.lease, self.owner))
+        kept = {key for (key,) in db.execute(
+            "UPDATE sweep_rows SET lease_until = now() + make_interval(secs => %s)"
+            " WHERE owner = %s AND lease_until IS NOT NULL RETURNING key", (self.lease, self.owner))}
+        for key in set(self._rows) - kept:
+            del self._rows[key]
+        self._slots &= {(account, int(slot)) for account, slot in db.execute(
+            "UPDATE sweep_slots SET lease_until = now() + make_interval(secs => %s)"
+            " WHERE owner = %s AND lease_until IS NOT NULL RETURNING account, slot", (self.lease, self.owner))}
         self._renewed = renewing
 
     def take_slot(self, account: str, limit: int) -> int | None:
@@ -335,22 +367,3 @@ class SharedJournal:
             if self._db is not None:
                 self._db.close()
                 self._db = None
-
-
-def _connect(url: str, outage: bool = False) -> Any:
-    """A connection to the journal's database; unreachable, a ConfigError on the first connection
-    (a wrong address is the likelier cause) and psycopg's own error during an ``outage``."""
-    try:
-        import psycopg
-    except ModuleNotFoundError as exc:
-        raise ConfigError(f"a journal on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
-    _, rest = url.split("://", 1)
-    try:
-        # Keepalives: a peer gone without a word (a network down) is noticed in seconds, not hours.
-        return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=2 if outage else 10,
-                               keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3)
-    except psycopg.OperationalError as exc:
-        if outage:
-            raise
-        raise ConfigError(f"cannot open the journal at {shown_location(url)}: {exc}") from exc
-

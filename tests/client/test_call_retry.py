@@ -11,7 +11,8 @@ import PIL.Image
 import pytest
 
 import imagekit
-from imagekit.workflows.journal import Journal, RowRecord
+from imagekit.workflows.journal import RowRecord
+from imagekit.workflows.local_journal import LocalJournal
 from imagekit.workflows.options import RunOptions
 from imagekit.workflows.probe import find_images
 
@@ -90,7 +91,7 @@ def test_a_probe_read_is_one_call_of_probe_reads_attempts(reads):
     async def probe() -> None:
         async with imagekit.AsyncClient("http://service.test", SECRET, transport=script.transport,
                                         retry_policy=PATIENT, ledger=False) as client:
-            await find_images(client, Journal(), RowRecord("row", low_id=10), 1, False,
+            await find_images(client, LocalJournal(), RowRecord("row", low_id=10), 1, False,
                               RunOptions(settle_delay=0, probe_reads=reads))
 
     with pytest.raises(imagekit.ServiceUnavailableError):

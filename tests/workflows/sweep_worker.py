@@ -4,7 +4,7 @@
 
 SPEC holds base_url, keys (this process's API keys), journal (a PostgreSQL URL), name, rows (how
 many), style, lease (seconds), ledger (this process's ledger file), report (where to write when
-its run started and ended, what it spent and why it stopped, as JSON) and, optionally, barrier (a
+its run started and ended, what it spent, why it stopped and how many rows it lost to another, as JSON) and, optionally, barrier (a
 folder) and peers (how many processes): the run starts once every peer is ready, so a slow start
 of Python does not count as the sweep's time.
 """
@@ -35,7 +35,8 @@ def main(spec: dict) -> None:
             wait_for_peers(Path(spec["barrier"]), spec["peers"])
         started = time.time()
         batch.run(journal=spec["journal"], lease=spec["lease"], progress=False)
-        report = {"started": started, "ended": time.time(), "spent": batch.spent, "stopped": batch.stopped}
+        report = {"started": started, "ended": time.time(), "spent": batch.spent, "stopped": batch.stopped,
+                  "lost": len(batch.lost)}
     with open(spec["report"], "w") as out:
         json.dump(report, out)
 

@@ -8,7 +8,7 @@ import pytest
 
 import imagekit
 from imagekit.workflows import grid
-from imagekit.workflows.journal import Journal
+from imagekit.workflows.local_journal import LocalJournal
 from tests.helpers import control
 
 from .conftest import balance, server_images
@@ -92,7 +92,7 @@ def test_a_rerun_with_the_journal_generates_nothing_again(connect, box, tmp_path
     ik.batch(rows, style=ik.styles()[0]).run(progress=False, out_dir=tmp_path / "out")
     again = ik.batch(rows, style=ik.styles()[0]).run(progress=False, out_dir=tmp_path / "out")
     assert again.spent == 0 and len(server_images(box, ik.user_id)) == 5
-    assert set(Journal(tmp_path / "out" / "journal.sqlite").load()) == {r.key for r in again.rows}
+    assert set(LocalJournal(tmp_path / "out" / "journal.sqlite").load()) == {r.key for r in again.rows}
 
 
 def test_dataframe_input_keeps_extra_columns_as_labels(connect):

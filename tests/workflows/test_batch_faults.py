@@ -18,7 +18,7 @@ import pytest
 
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
-from imagekit.workflows.journal import Journal
+from imagekit.workflows.local_journal import LocalJournal
 from tests.conftest import make_user
 from tests.disk import fill
 from tests.helpers import PATIENT_RETRIES, control, wait_quiet
@@ -79,7 +79,7 @@ def test_a_batch_killed_halfway_and_run_again_makes_one_image_per_row(connect, b
         # Killed past halfway with work in flight, and where creates go side by side with several in
         # flight: on a busy machine a moment with one alone is common, so wait for one with more.
         while time.monotonic() < deadline and child.poll() is None:
-            states = Counter(e.status for e in Journal(journal).load().values()) if journal.exists() else Counter()
+            states = Counter(e.status for e in LocalJournal(journal).load().values()) if journal.exists() else Counter()
             in_flight = states["sent"] if not box.spec_exact else states["created"] + states["sent"]
             if states["done"] >= 30 and in_flight >= (1 if box.spec_exact else 2):
                 break
@@ -88,7 +88,7 @@ def test_a_batch_killed_halfway_and_run_again_makes_one_image_per_row(connect, b
         os.kill(child.pid, signal.SIGKILL)
     finally:
         child.wait()
-    states = Counter(e.status for e in Journal(journal).load().values())
+    states = Counter(e.status for e in LocalJournal(journal).load().values())
     assert 30 <= states["done"] < 60 and states["created"] + states["sent"] >= 1  # killed mid-flight
     if not box.spec_exact:  # creates went side by side: several answers were lost at once
         assert states["sent"] >= 2, states

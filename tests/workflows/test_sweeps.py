@@ -1,6 +1,7 @@
 """One sweep drained by several processes through a journal in PostgreSQL: rows leased, each done
-once; a killed process's rows finished by the others after its lease; processes on one key kept
-within its plan's limit together. Real processes, a real cluster, a sandbox served on loopback."""
+once; a killed process's rows finished by the others after its lease; a process paused past its
+lease makes no row again; processes on one key kept within its plan's limit together. Real
+processes, a real cluster, a sandbox served on loopback."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,13 +29,13 @@ from imagekit.errors import ConfigError, JournalMismatchError, JournalUnavailabl
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.tables import Image
-from imagekit.workflows.shared_journal import SharedJournal
+from imagekit.workflows.shared_journal import _CREATE_LOCK, SharedJournal
 from tests.conftest import make_user
 from tests.helpers import TLS, wait_until
 from tests.postgres import PostgresServer
 from tests.workflows.sweep_worker import sweep_rows
 
-from .conftest import public_style
+from .conftest import public_style, server_images
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY = 1.0
@@ -149,6 +151,73 @@ def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgre
     refused = sum(entry.http_status == 429 for entry in entries)
     print(f"\ntwo processes on one key: peak {peak} running, {refused} of {len(entries)} creates refused")
     assert refused < 0.05 * len(entries)
+
+
+PAUSED_HOLDING = {"extended": {"pending", "sent"}, "spec-exact": {"pending", "created"}}
+"""The states of the rows the paused process holds, by face: leased and waiting for a slot, and a
+create on its way (synchronous once tagged: ``sent`` until the images are done) or generating and
+polled (asynchronous, as the interface has it: ``created``)."""
+
+
+def held_by(journal: str, pid: int) -> dict[str, str]:
+    """The rows process ``pid`` holds a live lease on, with their states."""
+    with psycopg.connect(journal) as db:
+        return dict(db.execute("SELECT key, status FROM sweep_rows WHERE owner LIKE %s AND lease_until >= now()",
+                               (f"%:{pid}:%",)).fetchall())
+
+
+def create_lock_held(journal: str) -> bool:
+    """Whether a process holds an account's create lock (an advisory lock of its session, which a
+    stopped process keeps: the others would wait for it, not take its rows over)."""
+    with psycopg.connect(journal) as db:
+        return db.execute("SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND classid = %s",
+                          (_CREATE_LOCK,)).fetchone()[0]
+
+
+def taken_over(journal: str, pid: int, keys: list[str]) -> bool:
+    """Whether every one of ``keys`` is done or leased by a process other than ``pid``."""
+    with psycopg.connect(journal) as db:
+        rows = db.execute("SELECT status, owner FROM sweep_rows WHERE key = ANY(%s)", (keys,)).fetchall()
+    return all(status == "done" or (owner is not None and f":{pid}:" not in owner) for status, owner in rows)
+
+
+@pytest.mark.slow(30)
+def test_a_process_paused_past_its_lease_makes_no_row_twice_and_says_it_lost_rows(served, postgres, tmp_path):
+    """Two processes on one pro key; one is SIGSTOPped while it holds rows in each state a row can be
+    in on this face (and not the account's create lock), until the other has taken every one of them
+    over (its lease of 3 s ran out), then SIGCONTed. Each row is made once and paid once; the paused one drops what it lost and says so."""
+    face = "spec-exact" if served.sandbox.settings.spec_exact else "extended"
+    [user_id], [key] = users(served, 1, plan="pro")
+    with imagekit.Client(served.url, key, ledger=False) as ik:
+        price = ik.batch(sweep_rows(24), style=public_style(served)).estimate()
+    before = balance(served, key)
+    journal = postgres.new_database()
+    started = [start(served, tmp_path, n, [key], journal, rows=24, lease=3.0, peers=2) for n in range(2)]
+    paused = started[0][0]
+    try:
+        while True:  # stopped when it holds every state: looked at again once it can no longer move
+            wait_until(lambda: _exists(journal) and PAUSED_HOLDING[face] <= set(held_by(journal, paused.pid).values()),
+                       timeout=120, what=f"the process holding rows {PAUSED_HOLDING[face]}")
+            paused.send_signal(signal.SIGSTOP)
+            held = held_by(journal, paused.pid)
+            if PAUSED_HOLDING[face] <= set(held.values()) and not create_lock_held(journal):
+                break
+            paused.send_signal(signal.SIGCONT)
+        wait_until(lambda: taken_over(journal, paused.pid, list(held)), timeout=120,
+                   what="the other process taking over the paused one's rows")
+    finally:
+        paused.send_signal(signal.SIGCONT)
+    reports = finish([process for process, _ in started], [report for _, report in started])
+
+    rows = rows_of(journal)
+    assert len(rows) == 24 and {status for status, _, _ in rows.values()} == {"done"}
+    made = Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(served, user_id))
+    assert made == Counter(list(rows))  # every row's images made exactly once
+    assert before - balance(served, key) == price == sum(credits for _, _, credits in rows.values())
+    assert reports[0]["lost"] >= 1, reports[0]["err"]  # the paused one knows it lost rows, and says so
+    assert "this process dropped it, the other finishes it" in reports[0]["err"]
+    print(f"\n{face}: paused holding {Counter(held.values())}; it lost {reports[0]['lost']} rows; "
+          f"{sum(made.values())} images, {before - balance(served, key):g} credits for {price:g}")
 
 
 def _exists(journal: str) -> bool:

@@ -1,0 +1,131 @@
+"""A batch's journal in a SQLite file: one process records each request before it is sent and each
+result after.
+
+Every write commits on its own (WAL), so a ``kill -9`` loses nothing written.
+
+A journal is bound to the account it was first run against (``bind``): its rows name images of that
+account only, so a run against another service, user or sandbox is refused rather than "resumed".
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .._sqlite import open_wal
+from ..errors import JournalMismatchError
+from .feed import Feed, LocalFeed
+from .journal import FIELDS, RowLost, RowRecord, row_values
+from .options import RunOptions
+from .rows import Row
+from .state import RunState
+
+__all__ = ["LocalJournal"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rows (
+    key TEXT PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+    group_id TEXT, low_id INTEGER, sent_at REAL, images TEXT NOT NULL DEFAULT '[]',
+    credits REAL, error TEXT, latency REAL, account TEXT
+);
+CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
+"""
+_ASSIGN = ", ".join(f"{name} = excluded.{name}" for name in FIELDS[1:])
+
+
+class LocalJournal:
+    """Row states of one batch in a SQLite file (``":memory:"`` for a run that need not resume), for
+    one process: it leases nothing, so the lease half of ``Journal`` answers at once."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = self.location = str(path)
+        self.lease = math.inf
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        # WAL without an fsync per commit: an entry survives a kill -9 (what the journal promises),
+        # and a spec-exact batch, whose creates go one at a time, waits for no disk.
+        self._db = (sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+                    if self.path == ":memory:" else open_wal(self.path))
+        self._db.executescript(_SCHEMA)
+        if "account" not in {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}:
+            self._db.execute("ALTER TABLE rows ADD COLUMN account TEXT")  # a journal from before shared sweeps
+
+    def __repr__(self) -> str:
+        return f"LocalJournal({self.path!r})"
+
+    def bind(self, accounts: Sequence[tuple[str, str]]) -> None:
+        """Tie the journal to the accounts it runs for (``(identity, description)`` pairs, see
+        ``account_identity``): the first run records them, a run with an account not among them
+        raises JournalMismatchError, saying which each is."""
+        with self._lock:
+            bound = dict(self._db.execute("SELECT account, described FROM binding").fetchall())
+            if not bound:
+                self._db.executemany("INSERT INTO binding VALUES (?, ?)", accounts)
+        stranger = next((described for identity, described in accounts if bound and identity not in bound), None)
+        if stranger is not None:
+            raise JournalMismatchError(
+                f"The journal {self.path} was written against {' and '.join(bound.values())}, not {stranger}: its rows "
+                "name another account's images. Pass another journal file, or delete this one to start over.")
+
+    def load(self) -> dict[str, RowRecord]:
+        """Every row the journal knows, by key."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows").fetchall()
+        return {row[0]: RowRecord.from_row(row) for row in rows}
+
+    def get(self, key: str) -> RowRecord:
+        """One row (a fresh pending entry when unknown)."""
+        with self._lock:
+            row = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
+        return RowRecord.from_row(row) if row else RowRecord(key)
+
+    def save(self, entry: RowRecord) -> None:
+        """Write ``entry`` durably (before a request goes out, and after each answer); a done row is
+        never written back to another state (RowLost)."""
+        with self._lock:
+            written = self._db.execute(
+                f"INSERT INTO rows ({', '.join(FIELDS)}) VALUES ({', '.join('?' * len(FIELDS))}) "
+                f"ON CONFLICT (key) DO UPDATE SET {_ASSIGN} WHERE rows.status != 'done' OR excluded.status = 'done'",
+                row_values(entry)).rowcount
+        if not written:
+            raise RowLost(f"row {entry.key} of the journal {self.path} is done already")
+
+    def max_image_id(self) -> int | None:
+        """The highest image id any row holds."""
+        ids = [i for entry in self.load().values() for i in entry.image_ids]
+        return max(ids, default=None)
+
+    def feed(self, rows: list[Row], options: RunOptions, bar: Any, state: RunState) -> Feed:
+        """The rows not finished, one at a time."""
+        return LocalFeed(rows, self, options, bar, state)
+
+    def renew(self) -> None:
+        """Nothing to renew: no other process takes these rows."""
+
+    def take_slot(self, account: str, limit: int) -> int | None:
+        """Always slot 0: the runner's own window keeps within the limit."""
+        return 0
+
+    def give_slot(self, account: str, slot: int) -> None:
+        """Nothing to give: slots are the runner's window alone."""
+
+    def lock_account(self, account: str) -> bool:
+        """Always taken: the runner's own lock serializes this process's creates."""
+        return True
+
+    def unlock_account(self, account: str) -> None:
+        """Nothing to give back."""
+
+    def let_go(self) -> None:
+        """Nothing is held."""
+
+    def close(self) -> None:
+        """Close the file."""
+        with self._lock:
+            self._db.close()
+
