@@ -228,6 +228,11 @@ class AsyncClient(_ClientBase):
         self.prompts = AsyncPrompts(self)
         """Text-to-prompt and image-to-prompt."""
 
+    def to_async(self, **options: Unpack[ClientOptions]) -> AsyncClient:
+        """This client with ``options`` changed (``with_options``): an AsyncClient is its own
+        twin, so code given either kind of client can ask for the asynchronous one alike."""
+        return self.with_options(**options)
+
     async def aclose(self) -> None:
         """Close pooled connections."""
         await self._http.aclose()

@@ -27,10 +27,5 @@ class _RefusalsToCaller(RetryPolicy):
 
 def async_twin(client: Client | AsyncClient) -> AsyncClient:
     """An AsyncClient for the same service, key, settings, transport and ledger as ``client``."""
-    from ..client import AsyncClient
-
     retry = client.config.retry
-    policy = _RefusalsToCaller(**{f.name: getattr(retry, f.name) for f in fields(RetryPolicy)})
-    if isinstance(client, AsyncClient):
-        return client.with_options(retry_policy=policy)
-    return client.to_async(retry_policy=policy)
+    return client.to_async(retry_policy=_RefusalsToCaller(**{f.name: getattr(retry, f.name) for f in fields(RetryPolicy)}))

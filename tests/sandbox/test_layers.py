@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from tests.imports import runtime_imports
 
 SANDBOX = Path(__file__).resolve().parents[2] / "imagekit" / "sandbox"
 ORDER = ["settings", "interface", "engines", "store", "domain", "service", "api", "serving", "__init__"]
@@ -17,28 +18,9 @@ def layer_of(module: str) -> str:
     return parts[2] if len(parts) > 2 else "__init__"
 
 
-def runtime_imports(path: Path, root: Path = SANDBOX.parent.parent) -> set[str]:
-    """The ``imagekit.sandbox`` modules a file under ``root`` imports at run time: every import,
-    lazy ones too, except those under ``if TYPE_CHECKING:``."""
-    package = list(path.relative_to(root).parts[:-1])
-    found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.orelse:
-                visit(child)
-            return
-        if isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else []
-            target = ".".join([*base, *([node.module] if node.module else [])])
-            found.update([target] if node.module else [f"{target}.{alias.name}" for alias in node.names])
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(ast.parse(path.read_text()))
-    return {name for name in found if name.startswith("imagekit.sandbox.")}
+def sandbox_imports(path: Path, root: Path = SANDBOX.parent.parent) -> set[str]:
+    """The ``imagekit.sandbox`` modules a file under ``root`` imports at run time."""
+    return {name for name in runtime_imports(path, root) if name.startswith("imagekit.sandbox.")}
 
 
 def modules() -> list[Path]:
@@ -56,7 +38,7 @@ def test_each_layer_imports_only_itself_and_the_layers_below():
     upward = []
     for path in modules():
         own = layer_of(".".join(path.relative_to(SANDBOX.parent.parent).with_suffix("").parts))
-        for name in runtime_imports(path):
+        for name in sandbox_imports(path):
             if ORDER.index(layer_of(name)) > ORDER.index(own):
                 upward.append(f"{path.relative_to(SANDBOX)} ({own}) imports {name}")
     assert upward == []
@@ -67,4 +49,4 @@ def test_the_parser_sees_lazy_imports_and_skips_type_checking_ones(tmp_path):
     path.parent.mkdir(parents=True)
     path.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..service import Sandbox\n"
                     "from . import credits\ndef f():\n    from ..api.app import create_app\n")
-    assert runtime_imports(path, tmp_path) == {"imagekit.sandbox.api.app", "imagekit.sandbox.domain.credits"}
+    assert sandbox_imports(path, tmp_path) == {"imagekit.sandbox.domain.credits", "imagekit.sandbox.api.app.create_app"}
