@@ -27,6 +27,7 @@ from anyio.from_thread import start_blocking_portal
 from .._retry import REFUSED_STATUSES, RetryPolicy
 from ..errors import JournalUnavailableError
 from ..ledger import Prices
+from ..ledger.store import checked_location
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
 from .feed import Feed, LocalFeed, RunState, SharedFeed
@@ -269,6 +270,9 @@ class Batch:
 
     def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal | SharedJournal:
         chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
+        if chosen is not None:  # a SQLite file whose folder exists or a postgresql:// URL, else one line
+            chosen = checked_location(chosen, "a journal")
+            journal = chosen if journal is not None else None
         if chosen is not None and is_url(str(chosen)):
             if not isinstance(self._journal, SharedJournal) or self._journal.url != str(chosen):
                 return SharedJournal(str(chosen), self.name or "", lease)
