@@ -27,7 +27,7 @@ from typing import IO
 from .errors import ConfigError
 from .storage import Location, Store
 
-__all__ = ["MANIFEST", "NotOursError", "OwnedFolder", "owned"]
+__all__ = ["MANIFEST", "NotOursError", "OwnedFolder", "owned", "undone_on_failure"]
 
 MANIFEST = ".imagekit-manifest.json"
 log = logging.getLogger("imagekit")
@@ -48,7 +48,7 @@ class OwnedFolder:
         self.made = False
         """Whether this run made the folder (a failed run removes it again)."""
         self.earlier: list[str] = []
-        """What an earlier run recorded here."""
+        """What an earlier run recorded here and ``open`` removed."""
         self.names: list[str] = []
         """What this run recorded."""
 
@@ -76,7 +76,7 @@ class OwnedFolder:
     def open(self, replace: bool = True) -> list[str]:
         """Check the folder, remove what an earlier run of ours wrote (when ``replace``; else refuse
         it), make the folder; returns the names removed."""
-        earlier = self.check()
+        self.earlier = earlier = self.check()
         if earlier and not replace:
             raise NotOursError(f"{self.location} holds an earlier result of {self.writer_name} "
                                f"({len(earlier)} file{'s' if len(earlier) != 1 else ''}): pass overwrite=True to "
@@ -110,9 +110,10 @@ class OwnedFolder:
         present that match ``patterns`` and were not there when this run began."""
         patterns = list(patterns)
         found = [name for name in self.found() if name not in self.names
-                 and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)]
-        self.names += found
-        self._write()
+                 and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)] if patterns else []
+        if found:
+            self.names += found
+            self._write()
 
     def undo(self) -> None:
         """Remove what this run wrote, its manifest, and the folder when this run made it."""
@@ -140,13 +141,17 @@ class OwnedFolder:
 
 
 @contextmanager
-def owned(location: Location, writer: str, replace: bool = True) -> Iterator[OwnedFolder]:
-    """The folder at ``location``, opened (see ``OwnedFolder.open``) for the block; what the block
-    wrote is removed again when it raises (a closed pipe and Ctrl+C included)."""
+def owned(location: Location, writer: str, replace: bool = True, adopt: Iterable[str] = ()) -> Iterator[OwnedFolder]:
+    """The folder at ``location``, opened (see ``OwnedFolder.open``) for the block, and what the block
+    made there matching ``adopt`` recorded at its end; what the block wrote is removed again when it
+    raises (a closed pipe and Ctrl+C included)."""
     folder = OwnedFolder(location, writer)
     folder.open(replace)
     try:
-        yield folder
+        try:
+            yield folder
+        finally:
+            folder.adopt(adopt)
     except BaseException:
         try:
             folder.undo()
@@ -154,3 +159,23 @@ def owned(location: Location, writer: str, replace: bool = True) -> Iterator[Own
             log.warning("could not remove what was written in %s: %s", folder.location, exc)
         raise
 
+
+
+@contextmanager
+def undone_on_failure(location: Location) -> Iterator[None]:
+    """For a folder a command sets up (a sandbox's data folder): when the block raises, remove what
+    appeared at its top during the block, and the folder when the block made it; nothing else."""
+    store = Store(location)
+    made = not store.exists()
+    before = set() if made else set(store.names())
+    try:
+        yield
+    except BaseException:
+        try:
+            for name in set(store.names()) - before:
+                store.remove(name)
+            if made:
+                store.remove_folder()
+        except Exception as exc:  # noqa: BLE001  (the error that stopped the command is the one to raise)
+            log.warning("could not remove what was made in %s: %s", location, exc)
+        raise

@@ -71,11 +71,11 @@ def test_the_demo_runs_twice_in_a_row_and_the_second_run_replaces_the_first(tmp_
     out = tmp_path / "out"
     assert main(["demo", "--out", str(out)]) == 0
     check_one_run(out)
-    # leftovers an earlier run could have left (the first build kept its journal in images/: a new
-    # run against a new sandbox then skipped every row), and a file of the user's own
+    # leftovers in a folder the run wrote (the first build kept its journal in images/: a new run
+    # against a new sandbox then skipped every row), and files of the user's own beside them
     (out / "images" / "journal.sqlite").write_bytes((out / "journal.sqlite").read_bytes())
     (out / "images" / "from-an-earlier-run.png").write_bytes(b"old")
-    (out / "chain-9-old.png").write_bytes(b"old")
+    (out / "chain-9-mine.png").write_bytes(b"mine")
     (out / "notes.txt").write_text("mine")
     capsys.readouterr()
 
@@ -83,7 +83,21 @@ def test_the_demo_runs_twice_in_a_row_and_the_second_run_replaces_the_first(tmp_
     printed = capsys.readouterr().out
     assert "Removed the results of an earlier run" in printed and "FAILED" not in printed
     check_one_run(out)
-    assert not (out / "chain-9-old.png").exists() and (out / "notes.txt").read_text() == "mine"
+    assert (out / "chain-9-mine.png").read_bytes() == b"mine" and (out / "notes.txt").read_text() == "mine"
+
+
+def test_the_demo_never_writes_into_a_folder_of_the_users(tmp_path, capsys):
+    """A folder holding the user's files and no demo manifest (their photos, their page; their
+    IMAGEKIT_HOME with its ledger) is refused in one line, and nothing in it changes."""
+    home = tmp_path / "home"
+    for folder, files in ((tmp_path / "mine", {"images/holiday.png": b"photo", "index.html": b"<p>mine</p>"}),
+                          (home, {"ledger.sqlite": b"the user's ledger"})):
+        for name, data in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        assert main(["demo", "--out", str(folder)]) == 1
+        assert "did not write" in capsys.readouterr().err
+        assert {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files
 
 
 def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path):
