@@ -47,6 +47,8 @@ class OwnedFolder:
         self.location = self.store.location
         self.made = False
         """Whether this run made the folder (a failed run removes it again)."""
+        self.marked = False
+        """Whether the folder held our manifest before this run."""
         self.earlier: list[str] = []
         """What an earlier run recorded here and ``open`` removed."""
         self.names: list[str] = []
@@ -82,6 +84,7 @@ class OwnedFolder:
                                f"({len(earlier)} file{'s' if len(earlier) != 1 else ''}): pass overwrite=True to "
                                "replace it")
         self.made = not self.store.exists()
+        self.marked = self.store.exists(MANIFEST)
         for name in earlier:
             self.store.remove(name)
         self.store.make()
@@ -120,7 +123,10 @@ class OwnedFolder:
         for name in self.names:
             self.store.remove(name)
         self.names = []
-        self.store.remove(MANIFEST)  # nothing of ours is left to list (open removed the earlier run's)
+        if self.marked:  # the folder stays ours, with nothing listed (open removed the earlier run's)
+            self._write()
+        else:
+            self.store.remove(MANIFEST)
         if self.made and not self.found():
             self.store.remove_folder()
 
