@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import console_script
+
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = Path(sys.executable).parent / "imagekit"
 USERS = {"mine/holiday.png": b"photo", "home/ledger.sqlite": b"the user's ledger", "AFILE": b"a file",
          "sweep.toml": b'[sweep]\nname = "kites"\n[axes]\nprompt = ["a kite"]\nstyle = [1]\n'}
 """What every case's folder holds before it runs, and must hold, unchanged, afterwards."""
@@ -56,13 +56,11 @@ class Case:
         for name, data in USERS.items():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_bytes(data)
-        clean = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")}
-        env = {**clean, "IMAGEKIT_HOME": str(folder / "home"), "PYTHONPATH": str(ROOT), **self.env}
-        if env.get("BLOCK"):  # a venv without the extra: importing the package fails as when it is missing
+        env = {"IMAGEKIT_HOME": str(folder / "home"), **self.env}
+        if env.pop("BLOCK", None):  # a venv without the extra: importing the package fails as when it is missing
             env["PYTHONPATH"] = f"{blocked}{os.pathsep}{ROOT}"
         args = [arg.replace("HOME", str(folder / "home")) for arg in self.args.split()]
-        self.process = subprocess.Popen([str(SCRIPT), *args], cwd=folder, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True)
+        self.process = console_script(*args, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 def listing(folder: Path) -> dict[str, Path]:

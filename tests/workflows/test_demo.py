@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from PIL import Image
 from imagekit.cli import main
 from imagekit.cli.demo import CHAIN_PROMPT, run_demo
 from imagekit.sandbox import EmbeddedSandbox
-from tests.helpers import TLS
+from tests.helpers import TLS, console_script
 
 OUTPUTS = ("index.html", "contact-sheet.png", "batch.csv", "chain-lineage.csv", "chain-steps.png",
            "chain-3-vectorize.svg", "usage-by-operation.csv", "usage-burn-down.png", "usage-by-operation.png",
@@ -134,3 +135,25 @@ def test_what_failed_is_said_with_its_reason(tmp_path, capsys):
         assert "no error recorded" not in line and "injected fault" in line  # the service's own reason
     page = html.unescape((tmp_path / "out" / "index.html").read_text())
     assert "What failed" in page and failures[0].removeprefix("FAILED: ").split(":")[0] in page
+
+
+@pytest.mark.slow(30)
+def test_a_reader_that_goes_away_ends_the_demo_quietly_and_leaves_nothing(tmp_path):
+    """``imagekit demo 2>&1 | head -1`` (the reader gone while the progress bar draws: it used to hang)
+    and ``imagekit demo | head -2`` (a BrokenPipeError traceback and a half-written folder): both
+    end at once, as a Unix tool on SIGPIPE does, with nothing more said and no folder left."""
+    home = {"IMAGEKIT_HOME": str(tmp_path / "home")}
+    errors = (tmp_path / "stderr.txt").open("w")
+    both = console_script("demo", "--out", "both", cwd=tmp_path, env=home, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    apart = console_script("demo", "--out", "apart", cwd=tmp_path, env=home, stdout=subprocess.PIPE, stderr=errors)
+    for process, lines in ((both, 1), (apart, 2)):
+        assert process.stdout is not None
+        read = [process.stdout.readline() for _ in range(lines)]
+        assert read[0].startswith("Batch: 12 rows"), read
+        process.stdout.close()
+    for process in (both, apart):
+        assert process.wait(timeout=180) == 141
+    errors.close()
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
+    assert not (tmp_path / "both").exists() and not (tmp_path / "apart").exists()
