@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["require", "missing_extra", "EXTRAS"]
+__all__ = ["require", "missing_extra", "progress_bar", "EXTRAS"]
 
 EXTRAS = {
     **dict.fromkeys(("fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2",
@@ -46,3 +47,22 @@ def missing_extra(exc: BaseException) -> ConfigError | None:
 
 def _missing(module: str, extra: str) -> ConfigError:
     return ConfigError(f"this needs {module}, which is not installed: pip install 'imagekit[{extra}]'")
+
+
+def progress_bar(progress: bool, **options: Any) -> Any:
+    """tqdm's bar (``tqdm.auto``, with ``options``), or without ``progress`` a counter that draws
+    nothing and needs no tqdm; either is a context manager with ``n`` and ``update``."""
+    return require("tqdm.auto").tqdm(**options) if progress else _Counter()
+
+
+class _Counter:
+    n: float = 0
+
+    def update(self, n: float = 1) -> None:
+        self.n += n
+
+    def __enter__(self) -> _Counter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None

@@ -300,10 +300,9 @@ class PostgresStore(Store):
         return self._connection().execute(self._sql(sql), tuple(params) or None)
 
     def _connect(self) -> Any:
-        try:
-            import psycopg
-        except ModuleNotFoundError as exc:
-            raise ConfigError(f"a ledger on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
+        from ..integrations import require
+
+        psycopg = require("psycopg")
         scheme, rest = self.location.split("://", 1)
         # A refused connection fails at once; a host that does not answer at all, after this long.
         return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=CONNECT_SECONDS)

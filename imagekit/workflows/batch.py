@@ -26,6 +26,7 @@ from anyio.from_thread import start_blocking_portal
 
 from .._retry import REFUSED_STATUSES, RetryPolicy
 from ..errors import JournalUnavailableError
+from ..integrations import progress_bar
 from ..ledger import Prices
 from ..ledger.store import checked_location
 from ..storage import Store
@@ -207,9 +208,9 @@ class Batch:
 
     async def _run(self, client: AsyncClient, budget: float | None, concurrency: int | None, progress: bool,
                    out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
-        from tqdm.auto import tqdm
-
         out = Store(out_dir) if out_dir is not None else None
+        if journal is not None:
+            checked_location(journal, "a journal")  # refused before out_dir is made
         if out is not None:
             out.make()
         self._run_tags = current_tags()
@@ -222,7 +223,7 @@ class Batch:
             self._journal.bind([(identity, described) for identity, described, _, _ in accounts])
             for each in clients:  # a balance reading on each side of the run: the ledger reconciles against them
                 await each.usage()
-            with tqdm(total=len(self.rows), disable=not progress, unit="row", desc=self.name or "batch") as bar:
+            with progress_bar(progress, total=len(self.rows), unit="row", desc=self.name or "batch") as bar:
                 feed = self._feed(options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
                            for each, (identity, _, prices, frontier) in zip(clients, accounts)]

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any
 
-from ..integrations import require
+from ..integrations import progress_bar, require
 from ..models.status import COMPLETED
 from ..ownership import OwnedFolder
 from ..provenance import Provenance
@@ -166,12 +166,12 @@ def write_dataset(items: list[Item], columns: dict[str, str], dest: Location, fo
         raise ValueError(f"format={format!r}: one of {', '.join(FORMATS)}")
     writer = _Folder(OwnedFolder(dest, "an export"), columns) if format == "imagefolder" else _Parquet(*split(dest), columns)
     writer.prepare(overwrite, [item.name for item in items])
-    tqdm = require("tqdm.auto", "notebook").tqdm
     try:
-        with writer.opened(), tqdm(items, disable=not progress, unit="image", desc="export") as bar:
-            for item in bar:
+        with writer.opened(), progress_bar(progress, total=len(items), unit="image", desc="export") as bar:
+            for item in items:
                 with item.open() as source:
                     writer.add(item, source)
+                bar.update(1)
     except BaseException:
         writer.undo()
         raise

@@ -31,7 +31,8 @@ from contextlib import suppress
 from typing import Any, TypeVar
 
 from ..errors import ConfigError, JournalMismatchError, JournalUnavailableError
-from ..ledger.store import POSTGRES_EXTRA, is_url, shown_location
+from ..integrations import require
+from ..ledger.store import is_url, shown_location
 from .journal import FIELDS, RowRecord, row_values
 
 __all__ = ["SharedJournal", "is_url"]
@@ -340,10 +341,7 @@ class SharedJournal:
 def _connect(url: str, outage: bool = False) -> Any:
     """A connection to the journal's database; unreachable, a ConfigError on the first connection
     (a wrong address is the likelier cause) and psycopg's own error during an ``outage``."""
-    try:
-        import psycopg
-    except ModuleNotFoundError as exc:
-        raise ConfigError(f"a journal on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
+    psycopg = require("psycopg")
     _, rest = url.split("://", 1)
     try:
         # Keepalives: a peer gone without a word (a network down) is noticed in seconds, not hours.
