@@ -6,13 +6,14 @@ and folders a command wrote at the top of the folder, and which command wrote th
 recorded *before* it is written, so a run cut short (even by kill -9) leaves nothing the next run
 does not know to be its own. Works through any fsspec URL, as :class:`~imagekit.storage.Store` does.
 
-    with owned("out", "imagekit demo") as folder:    # refuses a folder holding files of someone else
+    with owned("out", "imagekit demo", adopt=["usage-*"]) as folder:  # refuses a folder of someone else's
         with folder.writer("index.html") as sink:    # recorded, then written
             ...
-        folder.adopt(["usage-*"])                    # what another writer put there (recorded after)
+        usage_report(client, "out")                  # a library call's usage-* files: recorded after
 
 A run that raises removes what it wrote, and the folder when it made it: a failed command leaves
-nothing behind.
+nothing behind. (What a library call wrote is recorded when the block ends: a kill -9 before then
+leaves those files unlisted, and the folder is refused until they are removed.)
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ class OwnedFolder:
             self._write()
 
     def undo(self) -> None:
-        """Remove what this run wrote, its manifest, and the folder when this run made it."""
+        """Remove what this run wrote, the manifest when this run made it, and the folder likewise."""
         for name in self.names:
             self.store.remove(name)
         self.names = []
@@ -164,7 +165,6 @@ def owned(location: Location, writer: str, replace: bool = True, adopt: Iterable
         except Exception as exc:  # noqa: BLE001  (the error that stopped the run is the one to raise)
             log.warning("could not remove what was written in %s: %s", folder.location, exc)
         raise
-
 
 
 @contextmanager

@@ -12,6 +12,7 @@ a closed pipe ends the command quietly.
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import os
 import signal
@@ -23,8 +24,10 @@ from typing import Any, TextIO
 
 __all__ = ["answer", "guarded_pipes", "PIPE_CLOSED"]
 
-PIPE_CLOSED = 128 + signal.SIGPIPE
-INTERRUPTED = 128 + signal.SIGINT
+PIPE_CLOSED = 141
+"""128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away."""
+INTERRUPTED = 130
+"""128 + SIGINT."""
 
 
 class _Guarded:
@@ -42,14 +45,14 @@ class _Guarded:
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
-        except (BrokenPipeError, ValueError):  # ValueError: written after the stream was closed
+        except BrokenPipeError:
             self._closed()
             return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except (BrokenPipeError, ValueError):
+        except BrokenPipeError:
             self._closed()
 
     def _closed(self) -> None:
@@ -61,7 +64,10 @@ class _Guarded:
             pass
         first, _Guarded.closed_pipe = not _Guarded.closed_pipe, True  # set before the signal: it may land at once
         if first and not _Guarded.quiet:
-            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+            if hasattr(signal, "pthread_kill"):  # a real signal: it wakes a main thread waiting on a lock
+                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+            else:
+                _thread.interrupt_main()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -79,8 +79,14 @@ def _sandbox(data: str, db: str | None, upgrade: bool | None = None, **settings:
     upgraded when ``upgrade``, else as :class:`Sandbox` decides (SQLite yes, a shared database no)."""
     from ..sandbox.service import Sandbox
     from ..sandbox.settings import SandboxSettings
+    from ..sandbox.store.datadir import DATABASE_NOTE, DB_NAME, IMAGES, DataDirError
 
-    Path(data).mkdir(parents=True, exist_ok=True)
+    folder = Path(data)
+    found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
+    if found and not {DB_NAME, IMAGES, DATABASE_NOTE} & set(found):  # the user's own folder: not a sandbox's
+        raise DataDirError(f"{data} holds files that are not a sandbox's ({', '.join(found[:3])}"
+                           f"{', ...' if len(found) > 3 else ''}): name an empty or new folder")
+    folder.mkdir(parents=True, exist_ok=True)
     return Sandbox(SandboxSettings(data_dir=Path(data), database_url=db, **settings), upgrade=upgrade)
 
 
