@@ -27,20 +27,19 @@ log = logging.getLogger("imagekit")
 _embedded: dict[bool, EmbeddedSandbox] = {}
 """The process's embedded sandboxes, by spec-exactness."""
 _embedded_lock = threading.Lock()
-_SANDBOX_EXTRAS = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2", "vtracer",
-                   "resvg_py", "numpy", "filelock"}
 
 
 def _embedded_sandbox(spec_exact: bool = False) -> EmbeddedSandbox:
     """The process's embedded sandbox, started on first use and stopped at exit."""
     with _embedded_lock:
         if spec_exact not in _embedded:
+            from .integrations import missing_extra
             from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
 
             try:
                 sandbox = _start_embedded(functools.partial(EmbeddedSandbox, spec_exact=spec_exact), spec_exact)
             except ModuleNotFoundError as exc:
-                if (exc.name or "").split(".")[0] not in _SANDBOX_EXTRAS:
+                if missing_extra(exc) is None:
                     raise  # a bug, not a missing extra
                 raise ConfigError(
                     "no IMAGEKIT_BASE_URL/IMAGEKIT_API_KEY, and the local sandbox needs "

@@ -10,6 +10,7 @@ writing it fails.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import posixpath
@@ -114,12 +115,27 @@ class Store:
             return []
         return sorted(posixpath.basename(p.rstrip("/")) for p in self._fs.ls(self._root, detail=False))
 
-    def clear(self) -> None:
-        """Remove the folder and everything in it."""
+    def is_file(self) -> bool:
+        """Whether the location is a file where a folder was expected."""
+        return self._fs.isfile(self._root) if self._fs is not None else os.path.isfile(self.location)
+
+    def remove(self, name: str) -> None:
+        """Remove the file or folder ``name`` (and a ``.part`` a cut-short write left of it), if there."""
         if self._fs is None:
-            shutil.rmtree(self.location, ignore_errors=True)
-        elif self._fs.exists(self._root):
-            self._fs.rm(self._root, recursive=True)
+            path = Path(self._path(name))
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+            path.with_name(path.name + ".part").unlink(missing_ok=True)
+        elif self._fs.exists(self._path(name)):
+            self._fs.rm(self._path(name), recursive=True)
+
+    def remove_folder(self) -> None:
+        """Remove the folder itself when it is empty (an object store's prefix vanishes by itself)."""
+        if self._fs is None:
+            with contextlib.suppress(OSError):
+                Path(self.location).rmdir()
 
     @contextmanager
     def reader(self, name: str) -> Iterator[IO[bytes]]:

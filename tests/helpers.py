@@ -3,7 +3,10 @@ retry policies for tests, and waiting on a sandbox's state by polling it (never 
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import textwrap
 import time
 from collections.abc import Callable
@@ -30,6 +33,19 @@ API tests' time. What they check holds at any size; the default's sizes are chec
 TLS = httpx.create_ssl_context()
 """One TLS context for the tests' own httpx clients (``verify=TLS``): without it each new client
 loads the whole CA bundle, tens of ms, a cost the suite paid a few thousand times."""
+
+
+CONSOLE_SCRIPT = Path(sys.executable).parent / "imagekit"
+"""The ``imagekit`` script the package installs, run as a user runs it."""
+
+
+def console_script(*args: str, cwd: Path, env: dict[str, str] | None = None, **popen: Any) -> subprocess.Popen:
+    """``imagekit ARGS`` through the console script, in ``cwd``, importing this checkout (any worktree)
+    with only the IMAGEKIT_* variables of ``env``."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")}
+    root = str(Path(__file__).resolve().parents[1])
+    return subprocess.Popen([str(CONSOLE_SCRIPT), *args], cwd=cwd, text=True,
+                            env={**clean, "PYTHONPATH": root, **(env or {})}, **popen)
 
 
 def db_args(url: str | None) -> list[str]:

@@ -1,12 +1,11 @@
 """Command line: ``imagekit sandbox ...``, ``imagekit demo``, ``imagekit usage`` and ``imagekit sweep ...``.
 
 One module per command group (``sandbox``, ``demo``, ``usage``, ``sweep``), each adding its commands
-to the one parser built here; ``main`` runs the command asked for.
+to the one parser built here; ``main`` runs the command asked for, and ``answers`` turns whatever
+stops it into one line and an exit code.
 """
 
 from __future__ import annotations
-
-import sys
 
 from .demo import add_demo_command
 from .parsing import Parser
@@ -29,11 +28,9 @@ def build_parser() -> Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ..errors import ImagekitError
+    """Run the command line; every mistake ends in one line and a non-zero exit code (see ``answers``)."""
+    from .answers import PIPE_CLOSED, answer, guarded_pipes, pipe_closed
 
-    args = build_parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except ImagekitError as exc:  # a setup mistake or a refusal: what to do, not a traceback
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    with guarded_pipes():
+        code = answer(build_parser().parse_args(argv))
+    return PIPE_CLOSED if pipe_closed() else code

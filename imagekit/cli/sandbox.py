@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .parsing import command
+from ..ownership import undone_on_failure
+from .parsing import command, folder_option, port, seconds
 
 if TYPE_CHECKING:
     from ..sandbox.service import Sandbox
@@ -26,20 +27,20 @@ def add_sandbox_commands(commands: Any) -> None:
     sandbox = command(commands, "sandbox", "the local sandbox service").add_subparsers(
         dest="sandbox_command", required=True)
     init = command(sandbox, "init", "create (or upgrade) the database, plans and demo user; print its API key")
-    init.add_argument("--data", required=True, help="data directory")
+    init.add_argument("--data", required=True, type=folder_option, help="data directory")
     _db_option(init)
     init.set_defaults(run=cmd_init)
 
     user = command(sandbox, "user", "manage users").add_subparsers(dest="user_command", required=True)
     add = command(user, "add", "add a user and print its API key")
-    add.add_argument("--data", required=True, help="data directory")
+    add.add_argument("--data", required=True, type=folder_option, help="data directory")
     _db_option(add)
     add.add_argument("--email", required=True, help="the new user's e-mail address")
     add.add_argument("--plan", default="standard", help="free, standard, pro or enterprise")
     add.set_defaults(run=cmd_user_add)
 
     serve = command(sandbox, "serve", "serve the API")
-    serve.add_argument("--data", required=True, help="data directory (initialised when empty; a --db database "
+    serve.add_argument("--data", required=True, type=folder_option, help="data directory (initialised when empty; a --db database "
                                                       "is initialised by init)")
     _db_option(serve)
     serve.add_argument("--workers", type=_workers, default=1,
@@ -47,8 +48,8 @@ def add_sandbox_commands(commands: Any) -> None:
     serve.add_argument("--worker-header", action="store_true",
                        help="name the serving worker process in an X-Sandbox-Worker header (with --workers)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8800, help="port to listen on (0: any free port, printed)")
-    serve.add_argument("--latency", type=float, default=0.0,
+    serve.add_argument("--port", type=port, default=8800, help="port to listen on (0: any free port, printed)")
+    serve.add_argument("--latency", type=seconds, default=0.0,
                        help="seconds every generation and edit takes at least")
     serve.add_argument("--render-cache-mb", type=_megabytes, default=SandboxSettings.render_cache_mb, metavar="N",
                        help="most MB of rendered variants (scaled, watermarked, re-encoded) kept in images/cache; "
@@ -68,7 +69,7 @@ def add_sandbox_commands(commands: Any) -> None:
     serve.set_defaults(run=cmd_serve)
 
     token = command(sandbox, "token", "print the admin token the /sandbox controls need beyond loopback")
-    token.add_argument("--data", required=True, help="data directory")
+    token.add_argument("--data", required=True, type=folder_option, help="data directory")
     _db_option(token)
     token.set_defaults(run=cmd_token)
 
@@ -78,23 +79,15 @@ def _sandbox(data: str, db: str | None, upgrade: bool | None = None, **settings:
     upgraded when ``upgrade``, else as :class:`Sandbox` decides (SQLite yes, a shared database no)."""
     from ..sandbox.service import Sandbox
     from ..sandbox.settings import SandboxSettings
+    from ..sandbox.store.datadir import DATABASE_NOTE, DB_NAME, IMAGES, DataDirError
 
-    Path(data).mkdir(parents=True, exist_ok=True)
+    folder = Path(data)
+    found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
+    if found and not {DB_NAME, IMAGES, DATABASE_NOTE} & set(found):  # the user's own folder: not a sandbox's
+        raise DataDirError(f"{data} holds files that are not a sandbox's ({', '.join(found[:3])}"
+                           f"{', ...' if len(found) > 3 else ''}): name an empty or new folder")
+    folder.mkdir(parents=True, exist_ok=True)
     return Sandbox(SandboxSettings(data_dir=Path(data), database_url=db, **settings), upgrade=upgrade)
-
-
-def _one_line_errors(command):
-    """A data folder or port the sandbox cannot use ends in one line on stderr and exit code 2."""
-    def run(args: argparse.Namespace) -> int:
-        from ..sandbox.store.datadir import DataDirError
-
-        try:
-            return command(args)
-        except (DataDirError, OSError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-    run.__doc__ = command.__doc__
-    return run
 
 
 @contextmanager
@@ -104,12 +97,14 @@ def _initialised(data: str, db: str | None) -> Iterator[Sandbox]:
     from ..sandbox.domain.seed import is_initialized
     from ..sandbox.service import init_command
     from ..sandbox.settings import SandboxSettings
-    from ..sandbox.store.datadir import DataDirError, is_new
+    from ..sandbox.store.datadir import DataDirError, check_before_open, is_new
 
     hint = init_command(SandboxSettings(data_dir=Path(data), database_url=db))
     if db is None and (not Path(data).is_dir() or is_new(Path(data), None)):
+        check_before_open(Path(data), db)  # a folder whose tables are elsewhere says so
         raise DataDirError(f"{data} holds no sandbox; run `{hint}` first")
-    sandbox = _sandbox(data, db)
+    with undone_on_failure(data):
+        sandbox = _sandbox(data, db)
     try:
         if not is_initialized(sandbox):
             raise DataDirError(f"{data} holds no sandbox; run `{hint}` first")
@@ -118,22 +113,21 @@ def _initialised(data: str, db: str | None) -> Iterator[Sandbox]:
         sandbox.close()
 
 
-@_one_line_errors
 def cmd_init(args: argparse.Namespace) -> int:
     from ..sandbox.domain.seed import DEMO_EMAIL, initialize, is_initialized
 
-    sandbox = _sandbox(args.data, args.db, upgrade=True)
-    try:
-        fresh = not is_initialized(sandbox)
-        key = initialize(sandbox)
-    finally:
-        sandbox.close()
+    with undone_on_failure(args.data):
+        sandbox = _sandbox(args.data, args.db, upgrade=True)
+        try:
+            fresh = not is_initialized(sandbox)
+            key = initialize(sandbox)
+        finally:
+            sandbox.close()
     print(f"{'Created' if fresh else 'Reused'} sandbox data in {args.data}; API key of {DEMO_EMAIL}:")
     print(key)
     return 0
 
 
-@_one_line_errors
 def cmd_user_add(args: argparse.Namespace) -> int:
     from ..sandbox.domain.seed import register_user
     from ..sandbox.interface.errors import SandboxError
@@ -149,7 +143,6 @@ def cmd_user_add(args: argparse.Namespace) -> int:
     return 0
 
 
-@_one_line_errors
 def cmd_token(args: argparse.Namespace) -> int:
     with _initialised(args.data, args.db) as sandbox:
         print(sandbox.admin_token)
@@ -168,7 +161,6 @@ def _allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-@_one_line_errors
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -184,21 +176,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise DataDirError("--workers above 1 needs a database every worker can share (--db postgresql://...); "
                            "the SQLite file in the data folder is served by one process")
     exposed = not is_loopback(args.host)
-    sandbox = _sandbox(args.data, args.db, latency=args.latency, base_size=args.base_size,
-                       spec_exact=args.spec_exact, controls=not args.no_controls,
-                       controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host),
-                       worker_header=args.worker_header, render_cache_mb=args.render_cache_mb)
-    try:
-        sandbox.claim()
+    with undone_on_failure(args.data):  # a serve that cannot start leaves no half-made folder
+        sandbox = _sandbox(args.data, args.db, latency=args.latency, base_size=args.base_size,
+                           spec_exact=args.spec_exact, controls=not args.no_controls,
+                           controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host),
+                           worker_header=args.worker_header, render_cache_mb=args.render_cache_mb)
         try:
-            sockets = listening_sockets(args.host, args.port, args.workers)
-        except OSError as exc:
-            raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    except BaseException:
-        sandbox.close()
-        raise
-    if not is_initialized(sandbox):
-        print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
+            sandbox.claim()
+            try:
+                sockets = listening_sockets(args.host, args.port, args.workers)
+            except OSError as exc:
+                raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+            if not is_initialized(sandbox):
+                print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
+        except BaseException:
+            sandbox.close()
+            raise
     shortage = sandbox.disk.shortage(sandbox.renderer.cache.limit + LOW_SPACE)
     if shortage:
         print(f"warning: {shortage}", file=sys.stderr, flush=True)
@@ -226,7 +219,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _db_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--db", metavar="URL",
+    command.add_argument("--db", metavar="URL", type=_database_url,
                          help="database URL, e.g. postgresql://USER:PW@HOST:PORT/DB (image files stay in "
                               "--data); default: SQLite in the data directory")
 
@@ -251,3 +244,12 @@ def _base_size(text: str) -> int:
     if not 256 <= value <= 4096:
         raise argparse.ArgumentTypeError("base size must be 256..4096 pixels")
     return value
+
+
+def _database_url(text: str) -> str:
+    """A database SQLAlchemy can open for the sandbox: PostgreSQL (or an explicit SQLite file)."""
+    scheme = text.split("://", 1)[0] if "://" in text else ""
+    if scheme.split("+")[0] not in ("postgresql", "sqlite"):
+        raise argparse.ArgumentTypeError(f"{text.split('@')[-1]!r} is not a database URL: "
+                                         "postgresql://USER:PW@HOST:PORT/DB")
+    return text

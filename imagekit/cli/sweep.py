@@ -8,6 +8,8 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
+from .parsing import journal_option
+
 __all__ = ["add_sweep_commands", "status_lines"]
 
 
@@ -19,7 +21,7 @@ def add_sweep_commands(commands: Any) -> None:
     text = ("rows done, running (by whom), failed and left, credits spent, and the expected finish of a sweep "
             "in a shared journal")
     status = verbs.add_parser("status", help=text, description=text)
-    status.add_argument("--journal", default=os.environ.get("IMAGEKIT_JOURNAL_URL"),
+    status.add_argument("--journal", default=os.environ.get("IMAGEKIT_JOURNAL_URL"), type=journal_option,
                         help="the sweep's journal, a postgresql:// URL (default: $IMAGEKIT_JOURNAL_URL)")
     status.add_argument("name", help="the sweep's name")
     status.set_defaults(run=cmd_status)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .parsing import command
+from .parsing import command, folder_option, ledger_option, positive
 
 
 def add_usage_command(commands: Any) -> None:
@@ -14,24 +14,27 @@ def add_usage_command(commands: Any) -> None:
     usage = command(commands, "usage", "credit usage report of the configured account (IMAGEKIT_BASE_URL "
                                         "and IMAGEKIT_API_KEY, else the local sandbox): print it, write CSV "
                                         "and PNG files")
-    usage.add_argument("--out", default="usage", help="output folder for the CSV and PNG files")
-    usage.add_argument("--ledger", help="ledger: a SQLite file or a postgresql:// URL (default: "
+    usage.add_argument("--out", default="usage", type=folder_option,
+                       help="output folder for the CSV and PNG files: a new or empty one, or one an earlier report "
+                            "wrote (only its files are replaced)")
+    usage.add_argument("--ledger", type=ledger_option, help="ledger: a SQLite file or a postgresql:// URL (default: "
                                         "$IMAGEKIT_LEDGER_URL, else $IMAGEKIT_HOME/ledger.sqlite)")
     usage.add_argument("--by", metavar="TAG", help="spend per value of this tag over every account in the "
                                                    "ledger, and its budgets (reads the ledger only)")
-    usage.add_argument("--days", type=float, default=7.0, help="days of spend the forecast follows")
+    usage.add_argument("--days", type=positive, default=7.0, help="days of spend the forecast follows")
     usage.set_defaults(run=cmd_usage)
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
     import imagekit
 
+    from ..ownership import owned
     from ..reports import usage_report
 
     if args.by:
         return _usage_by_tag(args.ledger, args.by, args.out)
     options = {"ledger": args.ledger} if args.ledger else {}
-    with imagekit.connect(**options) as client:
+    with imagekit.connect(**options) as client, owned(args.out, "imagekit usage", adopt=["usage-*"]):
         report = usage_report(client, args.out, days=args.days)
     print(report)
     if report.files:
@@ -43,6 +46,7 @@ def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
     """Spend per value of tag ``key`` over every account in the ledger, and that tag's budgets:
     read from the ledger alone, so any machine that can reach it can print the team's figures."""
     from ..ledger import Ledger
+    from ..ownership import owned
     from ..reports import spend_by_tag
 
     ledger = Ledger(location)
@@ -53,7 +57,7 @@ def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
     if budgets:
         print("\nBudgets\n" + "\n".join(f"  {budget}" for budget in budgets))
     if out:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        table.to_csv(Path(out) / f"usage-by-{key}.csv")
+        with owned(out, "imagekit usage") as folder, folder.writer(f"usage-by-{key}.csv") as sink:
+            table.to_csv(sink)
         print(f"\nWrote {Path(out) / f'usage-by-{key}.csv'}")
     return 0

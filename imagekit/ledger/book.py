@@ -31,7 +31,7 @@ from . import budgets, reconcile as _reconcile
 from .budgets import Budget
 from .entries import BALANCE, Entry, Source, Status, now
 from .spool import spool_for
-from .store import Store, is_url, open_store, shown_location
+from .store import Store, checked_location, is_url, open_store, shown_location
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -62,8 +62,9 @@ class Ledger:
     bookkeeping. Reading entries back needs the database (LedgerUnavailableError meanwhile)."""
 
     def __init__(self, location: str | os.PathLike[str] | None = None, *, account: str = "") -> None:
-        chosen = location if location is not None else os.environ.get(ENV_LEDGER_URL) or default_path()
-        location = str(os.fspath(chosen)).removeprefix("sqlite:///")  # a SQLAlchemy-style file URL too
+        chosen = location if location is not None else os.environ.get(ENV_LEDGER_URL)
+        # the default's folder is ours to make; a location given must name a folder that exists
+        location = str(default_path()) if chosen is None else checked_location(chosen)
         self._store = open_store(location)
         self.path: Path | None = None if is_url(location) else Path(location)
         """The SQLite file (None for a ledger on PostgreSQL)."""

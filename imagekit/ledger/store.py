@@ -23,7 +23,7 @@ from .._sqlite import open_wal
 from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
 
-__all__ = ["Store", "open_store", "is_url", "shown_location"]
+__all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location"]
 
 T = TypeVar("T")
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
@@ -63,6 +63,28 @@ _ADDED_COLUMNS = (
 def is_url(location: str) -> bool:
     """Whether ``location`` names a PostgreSQL database rather than a SQLite file."""
     return urlsplit(location).scheme in POSTGRES_SCHEMES
+
+
+def checked_location(location: str | os.PathLike[str], what: str = "a ledger") -> str:
+    """``location`` as a ledger or journal location: a SQLite file whose folder exists (``sqlite:///``
+    before it is dropped) or a PostgreSQL URL; anything else is a one-line ConfigError, and nothing
+    is created."""
+    text = os.fspath(location)
+    text = text.removeprefix("sqlite:///") if text.startswith("sqlite:///") else text
+    if is_url(text) or text == ":memory:":
+        return text
+    scheme = urlsplit(text).scheme
+    if "://" in text or (len(scheme) > 1 and text.startswith(scheme + ":")):
+        raise ConfigError(f"{what} is a SQLite file or a postgresql:// URL, not {shown_location(text)!r}")
+    folder = Path(text).parent
+    if not text:
+        raise ConfigError(f"{what} needs a SQLite file or a postgresql:// URL, not an empty name")
+    if Path(text).is_dir():
+        raise ConfigError(f"{text} is a folder; {what} is a SQLite file (e.g. {Path(text) / 'ledger.sqlite'})")
+    if not folder.is_dir():
+        raise ConfigError(f"{what} at {text}: no folder {folder} (create it first, or name a file in a folder "
+                          "that exists)")
+    return text
 
 
 def shown_location(location: str) -> str:
@@ -278,10 +300,9 @@ class PostgresStore(Store):
         return self._connection().execute(self._sql(sql), tuple(params) or None)
 
     def _connect(self) -> Any:
-        try:
-            import psycopg
-        except ModuleNotFoundError as exc:
-            raise ConfigError(f"a ledger on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
+        from ..integrations import require
+
+        psycopg = require("psycopg")
         scheme, rest = self.location.split("://", 1)
         # A refused connection fails at once; a host that does not answer at all, after this long.
         return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=CONNECT_SECONDS)

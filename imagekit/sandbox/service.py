@@ -22,7 +22,7 @@ from .engines import load_engine
 from .engines.base import GenerationEngine
 from .settings import SandboxSettings
 from .store import migrate as schema
-from .store.datadir import DataDirError, check_before_open, reason
+from .store.datadir import DataDirError, check_before_open, note_database, reason
 from .store.db import Database
 from .store.disk import MB, DiskSpace
 from .store.files import ImageStore
@@ -56,6 +56,8 @@ class Sandbox:
                 schema.check(self.db.engine, init_command(settings))
             self.clock = Clock(self.db)
             self.store = ImageStore(settings.image_dir, self.disk)
+            if settings.database_url is not None:  # the folder exists now
+                note_database(settings.data_dir, settings.database_url)
             cache = RenderCache(settings.image_dir / "cache", round(settings.render_cache_mb * MB), self.disk)
         except (OSError, SQLAlchemyError, DataDirError) as exc:
             self.db.dispose()

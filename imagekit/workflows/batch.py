@@ -24,8 +24,10 @@ import anyio
 from anyio.from_thread import start_blocking_portal
 
 from ..errors import BudgetWarning, JournalUnavailableError
+from ..integrations import progress_bar
 from ..ledger import Prices
 from ..ledger.prices import Estimate
+from ..ledger.store import checked_location
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
 from .journal import ImageRecord, Journal, RowRecord, account_identity
@@ -185,9 +187,9 @@ class Batch:
 
     async def _run(self, client: AsyncClient, budget: float | None, concurrency: int | None, progress: bool,
                    out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
-        from tqdm.auto import tqdm
-
         out = Store(out_dir) if out_dir is not None else None
+        if journal is not None:
+            checked_location(journal, "a journal")  # refused before out_dir is made
         if out is not None:
             out.make()
         self._run_tags = current_tags()
@@ -200,7 +202,7 @@ class Batch:
             self._journal.bind([(identity, described) for identity, described, _, _ in accounts])
             for each in clients:  # a balance reading on each side of the run: the ledger reconciles against them
                 await each.usage()
-            with tqdm(total=len(self.rows), disable=not progress, unit="row", desc=self.name or "batch") as bar:
+            with progress_bar(progress, total=len(self.rows), unit="row", desc=self.name or "batch") as bar:
                 feed = self._journal.feed(self.rows, options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
                            for each, (identity, _, prices, frontier) in zip(clients, accounts)]
@@ -244,6 +246,9 @@ class Batch:
 
     def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal:
         chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
+        if chosen is not None:  # a SQLite file whose folder exists or a postgresql:// URL, else one line
+            chosen = checked_location(chosen, "a journal")
+            journal = chosen if journal is not None else None
         current = self._journal
         if chosen is not None and is_url(str(chosen)):
             if current is not None and current.location == str(chosen):

@@ -27,7 +27,9 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any
 
+from ..integrations import progress_bar, require
 from ..models.status import COMPLETED
+from ..ownership import OwnedFolder
 from ..provenance import Provenance
 from ..provenance.embed import embed
 from ..reports.sheets import read_now
@@ -162,28 +164,39 @@ def write_dataset(items: list[Item], columns: dict[str, str], dest: Location, fo
     """Write ``items`` at ``dest`` in ``format`` (see the module); ``left_out`` is said in the answer."""
     if format not in FORMATS:
         raise ValueError(f"format={format!r}: one of {', '.join(FORMATS)}")
-    writer = _Folder(Store(dest), columns) if format == "imagefolder" else _Parquet(*split(dest), columns)
-    writer.prepare(overwrite)
-    from tqdm.auto import tqdm
-
-    with writer.opened(), tqdm(items, disable=not progress, unit="image", desc="export") as bar:
-        for item in bar:
-            with item.open() as source:
-                writer.add(item, source)
+    writer = _Folder(OwnedFolder(dest, "an export"), columns) if format == "imagefolder" else _Parquet(*split(dest), columns)
+    writer.prepare(overwrite, [item.name for item in items])
+    try:
+        with writer.opened(), progress_bar(progress, total=len(items), unit="image", desc="export") as bar:
+            for item in items:
+                with item.open() as source:
+                    writer.add(item, source)
+                bar.update(1)
+    except BaseException:
+        writer.undo()
+        raise
     export = Export(writer.location, format, len(items), dict(left_out))
     log.info("%s", export)
     return export
 
 
 class _Folder:
-    """An imagefolder: each image a file, and metadata.jsonl written line by line beside them."""
+    """An imagefolder: each image a file, and metadata.jsonl written line by line beside them, in a
+    folder that is empty or holds an earlier export (its manifest: only that is replaced)."""
 
-    def __init__(self, store: Store, columns: dict[str, str]) -> None:
-        self.store, self.columns, self.location = store, columns, store.location
+    def __init__(self, folder: OwnedFolder, columns: dict[str, str]) -> None:
+        self.folder, self.store, self.columns, self.location = folder, folder.store, columns, folder.location
 
-    def prepare(self, overwrite: bool) -> None:
-        _refuse_or_clear(self.store.names(), self.location, overwrite, self.store.clear)
-        self.store.make()
+    def prepare(self, overwrite: bool, names: list[str]) -> None:
+        self.folder.open(replace=overwrite)
+        try:
+            self.folder.claim("metadata.jsonl", *names)  # all at once: one manifest write, and a name taken refused first
+        except BaseException:
+            self.folder.undo()
+            raise
+
+    def undo(self) -> None:
+        self.folder.undo()
 
     @contextmanager
     def opened(self) -> Iterator[None]:
@@ -203,16 +216,18 @@ class _Parquet:
 
     def __init__(self, store: Store, name: str, columns: dict[str, str]) -> None:
         self.store, self.name, self.columns, self.location = store, name, columns, store.url(name)
-        from ..integrations import require
-
         self.pa = require("pyarrow", "parquet")
         self.pq = require("pyarrow.parquet", "parquet")
         self._rows: list[dict[str, Any]] = []
         self._bytes = 0
 
-    def prepare(self, overwrite: bool) -> None:
-        _refuse_or_clear([self.name] if self.store.exists(self.name) else [], self.location, overwrite, lambda: None)
+    def prepare(self, overwrite: bool, names: list[str]) -> None:
+        if self.store.exists(self.name) and not overwrite:
+            raise FileExistsError(f"{self.location} exists: pass overwrite=True to replace it")
         self.store.make()
+
+    def undo(self) -> None:
+        """Nothing: the file appears only once whole (``Store.writer``)."""
 
     def schema(self) -> Any:
         pa = self.pa
@@ -248,14 +263,6 @@ class _Parquet:
         if self._rows:
             self._writer.write_table(self.pa.Table.from_pylist(self._rows, schema=self._schema))
             self._rows, self._bytes = [], 0
-
-
-def _refuse_or_clear(found: list[str], location: str, overwrite: bool, clear: Callable[[], None]) -> None:
-    if found and not overwrite:
-        raise FileExistsError(f"{location} is not empty ({len(found)} file{'s' if len(found) != 1 else ''}): "
-                              "pass overwrite=True to replace it")
-    if found:
-        clear()
 
 
 def _plain(value: Any) -> Any:

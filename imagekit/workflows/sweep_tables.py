@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConfigError
-from ..ledger.store import POSTGRES_EXTRA, shown_location
+from ..integrations import require
+from ..ledger.store import shown_location
 
 __all__ = ["connect", "make_tables"]
 
@@ -47,11 +48,8 @@ def connect(url: str, lease: float, outage: bool = False) -> Any:
 
     Every wait on it is bounded well within the ``lease``: a database that stops answering (a frozen
     VM, packets dropped) is an outage like a refused connection, not a renewal that never returns."""
-    try:
-        import psycopg
-        from psycopg.conninfo import conninfo_to_dict
-    except ModuleNotFoundError as exc:
-        raise ConfigError(f"a journal on PostgreSQL needs psycopg: {POSTGRES_EXTRA}") from exc
+    psycopg = require("psycopg")
+    conninfo_to_dict = require("psycopg.conninfo").conninfo_to_dict
     _, rest = url.split("://", 1)
     bound = int(max(2.0, min(10.0, lease / 3)) * 1000)
     try:

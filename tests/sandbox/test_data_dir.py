@@ -133,3 +133,18 @@ def test_serve_on_a_busy_port_fails_before_it_claims_to_serve(initialised, tmp_p
         result = imagekit("sandbox", "serve", "--data", str(folder), "--port", str(port), check=False)
     assert_refused(result, f"127.0.0.1:{port}")
     assert "in use" in result.stderr
+
+
+def test_a_folder_whose_tables_are_in_postgresql_says_add_db(postgres, tmp_path):
+    """Forgetting --db on a PostgreSQL sandbox's folder names the database (never its password) and
+    the fix, from every command, instead of sending the user in a circle between init and restore."""
+    folder, url = tmp_path / "data", postgres.new_database().replace("postgres@", "postgres:secret@")
+    imagekit("sandbox", "init", "--data", str(folder), "--db", url)
+    note = (folder / "database.txt").read_text()
+    assert note.startswith("postgresql://postgres:***@") and "secret" not in note
+    before = fingerprint(folder)
+    for result in (serve_once(folder), imagekit("sandbox", "init", "--data", str(folder), check=False),
+                   imagekit("sandbox", "user", "add", "--data", str(folder), "--email", "a@b.c", check=False),
+                   imagekit("sandbox", "token", "--data", str(folder), check=False)):
+        assert_refused(result, "tables are in PostgreSQL", "add --db URL")
+    assert fingerprint(folder) == before

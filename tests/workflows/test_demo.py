@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from PIL import Image
 from imagekit.cli import main
 from imagekit.cli.demo import CHAIN_PROMPT, run_demo
 from imagekit.sandbox import EmbeddedSandbox
-from tests.helpers import TLS
+from tests.helpers import TLS, console_script
 
 OUTPUTS = ("index.html", "contact-sheet.png", "batch.csv", "chain-lineage.csv", "chain-steps.png",
            "chain-3-vectorize.svg", "usage-by-operation.csv", "usage-burn-down.png", "usage-by-operation.png",
@@ -71,11 +72,11 @@ def test_the_demo_runs_twice_in_a_row_and_the_second_run_replaces_the_first(tmp_
     out = tmp_path / "out"
     assert main(["demo", "--out", str(out)]) == 0
     check_one_run(out)
-    # leftovers an earlier run could have left (the first build kept its journal in images/: a new
-    # run against a new sandbox then skipped every row), and a file of the user's own
+    # leftovers in a folder the run wrote (the first build kept its journal in images/: a new run
+    # against a new sandbox then skipped every row), and files of the user's own beside them
     (out / "images" / "journal.sqlite").write_bytes((out / "journal.sqlite").read_bytes())
     (out / "images" / "from-an-earlier-run.png").write_bytes(b"old")
-    (out / "chain-9-old.png").write_bytes(b"old")
+    (out / "chain-9-mine.png").write_bytes(b"mine")
     (out / "notes.txt").write_text("mine")
     capsys.readouterr()
 
@@ -83,7 +84,21 @@ def test_the_demo_runs_twice_in_a_row_and_the_second_run_replaces_the_first(tmp_
     printed = capsys.readouterr().out
     assert "Removed the results of an earlier run" in printed and "FAILED" not in printed
     check_one_run(out)
-    assert not (out / "chain-9-old.png").exists() and (out / "notes.txt").read_text() == "mine"
+    assert (out / "chain-9-mine.png").read_bytes() == b"mine" and (out / "notes.txt").read_text() == "mine"
+
+
+def test_the_demo_never_writes_into_a_folder_of_the_users(tmp_path, capsys):
+    """A folder holding the user's files and no demo manifest (their photos, their page; their
+    IMAGEKIT_HOME with its ledger) is refused in one line, and nothing in it changes."""
+    home = tmp_path / "home"
+    for folder, files in ((tmp_path / "mine", {"images/holiday.png": b"photo", "index.html": b"<p>mine</p>"}),
+                          (home, {"ledger.sqlite": b"the user's ledger"})):
+        for name, data in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        assert main(["demo", "--out", str(folder)]) == 1
+        assert "did not write" in capsys.readouterr().err
+        assert {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files
 
 
 def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path):
@@ -120,3 +135,25 @@ def test_what_failed_is_said_with_its_reason(tmp_path, capsys):
         assert "no error recorded" not in line and "injected fault" in line  # the service's own reason
     page = html.unescape((tmp_path / "out" / "index.html").read_text())
     assert "What failed" in page and failures[0].removeprefix("FAILED: ").split(":")[0] in page
+
+
+@pytest.mark.slow(30)
+def test_a_reader_that_goes_away_ends_the_demo_quietly_and_leaves_nothing(tmp_path):
+    """``imagekit demo 2>&1 | head -1`` (the reader gone while the progress bar draws: it used to hang)
+    and ``imagekit demo | head -2`` (a BrokenPipeError traceback and a half-written folder): both
+    end at once, as a Unix tool on SIGPIPE does, with nothing more said and no folder left."""
+    home = {"IMAGEKIT_HOME": str(tmp_path / "home")}
+    errors = (tmp_path / "stderr.txt").open("w")
+    both = console_script("demo", "--out", "both", cwd=tmp_path, env=home, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    apart = console_script("demo", "--out", "apart", cwd=tmp_path, env=home, stdout=subprocess.PIPE, stderr=errors)
+    for process, lines in ((both, 1), (apart, 2)):
+        assert process.stdout is not None
+        read = [process.stdout.readline() for _ in range(lines)]
+        assert read[0].startswith("Batch: 12 rows"), read
+        process.stdout.close()
+    for process in (both, apart):
+        assert process.wait(timeout=180) == 141
+    errors.close()
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
+    assert not (tmp_path / "both").exists() and not (tmp_path / "apart").exists()

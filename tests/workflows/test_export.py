@@ -14,6 +14,7 @@ import s3fs
 from PIL import Image
 
 import imagekit
+from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
 from imagekit.workflows.export import BATCH_COLUMNS, CHAIN_COLUMNS
 from tests.helpers import control
@@ -92,17 +93,45 @@ def test_exported_files_come_from_the_run_folder_when_there_is_one(connect, tmp_
     assert exported == saved and len(saved) == 2
 
 
-def test_an_export_replaces_nothing_unless_asked(finished, tmp_path):
+def test_an_export_replaces_only_its_own_files_and_only_when_asked(finished, tmp_path):
     _, batch, _, done = finished
-    batch.export(tmp_path / "ds", progress=False)
+    ds = tmp_path / "ds"
+    batch.export(ds, progress=False)
     with pytest.raises(FileExistsError, match="overwrite=True"):
-        batch.export(tmp_path / "ds", progress=False)
-    (tmp_path / "ds" / "stray.png").write_bytes(b"not ours")
-    batch.export(tmp_path / "ds", overwrite=True, progress=False)
-    assert not (tmp_path / "ds" / "stray.png").exists()
-    assert len(load("imagefolder", tmp_path, data_dir=str(tmp_path / "ds"))) == len(done)
+        batch.export(ds, progress=False)
+    (ds / "notes.txt").write_text("mine")  # the user's, beside the export
+    (ds / "0001-999999.png").write_bytes(b"an export's, gone when replaced")
+    manifest = json.loads((ds / MANIFEST).read_text())
+    manifest["names"].append("0001-999999.png")
+    (ds / MANIFEST).write_text(json.dumps(manifest))
+    batch.export(ds, overwrite=True, progress=False)
+    assert (ds / "notes.txt").read_text() == "mine" and not (ds / "0001-999999.png").exists()
+    assert len(load("imagefolder", tmp_path, data_dir=str(ds))) == len(done)
+    assert pd.read_json(ds / "metadata.jsonl", lines=True)["image_id"].tolist() == sorted(done["image_id"])
     with pytest.raises(ValueError, match="imagefolder, parquet"):
         batch.export(tmp_path / "other", format="csv")
+
+
+def test_an_export_never_writes_into_a_folder_of_the_users(connect, tmp_path):
+    """Exporting into the run's own folder (images, journal, the user's notebook) is refused, even
+    with overwrite=True, and changes nothing there: the next run of the batch pays for nothing."""
+    ik = connect()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.md").write_text("my notes")
+    batch = ik.batch(["a kite", "a boat"], style=ik.styles()[0])
+    batch.run(out_dir=work, journal=work / "journal.sqlite", progress=False)
+    before = {path.name: path.read_bytes() for path in work.iterdir()}
+    with pytest.raises(FileExistsError, match="did not write .*journal.sqlite.*empty or new folder"):
+        batch.export(work, overwrite=True, progress=False)
+    assert {path.name: path.read_bytes() for path in work.iterdir()} == before
+    again = ik.batch(["a kite", "a boat"], style=ik.styles()[0]).run(out_dir=work, journal=work / "journal.sqlite",
+                                                                      progress=False)
+    assert again.spent == 0
+    with pytest.raises(FileExistsError, match="is a file"):
+        batch.export(work / "notes.md", progress=False)
+    batch.export(work / "dataset", progress=False)
+    assert len(load("imagefolder", tmp_path, data_dir=str(work / "dataset"))) == 2
 
 
 def test_a_chain_exports_with_its_lineage(connect, tmp_path):
@@ -134,8 +163,12 @@ def test_an_export_to_s3_reads_back_through_s3fs(finished, s3, tmp_path):
     _, batch, _, done = finished
     bucket = s3.bucket()
     batch.export(f"s3://{bucket}/datasets/grid", progress=False)
-    batch.export(f"s3://{bucket}/datasets/grid.parquet", format="parquet", progress=False)
     fs = s3fs.S3FileSystem(skip_instance_cache=True, use_listings_cache=False)
+    fs.pipe(f"{bucket}/datasets/grid/README.md", b"the user's")
+    batch.export(f"s3://{bucket}/datasets/grid", overwrite=True, progress=False)  # the export's files only
+    assert fs.cat(f"{bucket}/datasets/grid/README.md") == b"the user's"
+    fs.rm(f"{bucket}/datasets/grid/README.md")
+    batch.export(f"s3://{bucket}/datasets/grid.parquet", format="parquet", progress=False)
     fs.get(f"{bucket}/datasets/grid/", str(tmp_path / "copy"), recursive=True)
     assert len(load("imagefolder", tmp_path, data_dir=str(tmp_path / "copy"))) == len(done)
     with fs.open(f"{bucket}/datasets/grid.parquet", "rb") as stored:

@@ -50,3 +50,21 @@ def test_the_same_account_after_a_restart_on_a_new_port_resumes(tmp_path):
             assert set(batch.to_pandas()["row_status"]) == {"done"}
             assert batch.spent == (0 if session else 2 * ik.styles()[0].credit_cost)
             assert len(server_images(box, ik.me().user_id)) == 2
+
+
+def test_a_journal_or_ledger_location_of_another_kind_is_refused_and_nothing_made(connect, tmp_path, monkeypatch):
+    """A SQLite file whose folder exists or a postgresql:// URL; anything else is one ConfigError from
+    the toolkit itself (not only the command line), before a folder or a file is made."""
+    ik = connect()
+    before = sorted(tmp_path.rglob("*"))
+    refused = {"mysql://a@b/c": "postgresql://", str(tmp_path / "nowhere" / "j.sqlite"): "no folder",
+               str(tmp_path): "is a folder"}
+    for location, says in refused.items():
+        with pytest.raises(imagekit.ConfigError, match=says):
+            ik.batch(ROWS, style=1).run(progress=False, out_dir=tmp_path / "out", journal=location)
+        with pytest.raises(imagekit.ConfigError, match=says):
+            imagekit.Ledger(location)
+    monkeypatch.setenv("IMAGEKIT_LEDGER_URL", "mysql://a@b/c")
+    with pytest.raises(imagekit.ConfigError, match="postgresql://"):
+        imagekit.Ledger()
+    assert sorted(tmp_path.rglob("*")) == before

@@ -2,20 +2,20 @@
 usage report, against a fresh embedded sandbox; the results land in ``out_dir`` with a page,
 ``index.html``, that shows them all.
 
-Every run starts clean: a new sandbox, and the files an earlier run left in ``out_dir`` removed
-first, so what is there afterwards describes this run only.
+Every run starts clean: a new sandbox, and the files an earlier run recorded in ``out_dir``'s
+manifest removed first, so what is there afterwards describes this run only. A folder holding files
+and no manifest is refused (they are someone's own); a run that fails removes what it wrote.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..parsing import command
+from ..parsing import command, folder_option
 
 __all__ = ["run_demo", "PROMPTS", "RATIOS", "CHAIN_PROMPT"]
 
@@ -24,9 +24,11 @@ CHAIN_PROMPT = "a red robot on a foggy beach"
 flat cut-out vectorizes cleanly)."""
 PROMPTS = [CHAIN_PROMPT, "a black cat in a flower garden", "a city skyline at night"]
 RATIOS = ["1:1", "16:9"]
-EARLIER_RUN = ("index.html", "batch.csv", "contact-sheet.png", "chain-*", "usage-*", "ledger.sqlite*",
-               "journal.sqlite*", "images", "dataset")
-"""What a demo run writes in its folder; removed before the next run writes anything."""
+WRITES = ("index.html", "batch.csv", "contact-sheet.png", "ledger.sqlite", "journal.sqlite", "images", "dataset",
+          "chain-lineage.csv", "chain-steps.png")
+"""What a demo run writes in its folder under these names, recorded in its manifest before it starts."""
+ALSO_WRITES = ("chain-*", "usage-*", "ledger.sqlite-*", "journal.sqlite-*")
+"""What the library calls it makes write there besides, recorded once they have."""
 
 
 @dataclass
@@ -52,21 +54,24 @@ def run_demo(out_dir: str | Path, box: Any = None) -> int:
     ``box``: run as the demo user of this running EmbeddedSandbox (default: a fresh sandbox, removed
     afterwards).
     """
+    from imagekit.ownership import owned
+
     from .page import write_page
 
     out = Path(out_dir)
-    if clear_earlier_run(out):
-        print(f"Removed the results of an earlier run from {out}/")
-    out.mkdir(parents=True, exist_ok=True)
-    outcome = Outcome(out)
-    if box is not None:
-        run_against(box, outcome)
-    else:
-        from imagekit.sandbox import EmbeddedSandbox
+    with owned(out, "imagekit demo", adopt=ALSO_WRITES) as folder:
+        if folder.earlier:
+            print(f"Removed the results of an earlier run from {out}/")
+        folder.claim(*WRITES)
+        outcome = Outcome(out)
+        if box is not None:
+            run_against(box, outcome)
+        else:
+            from imagekit.sandbox import EmbeddedSandbox
 
-        with tempfile.TemporaryDirectory(prefix="imagekit-demo-") as data, EmbeddedSandbox(data, base_size=512) as fresh:
-            run_against(fresh, outcome)
-    page = write_page(outcome)
+            with tempfile.TemporaryDirectory(prefix="imagekit-demo-") as data, EmbeddedSandbox(data, base_size=512) as fresh:
+                run_against(fresh, outcome)
+        page = write_page(outcome)
     for problem in outcome.problems:
         print(f"FAILED: {problem}")
     print(f"\nResults in {out}/; open {page} to see them all.")
@@ -87,17 +92,6 @@ def run_against(box: Any, outcome: Outcome) -> None:
             if ik.ledger is not None:
                 ik.ledger.close()
         print(f"\n{outcome.report}")
-
-
-def clear_earlier_run(out: Path) -> bool:
-    """Remove what an earlier demo run wrote in ``out`` (only those names); True if there was any."""
-    found = [path for pattern in EARLIER_RUN for path in out.glob(pattern)]
-    for path in found:
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    return bool(found)
 
 
 def run_batch(ik: Any, outcome: Outcome) -> None:
@@ -195,8 +189,9 @@ def add_demo_command(commands: Any) -> None:
     """The ``demo`` command on the top-level parser's subcommands."""
     demo = command(commands, "demo", "the main job against a fresh embedded sandbox: a batch, an edit "
                                       "chain and a usage report, with an HTML page of the results")
-    demo.add_argument("--out", default="out", help="output folder; the demo's files from an earlier run "
-                                                   "there are replaced")
+    demo.add_argument("--out", default="out", type=folder_option,
+                      help="output folder: a new or empty one, or one an earlier demo run wrote (only its "
+                           "files are replaced)")
     demo.set_defaults(run=cmd_demo)
 
 

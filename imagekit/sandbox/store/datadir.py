@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 DB_NAME = "sandbox.db"
+DATABASE_NOTE = "database.txt"
 IMAGES = "images"
 
 
@@ -32,12 +33,34 @@ def check_before_open(data_dir: Path, database_url: str | None) -> None:
     db = database_file(data_dir, database_url)
     if db is None:
         return
+    elsewhere = database_note(data_dir)
+    if elsewhere and not db.exists():
+        raise DataDirError(f"{data_dir}'s tables are in PostgreSQL ({elsewhere}): add --db URL")
     if db.exists() and not db.is_file():
         raise DataDirError(f"{db} is not a file")
     if db.exists() and db.stat().st_size == 0:
         raise DataDirError(f"{db} is empty (0 bytes): its data is lost; restore it from a copy or use another folder")
     if not db.exists() and holds_images(data_dir):
         raise DataDirError(f"{data_dir} holds images but no {DB_NAME}; restore the database or use another folder")
+
+
+def note_database(data_dir: Path, database_url: str) -> None:
+    """Record in the folder which database holds its tables (password hidden), so that opening the
+    folder without it says where they are instead of making an empty SQLite sandbox beside them."""
+    from sqlalchemy.engine import make_url
+
+    shown = make_url(database_url).render_as_string(hide_password=True)
+    note = Path(data_dir) / DATABASE_NOTE
+    if database_note(data_dir) != shown:
+        note.write_text(shown + "\n")
+
+
+def database_note(data_dir: Path) -> str | None:
+    """The database a folder's tables are in, as ``note_database`` recorded it (None: SQLite here)."""
+    try:
+        return (Path(data_dir) / DATABASE_NOTE).read_text().strip() or None
+    except OSError:
+        return None
 
 
 def holds_images(data_dir: Path) -> bool:

@@ -1,0 +1,187 @@
+"""A folder we own: we write only into a folder that is empty or that holds our manifest, and we
+remove only what that manifest lists (what a person put beside it stays).
+
+The manifest (``.imagekit-manifest.json``, hidden, so dataset readers pass it by) names the files
+and folders a command wrote at the top of the folder, and which command wrote them. A name is
+recorded *before* it is written, so a run cut short (even by kill -9) leaves nothing the next run
+does not know to be its own. Works through any fsspec URL, as :class:`~imagekit.storage.Store` does.
+
+    with owned("out", "imagekit demo", adopt=["usage-*"]) as folder:  # refuses a folder of someone else's
+        with folder.writer("index.html") as sink:    # recorded, then written
+            ...
+        usage_report(client, "out")                  # a library call's usage-* files: recorded after
+
+A run that raises removes what it wrote, and the folder when it made it: a failed command leaves
+nothing behind. (What a library call wrote is recorded when the block ends: a kill -9 before then
+leaves those files unlisted, and the folder is refused until they are removed.)
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import logging
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import IO
+
+from .errors import ConfigError
+from .storage import Location, Store
+
+__all__ = ["MANIFEST", "NotOursError", "OwnedFolder", "owned", "undone_on_failure"]
+
+MANIFEST = ".imagekit-manifest.json"
+log = logging.getLogger("imagekit")
+
+
+class NotOursError(ConfigError, FileExistsError):
+    """A folder holds files we did not record writing: we neither replace them nor write beside them."""
+
+
+class OwnedFolder:
+    """One folder and the names our manifest lists in it (see the module)."""
+
+    def __init__(self, location: Location, writer: str) -> None:
+        self.store = Store(location)
+        self.writer_name = writer
+        """Who writes here, as the manifest and messages say it (``imagekit demo``, ``an export``)."""
+        self.location = self.store.location
+        self.made = False
+        """Whether this run made the folder (a failed run removes it again)."""
+        self.marked = False
+        """Whether the folder held our manifest before this run."""
+        self.earlier: list[str] = []
+        """What an earlier run recorded here and ``open`` removed."""
+        self.names: list[str] = []
+        """What this run recorded."""
+
+    def __repr__(self) -> str:
+        return f"OwnedFolder({self.location!r}, {self.writer_name!r})"
+
+    def found(self) -> list[str]:
+        """The names in the folder now (none when it does not exist)."""
+        if self.store.is_file():
+            raise NotOursError(f"{self.location} is a file, not a folder: name a folder")
+        return [name for name in self.store.names() if name != MANIFEST]
+
+    def check(self) -> list[str]:
+        """What an earlier run of ours left here; NotOursError when the folder holds files and no
+        manifest (files put beside ours later are left where they are)."""
+        present = self.found()
+        self.earlier = self._read()
+        others = [name for name in present if name not in self.earlier]
+        if others and not self.store.exists(MANIFEST):
+            shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+            raise NotOursError(f"{self.location} holds files {self.writer_name} did not write ({shown}): "
+                               "name an empty or new folder")
+        return [name for name in self.earlier if name in present]
+
+    def open(self, replace: bool = True) -> list[str]:
+        """Check the folder, remove what an earlier run of ours wrote (when ``replace``; else refuse
+        it), make the folder; returns the names removed."""
+        self.earlier = earlier = self.check()
+        if earlier and not replace:
+            raise NotOursError(f"{self.location} holds an earlier result of {self.writer_name} "
+                               f"({len(earlier)} file{'s' if len(earlier) != 1 else ''}): pass overwrite=True to "
+                               "replace it")
+        self.made = not self.store.exists()
+        self.marked = self.store.exists(MANIFEST)
+        for name in earlier:
+            self.store.remove(name)
+        self.store.make()
+        self._write()
+        return earlier
+
+    def claim(self, *names: str) -> None:
+        """Record ``names`` before writing them; refuse a name someone else's file holds."""
+        new = [name for name in names if name not in self.names]
+        taken = [name for name in new if self.store.exists(name)]
+        if taken:
+            raise NotOursError(f"{self.store.url(taken[0])} exists and {self.writer_name} did not write it")
+        if new:
+            self.names += new
+            self._write()
+
+    @contextmanager
+    def writer(self, name: str) -> Iterator[IO[bytes]]:
+        """The file ``name`` open for writing (see ``Store.writer``), recorded first."""
+        self.claim(name)
+        with self.store.writer(name) as sink:
+            yield sink
+
+    def adopt(self, patterns: Iterable[str]) -> None:
+        """Record what another writer (a library call given this folder) put here: the names now
+        present that match ``patterns`` and were not there when this run began."""
+        patterns = list(patterns)
+        found = [name for name in self.found() if name not in self.names
+                 and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)] if patterns else []
+        if found:
+            self.names += found
+            self._write()
+
+    def undo(self) -> None:
+        """Remove what this run wrote, the manifest when this run made it, and the folder likewise."""
+        for name in self.names:
+            self.store.remove(name)
+        self.names = []
+        if self.marked:  # the folder stays ours, with nothing listed (open removed the earlier run's)
+            self._write()
+        else:
+            self.store.remove(MANIFEST)
+        if self.made and not self.found():
+            self.store.remove_folder()
+
+    def _read(self) -> list[str]:
+        if not self.store.exists(MANIFEST):
+            return []
+        try:
+            with self.store.reader(MANIFEST) as source:
+                listed = json.load(source)["names"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise NotOursError(f"{self.store.url(MANIFEST)} is damaged ({exc}): remove it and what it "
+                               "listed yourself") from None
+        return [name for name in listed if isinstance(name, str) and name and "/" not in name and name != MANIFEST]
+
+    def _write(self) -> None:
+        with self.store.writer(MANIFEST) as sink:
+            sink.write(json.dumps({"writer": self.writer_name, "names": self.names}, indent=1).encode())
+
+
+@contextmanager
+def owned(location: Location, writer: str, replace: bool = True, adopt: Iterable[str] = ()) -> Iterator[OwnedFolder]:
+    """The folder at ``location``, opened (see ``OwnedFolder.open``) for the block, and what the block
+    made there matching ``adopt`` recorded at its end; what the block wrote is removed again when it
+    raises (a closed pipe and Ctrl+C included)."""
+    folder = OwnedFolder(location, writer)
+    folder.open(replace)
+    try:
+        try:
+            yield folder
+        finally:
+            folder.adopt(adopt)
+    except BaseException:
+        try:
+            folder.undo()
+        except Exception as exc:  # noqa: BLE001  (the error that stopped the run is the one to raise)
+            log.warning("could not remove what was written in %s: %s", folder.location, exc)
+        raise
+
+
+@contextmanager
+def undone_on_failure(location: Location) -> Iterator[None]:
+    """For a folder a command sets up (a sandbox's data folder): when the block raises, remove what
+    appeared at its top during the block, and the folder when the block made it; nothing else."""
+    store = Store(location)
+    made = not store.exists()
+    before = set() if made else set(store.names())
+    try:
+        yield
+    except BaseException:
+        try:
+            for name in set(store.names()) - before:
+                store.remove(name)
+            if made:
+                store.remove_folder()
+        except Exception as exc:  # noqa: BLE001  (the error that stopped the command is the one to raise)
+            log.warning("could not remove what was made in %s: %s", location, exc)
+        raise

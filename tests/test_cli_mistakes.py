@@ -1,0 +1,135 @@
+"""Every command and subcommand, given the mistakes people make (ports, numbers, paths, URLs, a file
+where a folder goes, a folder of the user's own, a missing extra, an unreachable service), through
+the real console script: a non-zero exit code, at most three lines, no traceback, and nothing
+created or changed in the working folder or IMAGEKIT_HOME.
+
+The cases run as processes side by side (each in a folder of its own), so the table costs a few
+process starts of time, not one per case."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import console_script
+
+ROOT = Path(__file__).resolve().parents[1]
+USERS = {"mine/holiday.png": b"photo", "home/ledger.sqlite": b"the user's ledger", "AFILE": b"a file",
+         "sweep.toml": b'[sweep]\nname = "kites"\n[axes]\nprompt = ["a kite"]\nstyle = [1]\n'}
+"""What every case's folder holds before it runs, and must hold, unchanged, afterwards."""
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def busy_port() -> Iterator[int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+@dataclass
+class Case:
+    args: str
+    says: str = "error: "
+    env: dict[str, str] = field(default_factory=dict)
+    process: subprocess.Popen | None = None
+    folder: Path | None = None
+
+    def start(self, folder: Path, blocked: Path) -> None:
+        """Run in ``folder`` (a file ``AFILE``, a folder ``mine`` of the user's, an IMAGEKIT_HOME
+        ``home`` holding their ledger, a sweep file ``sweep.toml``)."""
+        self.folder = folder
+        for name, data in USERS.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        env = {"IMAGEKIT_HOME": str(folder / "home"), **self.env}
+        if env.pop("BLOCK", None):  # a venv without the extra: importing the package fails as when it is missing
+            env["PYTHONPATH"] = f"{blocked}{os.pathsep}{ROOT}"
+        args = [arg.replace("HOME", str(folder / "home")) for arg in self.args.split()]
+        self.process = console_script(*args, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def listing(folder: Path) -> dict[str, Path]:
+    return {str(path.relative_to(folder)): path for path in folder.rglob("*")}
+
+
+def cases(closed: int, busy: int) -> list[Case]:
+    unreachable = {"IMAGEKIT_BASE_URL": f"http://127.0.0.1:{closed}", "IMAGEKIT_API_KEY": "iks_x"}
+    pg = f"postgresql://me:secret@127.0.0.1:{closed}/db"
+    return [
+        Case("--versoin"), Case("sandbox serv --data D"), Case("demo --outt d"),
+        Case("sandbox serve --data D --port 70000", "not a port"),
+        Case("sandbox serve --data D --port -5", "not a port"),
+        Case("sandbox serve --data D --port eighty", "not an integer"),
+        Case("sandbox serve --data D --latency -1", "0 or more"),
+        Case("sandbox serve --data D --workers 0"), Case("sandbox serve --data D --base-size 99999"),
+        Case("sandbox serve --data D --render-cache-mb -1"),
+        Case("sandbox serve --data D --db mysql://a@b/c", "not a database URL"),
+        Case("sandbox serve --data AFILE", "is a file"), Case("sandbox serve --data mine", "not a sandbox's"),
+        Case("sandbox init --data mine", "not a sandbox's"), Case("sandbox serve --data nowhere/D", "no folder"),
+        Case(f"sandbox serve --data D --port {busy}", "cannot listen"),
+        Case(f"sandbox init --data D --db {pg}"), Case("sandbox init --data AFILE", "is a file"),
+        Case("sandbox user add --data D --email a@b.c", "holds no sandbox"),
+        Case("sandbox user add --data mine --email a@b.c", "holds no sandbox"),
+        Case("sandbox token --data D", "holds no sandbox"), Case("sandbox user add --data D"),
+        Case("demo --out AFILE", "is a file"), Case("demo --out nowhere/out", "no folder"),
+        Case("demo --out mine", "did not write"), Case("demo --out HOME", "did not write"),
+        Case("demo --out out", "pip install 'imagekit[notebook]'", {"BLOCK": "1"}),
+        Case("usage --days 0", "above 0"), Case("usage --days -3", "above 0"), Case("usage --days soon"),
+        Case("usage --ledger mysql://a@b/c", "postgresql://"), Case("usage --ledger /nonexistent/dir/l.sqlite", "no folder"),
+        Case("usage --ledger mine", "is a folder"), Case("usage --out AFILE", "is a file"),
+        Case("usage --out mine", "did not write", unreachable),
+        Case("usage", "Could not reach", unreachable), Case("usage --by team --ledger mysql://a@b/c"),
+        Case("usage", "pip install 'imagekit[notebook]'", {"BLOCK": "1"}),
+        Case("sweep status kites", "shared journal"), Case("sweep status kites --journal mysql://a@b/c"),
+        Case(f"sweep status kites --journal {pg}", "cannot open the journal"),
+        Case("sweep run nofile.toml", "no such sweep file"), Case("sweep run AFILE"),
+        Case("sweep run sweep.toml", "Could not reach", unreachable),
+        Case("sweep estimate sweep.toml", "Could not reach", unreachable),
+    ]
+
+
+@pytest.fixture(scope="module")
+def blocked(tmp_path_factory) -> Path:
+    """A folder that, first on the path, makes pandas look uninstalled (the `imagekit[notebook]` extra)."""
+    folder = tmp_path_factory.mktemp("blocked")
+    (folder / "pandas").mkdir()
+    (folder / "pandas" / "__init__.py").write_text(textwrap.dedent("""\
+        raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
+    """))
+    return folder
+
+
+@pytest.mark.slow(30)
+def test_every_mistake_is_one_line_an_exit_code_and_leaves_nothing(tmp_path, blocked):
+    with busy_port() as busy:
+        table = cases(closed_port(), busy)
+        for number, case in enumerate(table):
+            case.start(tmp_path / f"case{number}", blocked)
+        outcomes = [(case, *case.process.communicate(timeout=300)) for case in table if case.process]
+    problems = []
+    for case, output, _ in outcomes:
+        assert case.folder is not None and case.process is not None
+        code, lines = case.process.returncode, output.strip().splitlines()
+        if code == 0 or not 1 <= len(lines) <= 3 or "Traceback" in output or case.says not in output:
+            problems.append(f"imagekit {case.args}: exit {code}, {len(lines)} lines: {output.strip()[-400:]}")
+        found = {path: (case.folder / path).read_bytes() for path in listing(case.folder)
+                 if (case.folder / path).is_file()}
+        if found != USERS or listing(case.folder).keys() != USERS.keys() | {"mine", "home"}:
+            problems.append(f"imagekit {case.args}: left {sorted(set(found) - set(USERS))} "
+                            f"(the user's files {'changed' if set(USERS) <= set(found) else 'gone'})")
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,93 @@
+"""A folder we own (imagekit.ownership), on a local disk and through an fsspec URL alike: we write
+only into an empty folder or one holding our manifest, replace only what it lists, leave what a
+person put beside it, and a run that fails removes what it wrote (and the folder it made)."""
+
+from __future__ import annotations
+
+import uuid
+
+import fsspec
+import pytest
+
+from imagekit.ownership import MANIFEST, NotOursError, owned, undone_on_failure
+
+
+@pytest.fixture(params=["local", "memory"])
+def where(request, tmp_path):
+    """A folder that does not exist yet, and an fsspec file system to look into it with."""
+    if request.param == "local":
+        return str(tmp_path / "out"), fsspec.filesystem("file"), str(tmp_path / "out")
+    prefix = f"/owned-{uuid.uuid4().hex}"
+    return f"memory://{prefix}", fsspec.filesystem("memory"), prefix
+
+
+def names(fs, root: str) -> set[str]:
+    return {path.rstrip("/").rsplit("/", 1)[-1] for path in fs.ls(root, detail=False)} if fs.exists(root) else set()
+
+
+def write(folder, name: str, data: bytes = b"ours") -> None:
+    with folder.writer(name) as sink:
+        sink.write(data)
+
+
+def test_a_second_run_replaces_only_what_the_first_wrote(where):
+    location, fs, root = where
+    with owned(location, "a test") as folder:
+        write(folder, "a.png")
+        write(folder, "b.png")
+    fs.pipe(f"{root}/notes.txt", b"mine")  # the user's, beside ours
+    with owned(location, "a test") as folder:
+        assert sorted(folder.earlier) == ["a.png", "b.png"]
+        write(folder, "c.png")
+    assert names(fs, root) == {"c.png", "notes.txt", MANIFEST}
+    with pytest.raises(NotOursError, match="notes.txt exists and a test did not write it"), \
+            owned(location, "a test") as folder:
+        write(folder, "notes.txt")
+    assert fs.cat(f"{root}/notes.txt") == b"mine" and names(fs, root) == {"notes.txt", MANIFEST}  # undone
+    with owned(location, "a test") as folder:  # still ours: a failed run keeps the mark
+        write(folder, "d.png")
+    with pytest.raises(NotOursError, match="pass overwrite=True"):
+        owned(location, "a test", replace=False).__enter__()
+    assert names(fs, root) == {"d.png", "notes.txt", MANIFEST}
+
+
+def test_a_folder_of_someone_elses_is_refused_and_left_alone(where):
+    location, fs, root = where
+    fs.makedirs(f"{root}/images", exist_ok=True)
+    fs.pipe(f"{root}/images/holiday.png", b"photo")
+    fs.pipe(f"{root}/index.html", b"<p>mine</p>")
+    with pytest.raises(NotOursError, match="did not write .*images, index.html.*empty or new folder"):
+        owned(location, "a test").__enter__()
+    assert fs.cat(f"{root}/images/holiday.png") == b"photo" and names(fs, root) == {"images", "index.html"}
+
+
+def test_a_failed_run_leaves_nothing_behind(where):
+    location, fs, root = where
+    with pytest.raises(KeyboardInterrupt), owned(location, "a test", adopt=["usage-*"]) as folder:
+        write(folder, "a.png")
+        fs.pipe(f"{root}/usage-by-day.csv", b"written by a library call")
+        raise KeyboardInterrupt  # Ctrl+C, or a closed pipe
+    assert not fs.exists(f"{root}/a.png") and not fs.exists(f"{root}/usage-by-day.csv")
+    assert not fs.exists(f"{root}/{MANIFEST}")
+
+
+def test_a_failed_setup_removes_only_what_it_made(tmp_path):
+    data = tmp_path / "data"
+    with pytest.raises(OSError), undone_on_failure(data):
+        data.mkdir()
+        (data / "sandbox.db").write_bytes(b"half made")
+        raise OSError("cannot listen")
+    assert not data.exists()
+    data.mkdir()
+    (data / "keep.txt").write_text("mine")
+    with pytest.raises(OSError), undone_on_failure(data):
+        (data / "serve.lock").write_text("")
+        raise OSError("cannot listen")
+    assert [path.name for path in data.iterdir()] == ["keep.txt"]
+
+
+def test_a_file_where_a_folder_goes_is_refused(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(NotOursError, match="is a file, not a folder"):
+        owned(tmp_path / "afile", "a test").__enter__()
+    assert (tmp_path / "afile").read_text() == "x"
