@@ -52,7 +52,44 @@ def _missing(module: str, extra: str) -> ConfigError:
 def progress_bar(progress: bool, **options: Any) -> Any:
     """tqdm's bar (``tqdm.auto``, with ``options``), or without ``progress`` a counter that draws
     nothing and needs no tqdm; either is a context manager with ``n`` and ``update``."""
-    return require("tqdm.auto").tqdm(**options) if progress else _Counter()
+    if not progress:
+        return _Counter()
+    tqdm = require("tqdm.auto").tqdm
+    from tqdm.notebook import tqdm as notebook_tqdm
+
+    return _NotebookBar(tqdm(display=False, **options)) if issubclass(tqdm, notebook_tqdm) else tqdm(**options)
+
+
+class _NotebookBar:
+    """tqdm's notebook bar, whose last state is printed as a line of text when it closes. A saved
+    notebook shows that line: GitHub, nbviewer and nbconvert draw no widget, only the text a widget
+    carried when it was shown, which for a bar was "0%" and read as a run that never started; so
+    the bar carries no text of its own, and is hidden once its line is printed."""
+
+    def __init__(self, bar: Any) -> None:
+        self._bar = bar
+        view = dict(bar.container._repr_mimebundle_())
+        view["text/plain"] = ""
+        require("IPython.display").display(view, raw=True)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._bar, name)
+
+    def update(self, n: float = 1) -> Any:
+        return self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar.disable:  # closed already
+            return
+        self._bar.close()
+        self._bar.container.layout.display = "none"
+        print(self._bar)
+
+    def __enter__(self) -> _NotebookBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class _Counter:

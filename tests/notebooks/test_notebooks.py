@@ -50,6 +50,16 @@ def test_no_widget_state_timings_or_stray_kernels_are_stored(notebook):
     assert not any("execution" in cell.get("metadata", {}) for cell in nb["cells"])
 
 
+def test_a_saved_progress_bar_shows_where_it_ended_not_where_it_began(notebook):
+    """GitHub, nbviewer and nbconvert show a widget's text alone: a bar's must not read "0%" above a
+    finished run; its final state is a printed line instead."""
+    _, nb = notebook
+    texts = ["".join(output.get("data", {}).get("text/plain", "")) + "".join(output.get("text", ""))
+             for cell in nb["cells"] for output in cell.get("outputs", [])]
+    assert not [text for text in texts if " 0%|" in text]
+    assert all("100%|" in text for text in texts if "%|" in text)
+
+
 def test_a_notebook_stays_light_enough_to_read_on_the_web(notebook):
     path, _ = notebook
     assert path.stat().st_size < MAX_BYTES
