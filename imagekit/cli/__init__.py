@@ -7,6 +7,7 @@ stops it into one line and an exit code.
 
 from __future__ import annotations
 
+from ..config import VERSION
 from .demo import add_demo_command
 from .parsing import Parser
 from .sandbox import add_sandbox_commands
@@ -19,6 +20,7 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> Parser:
     parser = Parser(prog="imagekit", description="imagekit: the local sandbox, the demo job and the credit "
                                                  "usage report. Run a command with --help for its options.")
+    parser.add_argument("--version", action="version", version=f"imagekit {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True)
     add_sandbox_commands(commands)
     add_demo_command(commands)

@@ -20,7 +20,9 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows each option's default, except where there is none to show."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False or action.required:
+        # A flag (it takes no value) says what it does: "--no-progress  no progress bar (default:
+        # True)" read backwards.
+        if action.default is None or action.nargs == 0 or action.required:
             return action.help
         return super()._get_help_string(action)
 
