@@ -1,5 +1,5 @@
-"""``imagekit sweep``: a sweep's state, read from its shared journal alone (any machine that can
-reach the database can ask)."""
+"""``imagekit sweep``: run a sweep file, estimate it, and read a sweep's state from its journal alone
+(a SQLite file, or a PostgreSQL database any machine that can reach it can ask)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ def add_sweep_commands(commands: Any) -> None:
     text = "sweeps: batches several processes and machines drain through one journal"
     sweep = commands.add_parser("sweep", help=text, description=text)
     verbs = sweep.add_subparsers(dest="verb", required=True, metavar="VERB")
-    text = ("rows done, running (by whom), failed and left, credits spent, and the expected finish of a sweep "
-            "in a shared journal")
+    text = ("rows done, running (by whom), failed and left, credits spent, and the expected finish of a sweep, "
+            "read from its journal")
     status = verbs.add_parser("status", help=text, description=text)
     status.add_argument("--journal", default=os.environ.get("IMAGEKIT_JOURNAL_URL"), type=journal_option,
-                        help="the sweep's journal, a postgresql:// URL (default: $IMAGEKIT_JOURNAL_URL)")
-    status.add_argument("name", help="the sweep's name")
+                        help="the sweep's journal: its SQLite file or a postgresql:// URL (default: "
+                             "$IMAGEKIT_JOURNAL_URL)")
+    status.add_argument("name", help="the sweep's name (its [sweep] name)")
     status.set_defaults(run=cmd_status)
 
     text = "run the sweep a TOML file describes (what is done already is not run again)"
@@ -38,18 +39,25 @@ def add_sweep_commands(commands: Any) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from ..errors import ConfigError
+    from ..workflows.local_journal import LocalJournal
     from ..workflows.shared_journal import SharedJournal, is_url
 
-    if not args.journal or not is_url(args.journal):
-        raise ConfigError("sweep status reads a shared journal: --journal postgresql://... (or IMAGEKIT_JOURNAL_URL)")
-    journal = SharedJournal(args.journal, args.name)
+    if not args.journal:
+        raise ConfigError("sweep status reads the sweep's journal: --journal FILE.sqlite or postgresql://... "
+                          "(or IMAGEKIT_JOURNAL_URL)")
+    if not is_url(args.journal) and not Path(args.journal).is_file():
+        raise ConfigError(f"no journal at {args.journal}: give the journal file the sweep runs with")
+    journal = SharedJournal(args.journal, args.name) if is_url(args.journal) else LocalJournal(args.journal)
     try:
         found = journal.status()
     finally:
         journal.close()
     if not found["total"]:
-        raise ConfigError(f"no sweep named {args.name!r} in {journal.path.rsplit('#', 1)[0]}")
+        where = args.journal.rsplit("#", 1)[0] if is_url(args.journal) else args.journal
+        raise ConfigError(f"no sweep named {args.name!r} in {where}")
     print("\n".join(status_lines(args.name, found)))
     return 0
 

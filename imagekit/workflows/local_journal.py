@@ -95,6 +95,16 @@ class LocalJournal:
         if not written:
             raise RowLost(f"row {entry.key} of the journal {self.path} is done already")
 
+    def status(self) -> dict[str, Any]:
+        """Rows done, failed, uncertain and in all, and credits spent (as ``SharedJournal.status``
+        answers; one process runs a local journal, so nothing is running when another reads it)."""
+        with self._lock:
+            done, failed, uncertain, total, credits = self._db.execute(
+                "SELECT count(*) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed'), "
+                "count(*) FILTER (WHERE status = 'uncertain'), count(*), COALESCE(sum(credits), 0) FROM rows").fetchone()
+        return {"done": done, "failed": failed, "uncertain": uncertain, "total": total, "credits": float(credits),
+                "running": {}, "first_done": None, "last_done": None}
+
     def max_image_id(self) -> int | None:
         """The highest image id any row holds."""
         ids = [i for entry in self.load().values() for i in entry.image_ids]

@@ -80,6 +80,14 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     assert main(["sweep", "run", str(path), "--no-progress"]) == 0  # again: nothing left to make
     assert capsys.readouterr().out.startswith("sweep lighthouses: 4 of 4 rows done, 0 credits spent")
 
+    journal = str(tmp_path / "journal.sqlite")  # the README's own layout: a SQLite journal, read by status
+    assert main(["sweep", "status", "--journal", journal, "lighthouses"]) == 0
+    status = capsys.readouterr().out.splitlines()
+    assert status[0].startswith("sweep lighthouses: 4 of 4 rows done, 0 running, 0 failed, 0 uncertain, 0 left;")
+    assert status[1:] == ["  nothing left to run"]
+    assert main(["sweep", "status", "--journal", str(tmp_path / "nothing.sqlite"), "lighthouses"]) != 0
+    assert "no journal at" in capsys.readouterr().err and not (tmp_path / "nothing.sqlite").exists()
+
 
 def test_a_sweep_file_logs_its_run_to_mlflow(box, tmp_path, monkeypatch, capsys):
     from mlflow.tracking import MlflowClient
