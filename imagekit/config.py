@@ -43,6 +43,10 @@ class Config:
     """Value of the API-type header on create ("standard" or "enterprise"); None sends none."""
     retry: RetryPolicy = RetryPolicy()
     wire: Wire = DEFAULT_WIRE
+    service: str = ""
+    """Which service this is, for people and for tags (MLflow's ``imagekit.service``): by default
+    the base URL without user, password, query or fragment; ``connect()`` names the embedded sandbox
+    by its data folder's id instead, since its port changes every session."""
 
     def __post_init__(self) -> None:
         if not self.base_url:
@@ -53,6 +57,8 @@ class Config:
         if not self.api_key:
             raise ConfigError(f"no API key: pass api_key= or set {ENV_API_KEY}")
         object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
+        if not self.service:
+            object.__setattr__(self, "service", service_of_url(self.base_url))
 
     @classmethod
     def from_env(cls, base_url: str | None = None, api_key: str | None = None) -> Config:
@@ -75,6 +81,7 @@ class Config:
             api_type=options.get("api_type", self.api_type),
             retry=retry,
             wire=options.get("wire", self.wire),
+            service=options.get("service") or (self.service if base_url in (None, self.base_url) else ""),
         )
 
     def __repr__(self) -> str:
@@ -106,6 +113,21 @@ class ClientOptions(TypedDict, total=False):
     """The credit ledger: its file (default ``$IMAGEKIT_HOME/ledger.sqlite``), a Ledger, or False."""
     account: str | None
     """The account's name in the ledger (default: from base URL and key)."""
+    service: str | None
+    """Which service this is, for people and tags (default: the base URL without user, password and query)."""
+
+
+def service_of_url(base_url: str) -> str:
+    """A service's lasting name from its base URL: scheme, host, port and path (a user, password,
+    query or fragment in it names no other service)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/") if parts.scheme else base_url
 
 
 def service_from_env(base_url: str | None, api_key: str | None) -> tuple[str | None, str | None]:

@@ -146,7 +146,7 @@ def _run(mlflow: Any, run_name: str | None, experiment: str | None, tags: Mappin
         if experiment is not None:
             found = mlflow.get_experiment_by_name(experiment)
             experiment_id = found.experiment_id if found is not None else mlflow.create_experiment(experiment)
-        labels = {**current_tags(), **tags, "imagekit.kind": kind, "imagekit.service": client.config.base_url}
+        labels = {**current_tags(), **tags, "imagekit.kind": kind, "imagekit.service": client.config.service}
         with mlflow.start_run(run_name=run_name, experiment_id=experiment_id, nested=parent is not None,
                               tags=labels) as run:
             yield run

@@ -71,6 +71,20 @@ def test_connect_falls_back_to_the_embedded_sandbox(monkeypatch):
     assert ik.config.base_url == "http://127.0.0.1:9" and ik.config.api_key == SECRET
     # The ledger knows the sandbox by its data folder, not by its port or the session's key.
     assert ik.ledger.account == imagekit.ledger.sandbox_account("folder-id")
+    assert ik.config.service == "imagekit sandbox folder-id"  # and so do tags (MLflow's imagekit.service)
+    assert ik.with_options(timeout=5).config.service == ik.config.service
+
+
+@pytest.mark.parametrize(("base_url", "service"), [
+    ("https://api.example.com/v1/", "https://api.example.com/v1"),
+    ("https://me:secret@api.example.com:8443/v1?token=x#top", "https://api.example.com:8443/v1"),
+    ("http://[::1]:8800", "http://[::1]:8800"),
+])
+def test_a_service_is_named_by_its_address_without_user_password_or_query(base_url, service):
+    config = Config(base_url=base_url, api_key=SECRET)
+    assert config.service == service
+    assert config.updated({}, base_url="https://other.example.com").service == "https://other.example.com"
+    assert config.updated({"service": "staging"}).service == "staging"
 
 
 @pytest.mark.parametrize(("missing", "raised"), [("fastapi", imagekit.ConfigError), ("imagekit.sandbox.x", ModuleNotFoundError)])
