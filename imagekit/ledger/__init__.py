@@ -4,6 +4,7 @@ One home per concern, each layer importing only those above it in this list (and
 workflows, which import the ledger):
 
 - ``entries``: what is stored (``Entry``, its ``Status`` and credit ``Source``), account ids;
+- ``columns``: what each column means, and values held to it on the way in and out;
 - ``store``: where (a SQLite file or a PostgreSQL database a team shares);
 - ``budgets``: caps per tag value, held and settled in the store;
 - ``prices``: the one price model, used by the recorder and by every estimate;

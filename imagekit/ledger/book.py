@@ -20,7 +20,6 @@ import json
 import logging
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,6 +28,7 @@ from ..errors import ConfigError, LedgerUnavailableError
 from ..tags import checked_tags
 from . import budgets, reconcile as _reconcile
 from .budgets import Budget
+from .columns import COLUMNS, checked, entry_of, row_of
 from .entries import BALANCE, Entry, Source, Status, now
 from .spool import spool_for
 from .store import Store, is_url, open_store, shown_location
@@ -40,9 +40,6 @@ __all__ = ["Ledger", "default_path", "ENV_LEDGER_URL"]
 
 ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
 """The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
-_COLUMNS = ("time", "account", "operation", "source_id", "image_ids", "request_id", "group_id", "style_id",
-            "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "http_status",
-            "error", "latency", "source", "tags", "uid")
 T = TypeVar("T")
 U = TypeVar("U")
 log = logging.getLogger("imagekit")
@@ -94,7 +91,9 @@ class Ledger:
         """Append one entry (for this ledger's account unless the entry names one); ``hold`` is the
         budget hold it replaces (see ``budgets``). An entry that waits in the spool has no ``seq``."""
         entry.account = entry.account or self.account
-        row = {**_row(entry), "hold": hold}
+        for note in checked(entry):  # held to what its columns mean: a bad value never poisons the ledger
+            log.debug("ledger entry of %s: %s; kept as null", entry.operation, note)
+        row = {**row_of(entry), "hold": hold}
         seq = self._write("entry", row, lambda: _insert(self._store, row), uid=entry.uid)
         entry.seq = seq if isinstance(seq, int) else None
         return entry
@@ -147,11 +146,13 @@ class Ledger:
         where = [("account = ?", account)] if account else []
         if not readings:
             where.append(("operation != ?", BALANCE))
-        query = f"SELECT {', '.join(_COLUMNS)}, seq FROM entries"
+        query = f"SELECT {', '.join(COLUMNS)}, seq FROM entries"
         if where:
             query += " WHERE " + " AND ".join(clause for clause, _ in where)
         rows = self._store.fetchall(query + " ORDER BY seq", [value for _, value in where])
-        return [_entry(row) for row in rows]
+        found = [entry_of(row) for row in rows]
+        _warn_unreadable(self.location, [entry for entry in found if entry.unreadable])
+        return found
 
     def created_in_group(self, group_id: str) -> tuple[list[int], float | None]:
         """Images and credits of the answered create that carried ``group_id`` (empty if none)."""
@@ -197,8 +198,9 @@ class Ledger:
         parsed, ``tags`` (a dict per entry) and a ``tag_<name>`` column per tag name that occurs."""
         import pandas as pd
 
-        frame = pd.DataFrame([_row(entry, json_columns=False) for entry in self.entries(account)], columns=list(_COLUMNS))
-        frame["time"] = pd.to_datetime(frame["time"], utc=True, format="ISO8601")
+        frame = pd.DataFrame([row_of(entry, json_columns=False) for entry in self.entries(account)],
+                             columns=[*COLUMNS, "unreadable"])
+        frame["time"] = pd.to_datetime(frame["time"], utc=True, format="ISO8601", errors="coerce")
         for name in sorted({name for tags in frame["tags"] for name in tags}):
             frame[f"tag_{name}"] = frame["tags"].map(lambda tags, name=name: tags.get(name))
         return frame.astype({"source_id": "Int64", "style_id": "Int64", "http_status": "Int64"})  # integers beside gaps
@@ -319,6 +321,20 @@ def _one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object])
     return key, value
 
 
+_warned: set[tuple[str, int | None]] = set()
+
+
+def _warn_unreadable(location: str, entries: list[Entry]) -> None:
+    """Say once per ledger and row which rows could not be read in full (they are shown as far as
+    they could be read; ``unreadable`` says what was left out)."""
+    new = [entry for entry in entries if (location, entry.seq) not in _warned]
+    if new:
+        _warned.update((location, entry.seq) for entry in new)
+        log.warning("%d entr%s of the ledger at %s could not be read in full (an earlier version wrote "
+                    "them): shown without what could not be read; first, entry %s: %s", len(new),
+                    "y" if len(new) == 1 else "ies", location, new[0].seq, new[0].unreadable)
+
+
 def _none_read() -> list[Entry]:
     """What reads of entries give while the database cannot be reached, where nothing is fine."""
     return []
@@ -327,8 +343,8 @@ def _none_read() -> list[Entry]:
 def _insert(store: Store, row: dict[str, Any]) -> int:
     """Insert an entry's row (once per uid) and settle the budget hold it replaces; its ``seq``."""
     with store.transaction():
-        store.execute(f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-                      " ON CONFLICT (uid) DO NOTHING", [row[name] for name in _COLUMNS])
+        store.execute(f"INSERT INTO entries ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+                      " ON CONFLICT (uid) DO NOTHING", [row[name] for name in COLUMNS])
         found = store.fetchone("SELECT seq, credits FROM entries WHERE uid = ?", (row["uid"],))
         assert found is not None
         seq, credits = int(found[0]), found[1]
@@ -363,18 +379,3 @@ _WRITES: dict[str, Callable[[Store, dict[str, Any]], object]] = {
 }
 """How each kind of write that waited in the spool is written."""
 
-
-def _row(entry: Entry, json_columns: bool = True) -> dict[str, Any]:
-    """``entry`` as a row: names as text, and (for the database) lists and tags as JSON."""
-    row = {**asdict(entry), "status": Status(entry.status).value,
-           "source": Source(entry.source).value if entry.source else None}
-    if json_columns:
-        row.update(image_ids=json.dumps(entry.image_ids), tags=json.dumps(entry.tags, sort_keys=True))
-    return row
-
-
-def _entry(row: tuple[Any, ...]) -> Entry:
-    """An entry read back from its row (``_COLUMNS`` then ``seq``)."""
-    values = dict(zip((*_COLUMNS, "seq"), row, strict=True))
-    return Entry(**{**values, "status": Status(values["status"]), "source": values["source"] and Source(values["source"]),
-                    "image_ids": json.loads(values["image_ids"]), "tags": json.loads(values["tags"] or "{}")})
