@@ -1,6 +1,7 @@
-"""Command line: ``imagekit sandbox ...``, ``imagekit demo``, ``imagekit usage`` and ``imagekit sweep ...``.
+"""Command line: ``imagekit sandbox ...``, ``imagekit demo``, ``imagekit usage``, ``imagekit sweep ...``
+and ``imagekit ledger ...``.
 
-One module per command group (``sandbox``, ``demo``, ``usage``, ``sweep``), each adding its commands
+One module per command group (``sandbox``, ``demo``, ``usage``, ``sweep``, ``ledger``), each adding its commands
 to the one parser built here; ``main`` runs the command asked for.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from .demo import add_demo_command
+from .ledger import add_ledger_commands
 from .parsing import Parser
 from .sandbox import add_sandbox_commands
 from .sweep import add_sweep_commands
@@ -25,6 +27,7 @@ def build_parser() -> Parser:
     add_demo_command(commands)
     add_usage_command(commands)
     add_sweep_commands(commands)
+    add_ledger_commands(commands)
     return parser
 
 

@@ -16,9 +16,11 @@ the first entry: a client that does nothing writes nothing.
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -31,7 +33,8 @@ from .budgets import Budget
 from .columns import COLUMNS, checked, entry_of, row_of
 from .entries import BALANCE, Entry, Source, Status, now
 from .spool import spool_for
-from .store import Store, is_url, open_store, shown_location
+from .store import is_url, open_store, shown_location
+from .writes import WRITES, insert, set_credits, upsert_price
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,6 +43,8 @@ __all__ = ["Ledger", "default_path", "ENV_LEDGER_URL"]
 
 ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
 """The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
+CLOSE_SECONDS = 5.0
+"""How long closing a ledger (or ending the process) keeps trying to write what waits in its spool."""
 T = TypeVar("T")
 U = TypeVar("U")
 log = logging.getLogger("imagekit")
@@ -94,7 +99,7 @@ class Ledger:
         for note in checked(entry):  # held to what its columns mean: a bad value never poisons the ledger
             log.debug("ledger entry of %s: %s; kept as null", entry.operation, note)
         row = {**row_of(entry), "hold": hold}
-        seq = self._write("entry", row, lambda: _insert(self._store, row), uid=entry.uid)
+        seq = self._write("entry", row, lambda: insert(self._store, row), uid=entry.uid)
         entry.seq = seq if isinstance(seq, int) else None
         return entry
 
@@ -102,10 +107,10 @@ class Ledger:
         """Give ``entry`` its credits, once they are known (its budget hold, if any, goes)."""
         if entry.seq is not None:
             self._write("settle", {"seq": entry.seq, "credits": credits, "source": source.value},
-                        lambda: _set_credits(self._store, "seq", entry.seq, credits, source.value))
+                        lambda: set_credits(self._store, "seq", entry.seq, credits, source.value))
         elif entry.uid is not None and not (self._spool and self._spool.settle(entry.uid, credits, source.value)):
             self._write("settle", {"uid": entry.uid, "credits": credits, "source": source.value},
-                        lambda: _set_credits(self._store, "uid", entry.uid, credits, source.value))
+                        lambda: set_credits(self._store, "uid", entry.uid, credits, source.value))
 
     def reading(self, balance: float) -> None:
         """Record a balance the service showed, unless the last entry is the same reading."""
@@ -134,13 +139,18 @@ class Ledger:
     def learn_price(self, key: str, credits: float, source: Source) -> None:
         """Remember a price (``prices``' keys; the newest sighting wins)."""
         row = {"account": self.account, "key": key, "credits": float(credits), "source": source.value, "time": now()}
-        self._write("price", row, lambda: _upsert_price(self._store, row))
+        self._write("price", row, lambda: upsert_price(self._store, row))
 
     def entries(self, account: str | None = None, *, readings: bool = False) -> list[Entry]:
         """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
         ``readings``, the balance readings among them."""
         account = self.account if account is None else account
-        self._flush()
+        try:
+            self._flush()
+        except LedgerUnavailableError as exc:  # a report that knows entries wait here says so
+            if waiting := self.waiting():
+                raise LedgerUnavailableError(f"{exc} ({_entries(waiting)} of this machine wait in {self.spool})") from exc
+            raise
         if not self._store.exists():
             return []
         where = [("account = ?", account)] if account else []
@@ -255,11 +265,39 @@ class Ledger:
         balance says, and the difference (work done elsewhere, grants, or what is still unknown)."""
         return _reconcile.reconciliation(self.entries(readings=True))
 
+    def waiting(self) -> int:
+        """How many entries wait in this machine's spool for the database (0 for a SQLite ledger)."""
+        return self._spool.count() if self._spool else 0
+
+    def flush(self) -> int:
+        """Write what waits in this machine's spool now; how many entries waited.
+        LedgerUnavailableError while the database cannot be reached."""
+        waited = self.waiting()
+        self._flush()
+        return waited
+
     def close(self) -> None:
-        """Write what waits in the spool if the database answers, and close the connection (it
-        reopens on the next entry)."""
-        self._read(self._flush, lambda: None)
+        """Write what waits in the spool, trying for up to ``CLOSE_SECONDS`` while the database cannot
+        be reached, then say in one line how many entries still wait and where; close the connection
+        (it reopens on the next entry). The end of the process does the same for what waits."""
+        self._leave()
         self._store.close()
+
+    def _leave(self) -> None:
+        if self._spool is None or not self._spool.count():
+            return
+        deadline = time.monotonic() + CLOSE_SECONDS
+        while True:
+            try:
+                return self._flush()
+            except LedgerUnavailableError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.5)
+        if waiting := self._spool.count():
+            log.warning("%s wait in %s for the ledger at %s, which cannot be reached: `imagekit ledger flush "
+                        "--ledger %s` writes them (as does the next use of that ledger on this machine)",
+                        _entries(waiting), self.spool, self.location, self.location)
 
     # --- the database, or the spool while it cannot be reached -------------------------------
 
@@ -268,6 +306,7 @@ class Ledger:
         def wait() -> None:
             assert self._spool is not None
             self._spool.put(kind, self.account, payload, uid)
+            _leaving.setdefault(self._spool.path, self)
 
         return self._read(write, wait)
 
@@ -293,7 +332,7 @@ class Ledger:
             return
         with self._spool.draining() as waiting:
             for kind, payload in waiting:
-                _WRITES[kind](self._store, payload)
+                WRITES[kind](self._store, payload)
         if waiting:
             self._answered()
 
@@ -321,6 +360,20 @@ def _one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object])
     return key, value
 
 
+_leaving: dict[Path, Ledger] = {}
+"""A ledger per spool that writes waited in during this process: what still waits is tried at exit."""
+
+
+@atexit.register
+def _at_exit() -> None:
+    for ledger in list(_leaving.values()):
+        ledger._leave()
+
+
+def _entries(count: int) -> str:
+    return f"{count} ledger entr{'y' if count == 1 else 'ies'}"
+
+
 _warned: set[tuple[str, int | None]] = set()
 
 
@@ -338,44 +391,3 @@ def _warn_unreadable(location: str, entries: list[Entry]) -> None:
 def _none_read() -> list[Entry]:
     """What reads of entries give while the database cannot be reached, where nothing is fine."""
     return []
-
-
-def _insert(store: Store, row: dict[str, Any]) -> int:
-    """Insert an entry's row (once per uid) and settle the budget hold it replaces; its ``seq``."""
-    with store.transaction():
-        store.execute(f"INSERT INTO entries ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-                      " ON CONFLICT (uid) DO NOTHING", [row[name] for name in COLUMNS])
-        found = store.fetchone("SELECT seq, credits FROM entries WHERE uid = ?", (row["uid"],))
-        assert found is not None
-        seq, credits = int(found[0]), found[1]
-        if row["hold"] is None:
-            pass
-        elif credits is None and row["status"] == Status.ANSWERED.value:  # answered, not yet priced:
-            store.execute("UPDATE holds SET seq = ? WHERE hold_id = ?", (seq, row["hold"]))  # held till then
-        else:
-            store.execute("DELETE FROM holds WHERE hold_id = ?", (row["hold"],))
-    return seq
-
-
-def _set_credits(store: Store, by: str, key: object, credits: float, source: str) -> None:
-    """Give the entry whose ``by`` (seq or uid) is ``key`` its credits; its budget hold goes."""
-    with store.transaction():
-        store.execute(f"UPDATE entries SET credits = ?, source = ? WHERE {by} = ?", (credits, source, key))
-        store.execute(f"DELETE FROM holds WHERE seq IN (SELECT seq FROM entries WHERE {by} = ?)", (key,))
-
-
-def _upsert_price(store: Store, row: dict[str, Any]) -> None:
-    store.execute("INSERT INTO prices (account, key, credits, source, time) VALUES (?, ?, ?, ?, ?)"
-                  " ON CONFLICT (account, key) DO UPDATE SET credits = excluded.credits,"
-                  " source = excluded.source, time = excluded.time",
-                  (row["account"], row["key"], row["credits"], row["source"], row["time"]))
-
-
-_WRITES: dict[str, Callable[[Store, dict[str, Any]], object]] = {
-    "entry": _insert,
-    "price": _upsert_price,
-    "settle": lambda store, p: _set_credits(store, "uid" if "uid" in p else "seq", p.get("uid", p.get("seq")),
-                                            p["credits"], p["source"]),
-}
-"""How each kind of write that waited in the spool is written."""
-

@@ -23,6 +23,7 @@ from .tables import (
 
 if TYPE_CHECKING:
     from ..client import Client
+    from ..ledger import Ledger
 
 __all__ = ["Report", "usage_report"]
 
@@ -82,6 +83,14 @@ def unreadable_note(entries: pd.DataFrame) -> list[str]:
             f"what could not be read: {bad['unreadable'].iloc[0]}{' ...' if len(bad) > 1 else ''}"]
 
 
+def waiting_note(ledger: Ledger) -> list[str]:
+    """A line saying how many entries wait on this machine for the ledger's database, left out here."""
+    if not (waiting := ledger.waiting()):
+        return []
+    return [f"{waiting} entr{'y' if waiting == 1 else 'ies'} of this machine wait in {ledger.spool} and are not "
+            f"counted here: `imagekit ledger flush` writes them once the ledger's database answers"]
+
+
 def usage_report(client: Client, out_dir: str | Path | None = None, *, days: float = 7.0) -> Report:
     """The usage report of ``client``'s account from its ledger, ``/usage`` and the plan; with
     ``out_dir``, also ``usage-*.csv`` tables and ``usage-*.png`` plots there."""
@@ -97,7 +106,7 @@ def usage_report(client: Client, out_dir: str | Path | None = None, *, days: flo
     report = Report(by_operation=spend_by_operation(entries), by_day=spend_by_day(entries),
                     by_style=spend_by_style(entries, names), balance=balance,
                     limits=limits(user, usage, entries), forecast=forecast(entries, now, days=days),
-                    reconciliation=ledger.reconciliation(), notes=unreadable_note(entries))
+                    reconciliation=ledger.reconciliation(), notes=unreadable_note(entries) + waiting_note(ledger))
     if out_dir is not None:
         folder = Path(out_dir)
         folder.mkdir(parents=True, exist_ok=True)
