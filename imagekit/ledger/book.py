@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import config as _config
-from ..errors import ConfigError, LedgerUnavailableError
-from ..tags import checked_tags
+from ..errors import LedgerUnavailableError
 from . import budgets, reconcile as _reconcile
 from .budgets import Budget
-from .columns import COLUMNS, checked, entry_of, row_of
+from .columns import COLUMNS, checked, entry_of, row_of, warn_unreadable
 from .entries import BALANCE, Entry, Source, Status, now
 from .spool import spool_for
 from .store import is_url, open_store, shown_location
+from .writer import writer_for, writers
 from .writes import WRITES, insert, set_credits, upsert_price
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ __all__ = ["Ledger", "default_path", "ENV_LEDGER_URL"]
 
 ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
 """The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
+DRAIN_SECONDS = 10.0
+"""How long a read waits for the writer's bookkeeping before it reads what is there."""
 CLOSE_SECONDS = 5.0
 """How long closing a ledger (or ending the process) keeps trying to write what waits in its spool."""
 T = TypeVar("T")
@@ -72,6 +74,7 @@ class Ledger:
         self.account = account
         """The account this ledger records and shows ("" shows every account in the ledger)."""
         self._spool = None if self.path else spool_for(self._store.location)
+        self._writer = writer_for(str(self._spool.path)) if self._spool else None
 
     @property
     def location(self) -> str:
@@ -90,7 +93,16 @@ class Ledger:
         """The same ledger, recording and showing ``account``."""
         twin = Ledger.__new__(Ledger)
         twin._store, twin.path, twin.account, twin._spool = self._store, self.path, account, self._spool
+        twin._writer = self._writer
         return twin
+
+    def later(self, job: Callable[[], object]) -> None:
+        """Do ``job`` (bookkeeping) on the writer's thread for a shared ledger, whose database may stop
+        answering (see ``writer``); at once for a SQLite file. Reads wait for it first."""
+        if self._writer is None:
+            job()
+        else:
+            self._writer.submit(job)
 
     def record(self, entry: Entry, *, hold: int | None = None) -> Entry:
         """Append one entry (for this ledger's account unless the entry names one); ``hold`` is the
@@ -145,6 +157,7 @@ class Ledger:
         """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
         ``readings``, the balance readings among them."""
         account = self.account if account is None else account
+        self._settled()
         try:
             self._flush()
         except LedgerUnavailableError as exc:  # a report that knows entries wait here says so
@@ -161,7 +174,7 @@ class Ledger:
             query += " WHERE " + " AND ".join(clause for clause, _ in where)
         rows = self._store.fetchall(query + " ORDER BY seq", [value for _, value in where])
         found = [entry_of(row) for row in rows]
-        _warn_unreadable(self.location, [entry for entry in found if entry.unreadable])
+        warn_unreadable(self.location, [entry for entry in found if entry.unreadable])
         return found
 
     def created_in_group(self, group_id: str) -> tuple[list[int], float | None]:
@@ -196,7 +209,7 @@ class Ledger:
 
     def max_image_id(self) -> int | None:
         """The highest image id this account's entries name (those waiting in the spool included)."""
-        ids = [i for entry in self._read(self.entries, _none_read) for i in entry.image_ids]
+        ids = [i for entry in self._read(self.entries, list) for i in entry.image_ids]  # none while unreachable
         return max([*ids, *(i for waiting in self._waiting() for i in json.loads(waiting["image_ids"]))], default=None)
 
     def total(self, account: str | None = None) -> float:
@@ -222,16 +235,18 @@ class Ledger:
         """Cap the credits one tag value may spend, across every account and machine writing to
         this ledger: ``set_budget(experiment="grid-a", limit=50)``. ``hard`` refuses new work past
         the limit (BudgetExceededError); ``warn_at`` (a share) warns first. Replaces an earlier one."""
-        key, value = _one_tag(tag, tag_values)
+        key, value = budgets.one_tag(tag, tag_values)
         budgets.define(self._store, key, value, limit, warn_at, hard)
+        self._settled()
         return budgets.status(self._store, key, value)[0]
 
     def remove_budget(self, tag: Mapping[str, object] | None = None, /, **tag_values: object) -> None:
         """Drop the budget of one tag value (what it spent stays recorded)."""
-        budgets.remove(self._store, *_one_tag(tag, tag_values))
+        budgets.remove(self._store, *budgets.one_tag(tag, tag_values))
 
     def budgets(self, key: str | None = None) -> list[Budget]:
         """Every budget (or those of tag ``key``), with what is spent and held now."""
+        self._settled()
         return budgets.status(self._store, key)
 
     def hold(self, tags: dict[str, str], cost: float) -> int | None:
@@ -252,7 +267,7 @@ class Ledger:
     def reconcile(self) -> None:
         """Give entries whose credits are unknown the credits the balances show (see ``reconcile``).
         While the database cannot be reached, nothing: the next reconciliation does it."""
-        entries = self._read(lambda: self.entries(readings=True), _none_read)
+        entries = self._read(lambda: self.entries(readings=True), list)
         by_seq = {entry.seq: entry for entry in entries}
         settlement = _reconcile.settle(entries)
         for seq, credits in settlement.credits.items():
@@ -267,6 +282,7 @@ class Ledger:
 
     def waiting(self) -> int:
         """How many entries wait in this machine's spool for the database (0 for a SQLite ledger)."""
+        self._settled()
         return self._spool.count() if self._spool else 0
 
     def flush(self) -> int:
@@ -284,15 +300,13 @@ class Ledger:
         self._store.close()
 
     def _leave(self) -> None:
-        if self._spool is None or not self._spool.count():
+        if self._spool is None or not self.waiting():
             return
         deadline = time.monotonic() + CLOSE_SECONDS
-        while True:
+        while time.monotonic() < deadline:
             try:
                 return self._flush()
             except LedgerUnavailableError:
-                if time.monotonic() >= deadline:
-                    break
                 time.sleep(0.5)
         if waiting := self._spool.count():
             log.warning("%s wait in %s for the ledger at %s, which cannot be reached: `imagekit ledger flush "
@@ -315,16 +329,29 @@ class Ledger:
         reached, what ``meanwhile`` does."""
         if self._spool is None:
             return read()
-        if self._spool.due():
-            try:
-                self._flush()
-                found = read()
-            except LedgerUnavailableError as exc:
-                self._outage(exc)
-            else:
-                self._answered()
-                return found
-        return meanwhile()
+        self._settled()
+        if not self._spool.due():
+            return meanwhile()
+        if self._spool.down_since is not None and self._writer and not self._writer.here():
+            self._spool.went_down()  # the next try is the writer's: only it waits on a database that
+            self._writer.submit(self._probe)  # may not answer; the requests' thread goes on meanwhile
+            return meanwhile()
+        try:
+            self._flush()
+            found = read()
+        except LedgerUnavailableError as exc:
+            self._outage(exc)
+            return meanwhile()
+        self._answered()
+        return found
+
+    def _probe(self) -> None:
+        """Try the database again (on the writer), writing what waits if it answers."""
+        try:
+            self._flush()
+            self._answered()
+        except LedgerUnavailableError as exc:
+            self._outage(exc)
 
     def _flush(self) -> None:
         """Write what waits in the spool (exactly once: see ``spool``)."""
@@ -347,17 +374,13 @@ class Ledger:
             log.warning("%s; the work goes on and its entries wait in %s until it answers", exc, self.spool)
 
     def _waiting(self) -> list[dict[str, Any]]:
+        self._settled()
         return self._spool.waiting("entry", self.account) if self._spool else []
 
-
-def _one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object]) -> tuple[str, str]:
-    """The one ``name=value`` a budget is for."""
-    given = checked_tags({**(tag or {}), **tag_values})
-    if len(given) != 1 or None in given.values():
-        raise ConfigError(f"a budget is for one tag value, e.g. experiment='grid-a' (got {given or 'none'})")
-    [(key, value)] = given.items()
-    assert value is not None
-    return key, value
+    def _settled(self) -> None:
+        """Wait (for a bounded time) for the bookkeeping given to the writer so far."""
+        if self._writer is not None:
+            self._writer.drain(DRAIN_SECONDS)
 
 
 _leaving: dict[Path, Ledger] = {}
@@ -366,28 +389,11 @@ _leaving: dict[Path, Ledger] = {}
 
 @atexit.register
 def _at_exit() -> None:
+    for writer in writers():  # what the writers still hold first: it may join what waits
+        writer.drain(DRAIN_SECONDS)
     for ledger in list(_leaving.values()):
         ledger._leave()
 
 
 def _entries(count: int) -> str:
     return f"{count} ledger entr{'y' if count == 1 else 'ies'}"
-
-
-_warned: set[tuple[str, int | None]] = set()
-
-
-def _warn_unreadable(location: str, entries: list[Entry]) -> None:
-    """Say once per ledger and row which rows could not be read in full (they are shown as far as
-    they could be read; ``unreadable`` says what was left out)."""
-    new = [entry for entry in entries if (location, entry.seq) not in _warned]
-    if new:
-        _warned.update((location, entry.seq) for entry in new)
-        log.warning("%d entr%s of the ledger at %s could not be read in full (an earlier version wrote "
-                    "them): shown without what could not be read; first, entry %s: %s", len(new),
-                    "y" if len(new) == 1 else "ies", location, new[0].seq, new[0].unreadable)
-
-
-def _none_read() -> list[Entry]:
-    """What reads of entries give while the database cannot be reached, where nothing is fine."""
-    return []

@@ -9,6 +9,7 @@ says what could not be read (``Entry.unreadable``): a report shows it, and never
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import asdict
@@ -17,12 +18,13 @@ from typing import Any
 
 from .entries import Entry, Source, Status
 
-__all__ = ["COLUMNS", "checked", "row_of", "entry_of", "integer", "number", "text"]
+__all__ = ["COLUMNS", "checked", "row_of", "entry_of", "warn_unreadable", "integer", "number", "text"]
 
 COLUMNS = ("time", "account", "operation", "source_id", "image_ids", "request_id", "group_id", "style_id",
            "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "http_status",
            "error", "latency", "source", "tags", "uid")
 """The entries table's columns, in the order statements name them (``seq`` is the database's)."""
+log = logging.getLogger("imagekit")
 
 
 class Unfit(ValueError):
@@ -191,3 +193,17 @@ def entry_of(row: tuple[Any, ...]) -> Entry:
     values = dict(zip((*COLUMNS, "seq"), row, strict=True))
     held, notes = _held(values)
     return Entry(**held, unreadable="; ".join(notes) or None)
+
+
+_warned: set[tuple[str, int | None]] = set()
+
+
+def warn_unreadable(location: str, entries: list[Entry]) -> None:
+    """Say once per ledger and row which rows could not be read in full (they are shown as far as
+    they could be read; ``unreadable`` says what was left out)."""
+    new = [entry for entry in entries if (location, entry.seq) not in _warned]
+    if new:
+        _warned.update((location, entry.seq) for entry in new)
+        log.warning("%d entr%s of the ledger at %s could not be read in full (an earlier version wrote "
+                    "them): shown without what could not be read; first, entry %s: %s", len(new),
+                    "y" if len(new) == 1 else "ies", location, new[0].seq, new[0].unreadable)

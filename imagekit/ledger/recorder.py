@@ -64,6 +64,11 @@ class Recorder:
             self._holds[id(call)] = hold
 
     def __call__(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
+        """Record one finished request: on the ledger's writer, never on the thread (or event loop)
+        that sends requests, for a shared database may stop answering (see ``writer``)."""
+        self.ledger.later(lambda: self._record(call, response, error, seconds))
+
+    def _record(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
         if call.operation is not None:
             self._operation(call, call.operation, response, error, seconds)
         elif call.read in self._reads and response is not None:
