@@ -157,13 +157,7 @@ class Ledger:
         """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
         ``readings``, the balance readings among them."""
         account = self.account if account is None else account
-        self._settled()
-        try:
-            self._flush()
-        except LedgerUnavailableError as exc:  # a report that knows entries wait here says so
-            if waiting := self.waiting():
-                raise LedgerUnavailableError(f"{exc} ({_entries(waiting)} of this machine wait in {self.spool})") from exc
-            raise
+        self.flush()
         if not self._store.exists():
             return []
         where = [("account = ?", account)] if account else []
@@ -289,7 +283,12 @@ class Ledger:
         """Write what waits in this machine's spool now; how many entries waited.
         LedgerUnavailableError while the database cannot be reached."""
         waited = self.waiting()
-        self._flush()
+        try:
+            self._flush()
+        except LedgerUnavailableError as exc:  # a report that knows entries wait here says so
+            if waited:
+                raise LedgerUnavailableError(f"{exc} ({_entries(waited)} of this machine wait in {self.spool})") from exc
+            raise
         return waited
 
     def close(self) -> None:
