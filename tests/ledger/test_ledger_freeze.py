@@ -15,10 +15,12 @@ from imagekit.ledger import store
 from tests.conftest import make_user
 from tests.helpers import PATIENT_RETRIES, wait_until
 from tests.ledger.test_ledger_outage import cluster, creates_in, ledger_url, slow_box  # noqa: F401 (fixtures)
-from tests.workflows.conftest import balance
+from tests.workflows.conftest import balance, server_images
 
 pytestmark = pytest.mark.postgres
 
+BOUND = store.STATEMENT_SECONDS + store.CONNECT_SECONDS
+"""The longest one write may wait on a frozen database: its statement, then a new connection."""
 FROZEN_SECONDS = 20.0
 """Longer than every bound of the ledger's waits (a few seconds), and than the batch needs."""
 
@@ -26,17 +28,21 @@ FROZEN_SECONDS = 20.0
 @pytest.mark.slow
 def test_a_frozen_database_never_holds_up_a_batch(slow_box, cluster, ledger_url):  # noqa: F811
     assert FROZEN_SECONDS > 3 * (store.STATEMENT_SECONDS + store.CONNECT_SECONDS)
-    _, key = make_user(slow_box, "pro")  # four generations at once
+    user_id, key = make_user(slow_box, "pro")  # four generations at once
     ik = imagekit.Client(slow_box.url, key, ledger=ledger_url, retry_policy=PATIENT_RETRIES)
     style = ik.styles()[0].style_id
     before = balance(ik)
     thawed: list[float] = []
+    made: list[int] = []
 
     def freeze() -> None:  # once a few creates are recorded
         wait_until(lambda: creates_in(ledger_url) >= 4, timeout=60)
         frozen = cluster.freeze()
         try:
-            threading.Event().wait(FROZEN_SECONDS)
+            made.append(len(server_images(slow_box, user_id)))
+            threading.Event().wait(BOUND)
+            made.append(len(server_images(slow_box, user_id)))  # as long as one bounded wait
+            threading.Event().wait(FROZEN_SECONDS - BOUND)
         finally:
             thawed.append(time.monotonic())
             cluster.thaw(frozen)
@@ -52,6 +58,7 @@ def test_a_frozen_database_never_holds_up_a_batch(slow_box, cluster, ledger_url)
     frame = batch.to_pandas()
     assert (frame["status"] == "COMPLETED").sum() == 24 and batch.stopped is None
     assert finished < thawed[0]  # every image was made while the database was frozen
+    assert made[1] - made[0] >= min(24 - made[0], 12)  # never waiting on it: 4 at once, 0.4 s each
     assert ik.ledger.waiting() > 0  # and their entries waited on this machine meanwhile
     creates = [entry for entry in ik.ledger.entries() if entry.operation == "create"]  # answers again: written
     assert len(creates) == 24 and len({entry.uid for entry in creates}) == 24 and ik.ledger.waiting() == 0
