@@ -82,7 +82,7 @@ def _time(value: Any) -> str:
     try:
         datetime.fromisoformat(stamp)
     except ValueError:
-        raise Unfit from None
+        raise Unfit(stamp) from None  # kept as it is: the column cannot be null, and reads it as no time
     return stamp
 
 
@@ -145,8 +145,14 @@ _KINDS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "status": (_status, Status.NO_RESPONSE),
     "source": (_source, None),
 }
-"""Column -> how a value is held to it, and what stands in for a value that is not (None: a time
-that cannot be read is kept as it is, and read as no time)."""
+"""Column -> how a value is held to it, and what stands in for a value that is not (unless the
+refusal says what of it is kept)."""
+
+
+_MEANING = {"style_id": "a style id", "source_id": "an image id", "http_status": "an HTTP status",
+            "image_ids": "a list of image ids", "time": "a time", "status": "a status", "source": "a credit source",
+            "tags": "a set of tags", **{name: "a number" for name in ("credits", "balance", "daily_credit",
+                                                                      "monthly_credit", "default_credit", "latency")}}
 
 
 def _held(values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -158,15 +164,9 @@ def _held(values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         try:
             held[name] = kind(values[name])
         except Unfit as exc:
-            held[name] = exc.args[0] if exc.args else values[name] if name == "time" else instead
+            held[name] = exc.args[0] if exc.args else instead
             notes.append(f"{name} {values[name]!r} is not {_MEANING.get(name, 'what the column holds')}")
     return held, notes
-
-
-_MEANING = {"style_id": "a style id", "source_id": "an image id", "http_status": "an HTTP status",
-            "image_ids": "a list of image ids", "time": "a time", "status": "a status", "source": "a credit source",
-            "tags": "a set of tags", **{name: "a number" for name in ("credits", "balance", "daily_credit",
-                                                                      "monthly_credit", "default_credit", "latency")}}
 
 
 def checked(entry: Entry) -> list[str]:
