@@ -18,6 +18,9 @@ import pytest
 
 import imagekit
 
+ROOT = Path(__file__).resolve().parents[1]
+"""The checkout under test."""
+
 on_both_databases = pytest.mark.parametrize(
     "backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True, scope="session")
 """A module marked with this (``pytestmark = on_both_databases``) runs every test on a sandbox over
@@ -139,3 +142,15 @@ def revealed_types(snippet: str, folder: Path) -> tuple[list[str], str]:
                                 "--cache-dir", str(root / ".mypy_cache"), str(path)])
     assert status == 0 and "error:" not in out, out + err
     return re.findall(r'Revealed type is "(.+)"', out), out
+
+
+def run_console(*args: str, cwd: Path, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run the ``imagekit`` console script of this venv on this checkout in ``cwd``, as a person types
+    it; ``env`` adds to the environment (``IMAGEKIT_HOME`` at least: nothing reaches the user's own)
+    and the service and ledger variables it does not name are left out."""
+    script = Path(sys.executable).with_name("imagekit")
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    for name in ("IMAGEKIT_BASE_URL", "IMAGEKIT_API_KEY", "IMAGEKIT_LEDGER_URL"):
+        if name not in env:
+            full.pop(name, None)
+    return subprocess.run([str(script), *args], env=full, capture_output=True, text=True, timeout=timeout, cwd=cwd)

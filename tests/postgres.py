@@ -12,6 +12,7 @@ import glob
 import itertools
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -43,6 +44,15 @@ def _scratch() -> str | None:
     except OSError:
         return None
     return "/dev/shm" if roomy else None
+
+
+def _signal(pid: int, number: int) -> bool:
+    """Send a signal to one of the server's processes; False if it has ended meanwhile (a backend)."""
+    try:
+        os.kill(pid, number)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def _free_port() -> int:
@@ -82,6 +92,29 @@ class PostgresServer:
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         )
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "server.log"), "-w", "start")
+
+    def processes(self) -> list[int]:
+        """The server's processes: the postmaster and its children (backends, background workers)."""
+        main = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:  # "pid (name) state ppid ...": the name may hold spaces, so read after its ")"
+                parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+            if parent == main:
+                children.append(int(stat.parent.name))
+        return [main, *children]
+
+    def freeze(self) -> list[int]:
+        """SIGSTOP every process of the server, as a frozen VM or a failover looks from outside: the
+        kernel still accepts connections and acknowledges packets, and nothing answers. ``thaw`` ends it."""
+        return [pid for pid in self.processes() if _signal(pid, signal.SIGSTOP)]
+
+    def thaw(self, frozen: list[int]) -> None:
+        """SIGCONT the processes ``freeze`` stopped."""
+        for pid in frozen:
+            _signal(pid, signal.SIGCONT)
 
     def restart(self) -> None:
         """``pg_ctl restart -m fast``: every connection is dropped and the server comes back on the same

@@ -1,14 +1,16 @@
-"""Command line: ``imagekit sandbox ...``, ``imagekit demo``, ``imagekit usage`` and ``imagekit sweep ...``.
+"""Command line: ``imagekit sandbox ...``, ``imagekit demo``, ``imagekit usage``, ``imagekit sweep ...``
+and ``imagekit ledger ...``.
 
-One module per command group (``sandbox``, ``demo``, ``usage``, ``sweep``), each adding its commands
-to the one parser built here; ``main`` runs the command asked for, and ``answers`` turns whatever
-stops it into one line and an exit code.
+One module per command group (``sandbox``, ``demo``, ``usage``, ``sweep``, ``ledger``), each adding
+its commands to the one parser built here; ``main`` runs the command asked for, and ``answers``
+turns whatever stops it into one line and an exit code.
 """
 
 from __future__ import annotations
 
 from ..config import VERSION
 from .demo import add_demo_command
+from .ledger import add_ledger_commands
 from .parsing import Parser
 from .sandbox import add_sandbox_commands
 from .sweep import add_sweep_commands
@@ -26,6 +28,7 @@ def build_parser() -> Parser:
     add_demo_command(commands)
     add_usage_command(commands)
     add_sweep_commands(commands)
+    add_ledger_commands(commands)
     return parser
 
 

@@ -48,10 +48,13 @@ def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
     from ..ledger import Ledger
     from ..ownership import owned
     from ..reports import spend_by_tag
+    from ..reports.report import waiting_note
 
     ledger = Ledger(location)
     table = spend_by_tag(ledger.to_pandas(account=""), key)
     print(f"Spend by {key} in {ledger.location} (every account)")
+    for line in waiting_note(ledger):
+        print(line)
     print(table.to_string() if len(table) else "(nothing yet)")
     budgets = ledger.budgets(key)
     if budgets:

@@ -4,7 +4,11 @@ One home per concern, each layer importing only those above it in this list (and
 workflows, which import the ledger):
 
 - ``entries``: what is stored (``Entry``, its ``Status`` and credit ``Source``), account ids;
+- ``columns``: what each column means, and values held to it on the way in and out;
 - ``store``: where (a SQLite file or a PostgreSQL database a team shares);
+- ``spool``: where writes wait while a shared database cannot be reached, named by its identity;
+- ``writer``: the thread that does a shared ledger's bookkeeping off the requests' thread;
+- ``writes``: the idempotent statements that write an entry, a price, a settlement;
 - ``budgets``: caps per tag value, held and settled in the store;
 - ``prices``: the one price model, used by the recorder and by every estimate;
 - ``reconcile``: the balances the service reported against the entries;

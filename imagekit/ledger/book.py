@@ -16,22 +16,25 @@ the first entry: a client that does nothing writes nothing.
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import config as _config
-from ..errors import ConfigError, LedgerUnavailableError
-from ..tags import checked_tags
+from ..errors import LedgerUnavailableError
 from . import budgets, reconcile as _reconcile
 from .budgets import Budget
+from .columns import COLUMNS, checked, entry_of, row_of, warn_unreadable
 from .entries import BALANCE, Entry, Source, Status, now
 from .spool import spool_for
-from .store import Store, checked_location, is_url, open_store, shown_location
+from .store import checked_location, is_url, open_store, shown_location
+from .writer import writer_for, writers
+from .writes import WRITES, insert, set_credits, upsert_price
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,9 +43,10 @@ __all__ = ["Ledger", "default_path", "ENV_LEDGER_URL"]
 
 ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
 """The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
-_COLUMNS = ("time", "account", "operation", "source_id", "image_ids", "request_id", "group_id", "style_id",
-            "credits", "balance", "daily_credit", "monthly_credit", "default_credit", "status", "http_status",
-            "error", "latency", "source", "tags", "uid")
+DRAIN_SECONDS = 10.0
+"""How long a read waits for the writer's bookkeeping before it reads what is there."""
+CLOSE_SECONDS = 5.0
+"""How long closing a ledger (or ending the process) keeps trying to write what waits in its spool."""
 T = TypeVar("T")
 U = TypeVar("U")
 log = logging.getLogger("imagekit")
@@ -71,6 +75,7 @@ class Ledger:
         self.account = account
         """The account this ledger records and shows ("" shows every account in the ledger)."""
         self._spool = None if self.path else spool_for(self._store.location)
+        self._writer = writer_for(str(self._spool.path)) if self._spool else None
 
     @property
     def location(self) -> str:
@@ -89,14 +94,25 @@ class Ledger:
         """The same ledger, recording and showing ``account``."""
         twin = Ledger.__new__(Ledger)
         twin._store, twin.path, twin.account, twin._spool = self._store, self.path, account, self._spool
+        twin._writer = self._writer
         return twin
+
+    def later(self, job: Callable[[], object]) -> None:
+        """Do ``job`` (bookkeeping) on the writer's thread for a shared ledger, whose database may stop
+        answering (see ``writer``); at once for a SQLite file. Reads wait for it first."""
+        if self._writer is None:
+            job()
+        else:
+            self._writer.submit(job)
 
     def record(self, entry: Entry, *, hold: int | None = None) -> Entry:
         """Append one entry (for this ledger's account unless the entry names one); ``hold`` is the
         budget hold it replaces (see ``budgets``). An entry that waits in the spool has no ``seq``."""
         entry.account = entry.account or self.account
-        row = {**_row(entry), "hold": hold}
-        seq = self._write("entry", row, lambda: _insert(self._store, row), uid=entry.uid)
+        for note in checked(entry):  # held to what its columns mean: a bad value never poisons the ledger
+            log.debug("ledger entry of %s: %s; kept as null", entry.operation, note)
+        row = {**row_of(entry), "hold": hold}
+        seq = self._write("entry", row, lambda: insert(self._store, row), uid=entry.uid)
         entry.seq = seq if isinstance(seq, int) else None
         return entry
 
@@ -104,10 +120,10 @@ class Ledger:
         """Give ``entry`` its credits, once they are known (its budget hold, if any, goes)."""
         if entry.seq is not None:
             self._write("settle", {"seq": entry.seq, "credits": credits, "source": source.value},
-                        lambda: _set_credits(self._store, "seq", entry.seq, credits, source.value))
+                        lambda: set_credits(self._store, "seq", entry.seq, credits, source.value))
         elif entry.uid is not None and not (self._spool and self._spool.settle(entry.uid, credits, source.value)):
             self._write("settle", {"uid": entry.uid, "credits": credits, "source": source.value},
-                        lambda: _set_credits(self._store, "uid", entry.uid, credits, source.value))
+                        lambda: set_credits(self._store, "uid", entry.uid, credits, source.value))
 
     def reading(self, balance: float) -> None:
         """Record a balance the service showed, unless the last entry is the same reading."""
@@ -136,23 +152,25 @@ class Ledger:
     def learn_price(self, key: str, credits: float, source: Source) -> None:
         """Remember a price (``prices``' keys; the newest sighting wins)."""
         row = {"account": self.account, "key": key, "credits": float(credits), "source": source.value, "time": now()}
-        self._write("price", row, lambda: _upsert_price(self._store, row))
+        self._write("price", row, lambda: upsert_price(self._store, row))
 
     def entries(self, account: str | None = None, *, readings: bool = False) -> list[Entry]:
         """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
         ``readings``, the balance readings among them."""
         account = self.account if account is None else account
-        self._flush()
+        self.flush()
         if not self._store.exists():
             return []
         where = [("account = ?", account)] if account else []
         if not readings:
             where.append(("operation != ?", BALANCE))
-        query = f"SELECT {', '.join(_COLUMNS)}, seq FROM entries"
+        query = f"SELECT {', '.join(COLUMNS)}, seq FROM entries"
         if where:
             query += " WHERE " + " AND ".join(clause for clause, _ in where)
         rows = self._store.fetchall(query + " ORDER BY seq", [value for _, value in where])
-        return [_entry(row) for row in rows]
+        found = [entry_of(row) for row in rows]
+        warn_unreadable(self.location, [entry for entry in found if entry.unreadable])
+        return found
 
     def created_in_group(self, group_id: str) -> tuple[list[int], float | None]:
         """Images and credits of the answered create that carried ``group_id`` (empty if none)."""
@@ -186,7 +204,7 @@ class Ledger:
 
     def max_image_id(self) -> int | None:
         """The highest image id this account's entries name (those waiting in the spool included)."""
-        ids = [i for entry in self._read(self.entries, _none_read) for i in entry.image_ids]
+        ids = [i for entry in self._read(self.entries, list) for i in entry.image_ids]  # none while unreachable
         return max([*ids, *(i for waiting in self._waiting() for i in json.loads(waiting["image_ids"]))], default=None)
 
     def total(self, account: str | None = None) -> float:
@@ -198,8 +216,9 @@ class Ledger:
         parsed, ``tags`` (a dict per entry) and a ``tag_<name>`` column per tag name that occurs."""
         import pandas as pd
 
-        frame = pd.DataFrame([_row(entry, json_columns=False) for entry in self.entries(account)], columns=list(_COLUMNS))
-        frame["time"] = pd.to_datetime(frame["time"], utc=True, format="ISO8601")
+        frame = pd.DataFrame([row_of(entry, json_columns=False) for entry in self.entries(account)],
+                             columns=[*COLUMNS, "unreadable"])
+        frame["time"] = pd.to_datetime(frame["time"], utc=True, format="ISO8601", errors="coerce")
         for name in sorted({name for tags in frame["tags"] for name in tags}):
             frame[f"tag_{name}"] = frame["tags"].map(lambda tags, name=name: tags.get(name))
         return frame.astype({"source_id": "Int64", "style_id": "Int64", "http_status": "Int64"})  # integers beside gaps
@@ -211,16 +230,18 @@ class Ledger:
         """Cap the credits one tag value may spend, across every account and machine writing to
         this ledger: ``set_budget(experiment="grid-a", limit=50)``. ``hard`` refuses new work past
         the limit (BudgetExceededError); ``warn_at`` (a share) warns first. Replaces an earlier one."""
-        key, value = _one_tag(tag, tag_values)
+        key, value = budgets.one_tag(tag, tag_values)
         budgets.define(self._store, key, value, limit, warn_at, hard)
+        self._settled()
         return budgets.status(self._store, key, value)[0]
 
     def remove_budget(self, tag: Mapping[str, object] | None = None, /, **tag_values: object) -> None:
         """Drop the budget of one tag value (what it spent stays recorded)."""
-        budgets.remove(self._store, *_one_tag(tag, tag_values))
+        budgets.remove(self._store, *budgets.one_tag(tag, tag_values))
 
     def budgets(self, key: str | None = None) -> list[Budget]:
         """Every budget (or those of tag ``key``), with what is spent and held now."""
+        self._settled()
         return budgets.status(self._store, key)
 
     def hold(self, tags: dict[str, str], cost: float) -> int | None:
@@ -241,7 +262,7 @@ class Ledger:
     def reconcile(self) -> None:
         """Give entries whose credits are unknown the credits the balances show (see ``reconcile``).
         While the database cannot be reached, nothing: the next reconciliation does it."""
-        entries = self._read(lambda: self.entries(readings=True), _none_read)
+        entries = self._read(lambda: self.entries(readings=True), list)
         by_seq = {entry.seq: entry for entry in entries}
         settlement = _reconcile.settle(entries)
         for seq, credits in settlement.credits.items():
@@ -254,11 +275,43 @@ class Ledger:
         balance says, and the difference (work done elsewhere, grants, or what is still unknown)."""
         return _reconcile.reconciliation(self.entries(readings=True))
 
+    def waiting(self) -> int:
+        """How many entries wait in this machine's spool for the database (0 for a SQLite ledger)."""
+        self._settled()
+        return self._spool.count() if self._spool else 0
+
+    def flush(self) -> int:
+        """Write what waits in this machine's spool now; how many entries waited.
+        LedgerUnavailableError while the database cannot be reached."""
+        waited = self.waiting()
+        try:
+            self._flush()
+        except LedgerUnavailableError as exc:  # a report that knows entries wait here says so
+            if waited:
+                raise LedgerUnavailableError(f"{exc} ({_entries(waited)} of this machine wait in {self.spool})") from exc
+            raise
+        return waited
+
     def close(self) -> None:
-        """Write what waits in the spool if the database answers, and close the connection (it
-        reopens on the next entry)."""
-        self._read(self._flush, lambda: None)
+        """Write what waits in the spool, trying for up to ``CLOSE_SECONDS`` while the database cannot
+        be reached, then say in one line how many entries still wait and where; close the connection
+        (it reopens on the next entry). The end of the process does the same for what waits."""
+        self._leave()
         self._store.close()
+
+    def _leave(self) -> None:
+        if self._spool is None or not self.waiting():
+            return
+        deadline = time.monotonic() + CLOSE_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                return self._flush()
+            except LedgerUnavailableError:
+                time.sleep(0.5)
+        if waiting := self._spool.count():
+            log.warning("%s wait in %s for the ledger at %s, which cannot be reached: `imagekit ledger flush "
+                        "--ledger %s` writes them (as does the next use of that ledger on this machine)",
+                        _entries(waiting), self.spool, self.location, self.location)
 
     # --- the database, or the spool while it cannot be reached -------------------------------
 
@@ -267,6 +320,7 @@ class Ledger:
         def wait() -> None:
             assert self._spool is not None
             self._spool.put(kind, self.account, payload, uid)
+            _leaving.setdefault(self._spool.path, self)
 
         return self._read(write, wait)
 
@@ -275,16 +329,29 @@ class Ledger:
         reached, what ``meanwhile`` does."""
         if self._spool is None:
             return read()
-        if self._spool.due():
-            try:
-                self._flush()
-                found = read()
-            except LedgerUnavailableError as exc:
-                self._outage(exc)
-            else:
-                self._answered()
-                return found
-        return meanwhile()
+        self._settled()
+        if not self._spool.due():
+            return meanwhile()
+        if self._spool.down_since is not None and self._writer and not self._writer.here():
+            self._spool.went_down()  # the next try is the writer's: only it waits on a database that
+            self._writer.submit(self._probe)  # may not answer; the requests' thread goes on meanwhile
+            return meanwhile()
+        try:
+            self._flush()
+            found = read()
+        except LedgerUnavailableError as exc:
+            self._outage(exc)
+            return meanwhile()
+        self._answered()
+        return found
+
+    def _probe(self) -> None:
+        """Try the database again (on the writer), writing what waits if it answers."""
+        try:
+            self._flush()
+            self._answered()
+        except LedgerUnavailableError as exc:
+            self._outage(exc)
 
     def _flush(self) -> None:
         """Write what waits in the spool (exactly once: see ``spool``)."""
@@ -292,7 +359,7 @@ class Ledger:
             return
         with self._spool.draining() as waiting:
             for kind, payload in waiting:
-                _WRITES[kind](self._store, payload)
+                WRITES[kind](self._store, payload)
         if waiting:
             self._answered()
 
@@ -307,75 +374,26 @@ class Ledger:
             log.warning("%s; the work goes on and its entries wait in %s until it answers", exc, self.spool)
 
     def _waiting(self) -> list[dict[str, Any]]:
+        self._settled()
         return self._spool.waiting("entry", self.account) if self._spool else []
 
-
-def _one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object]) -> tuple[str, str]:
-    """The one ``name=value`` a budget is for."""
-    given = checked_tags({**(tag or {}), **tag_values})
-    if len(given) != 1 or None in given.values():
-        raise ConfigError(f"a budget is for one tag value, e.g. experiment='grid-a' (got {given or 'none'})")
-    [(key, value)] = given.items()
-    assert value is not None
-    return key, value
+    def _settled(self) -> None:
+        """Wait (for a bounded time) for the bookkeeping given to the writer so far."""
+        if self._writer is not None:
+            self._writer.drain(DRAIN_SECONDS)
 
 
-def _none_read() -> list[Entry]:
-    """What reads of entries give while the database cannot be reached, where nothing is fine."""
-    return []
+_leaving: dict[Path, Ledger] = {}
+"""A ledger per spool that writes waited in during this process: what still waits is tried at exit."""
 
 
-def _insert(store: Store, row: dict[str, Any]) -> int:
-    """Insert an entry's row (once per uid) and settle the budget hold it replaces; its ``seq``."""
-    with store.transaction():
-        store.execute(f"INSERT INTO entries ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-                      " ON CONFLICT (uid) DO NOTHING", [row[name] for name in _COLUMNS])
-        found = store.fetchone("SELECT seq, credits FROM entries WHERE uid = ?", (row["uid"],))
-        assert found is not None
-        seq, credits = int(found[0]), found[1]
-        if row["hold"] is None:
-            pass
-        elif credits is None and row["status"] == Status.ANSWERED.value:  # answered, not yet priced:
-            store.execute("UPDATE holds SET seq = ? WHERE hold_id = ?", (seq, row["hold"]))  # held till then
-        else:
-            store.execute("DELETE FROM holds WHERE hold_id = ?", (row["hold"],))
-    return seq
+@atexit.register
+def _at_exit() -> None:
+    for writer in writers():  # what the writers still hold first: it may join what waits
+        writer.drain(DRAIN_SECONDS)
+    for ledger in list(_leaving.values()):
+        ledger._leave()
 
 
-def _set_credits(store: Store, by: str, key: object, credits: float, source: str) -> None:
-    """Give the entry whose ``by`` (seq or uid) is ``key`` its credits; its budget hold goes."""
-    with store.transaction():
-        store.execute(f"UPDATE entries SET credits = ?, source = ? WHERE {by} = ?", (credits, source, key))
-        store.execute(f"DELETE FROM holds WHERE seq IN (SELECT seq FROM entries WHERE {by} = ?)", (key,))
-
-
-def _upsert_price(store: Store, row: dict[str, Any]) -> None:
-    store.execute("INSERT INTO prices (account, key, credits, source, time) VALUES (?, ?, ?, ?, ?)"
-                  " ON CONFLICT (account, key) DO UPDATE SET credits = excluded.credits,"
-                  " source = excluded.source, time = excluded.time",
-                  (row["account"], row["key"], row["credits"], row["source"], row["time"]))
-
-
-_WRITES: dict[str, Callable[[Store, dict[str, Any]], object]] = {
-    "entry": _insert,
-    "price": _upsert_price,
-    "settle": lambda store, p: _set_credits(store, "uid" if "uid" in p else "seq", p.get("uid", p.get("seq")),
-                                            p["credits"], p["source"]),
-}
-"""How each kind of write that waited in the spool is written."""
-
-
-def _row(entry: Entry, json_columns: bool = True) -> dict[str, Any]:
-    """``entry`` as a row: names as text, and (for the database) lists and tags as JSON."""
-    row = {**asdict(entry), "status": Status(entry.status).value,
-           "source": Source(entry.source).value if entry.source else None}
-    if json_columns:
-        row.update(image_ids=json.dumps(entry.image_ids), tags=json.dumps(entry.tags, sort_keys=True))
-    return row
-
-
-def _entry(row: tuple[Any, ...]) -> Entry:
-    """An entry read back from its row (``_COLUMNS`` then ``seq``)."""
-    values = dict(zip((*_COLUMNS, "seq"), row, strict=True))
-    return Entry(**{**values, "status": Status(values["status"]), "source": values["source"] and Source(values["source"]),
-                    "image_ids": json.loads(values["image_ids"]), "tags": json.loads(values["tags"] or "{}")})
+def _entries(count: int) -> str:
+    return f"{count} ledger entr{'y' if count == 1 else 'ies'}"

@@ -19,15 +19,17 @@ from __future__ import annotations
 import json
 import threading
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from ..errors import BudgetExceededError, BudgetWarning, ConfigError
+from ..tags import checked_tags
 from .entries import BALANCE, now
 from .store import Store
 
-__all__ = ["Budget", "HOLD_SECONDS", "define", "remove", "status", "hold", "refuses", "warning", "known",
+__all__ = ["Budget", "HOLD_SECONDS", "one_tag", "define", "remove", "status", "hold", "refuses", "warning", "known",
            "refuse_unchecked"]
 
 HOLD_SECONDS = 3600.0
@@ -199,3 +201,13 @@ def _warn(store: Store, budget: Budget, cost: float) -> None:
     what = "passed its limit" if level == "over" else f"reached {budget.warn_at:.0%} of its limit"
     warnings.warn(f"budget {budget.key}={budget.value} {what}: {budget.spent + budget.held + cost:g} of "
                   f"{budget.limit:g} credits spent or held", BudgetWarning, stacklevel=2)
+
+
+def one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object]) -> tuple[str, str]:
+    """The one ``name=value`` a budget is for."""
+    given = checked_tags({**(tag or {}), **tag_values})
+    if len(given) != 1 or None in given.values():
+        raise ConfigError(f"a budget is for one tag value, e.g. experiment='grid-a' (got {given or 'none'})")
+    [(key, value)] = given.items()
+    assert value is not None
+    return key, value

@@ -98,6 +98,9 @@ class Entry:
     for entries written before uids)."""
     seq: int | None = field(default=None, compare=False)
     """Position in the ledger (set when written or read back; None while it waits in a spool)."""
+    unreadable: str | None = field(default=None, compare=False)
+    """What of its stored row could not be read (a value an earlier version wrote that is not what its
+    column means): left out, and said here. Never stored."""
 
 
 def answered(entry: Entry) -> bool:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .._http import Call, Response, charge_of
 from ..tags import current_tags
 from .book import Ledger
+from .columns import Unfit, integer
 from .entries import Entry, Source, Status, answered
 from .prices import FREE_OPERATIONS, Prices, create_key, edit_key
 
@@ -63,6 +64,11 @@ class Recorder:
             self._holds[id(call)] = hold
 
     def __call__(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
+        """Record one finished request: on the ledger's writer, never on the thread (or event loop)
+        that sends requests, for a shared database may stop answering (see ``writer``)."""
+        self.ledger.later(lambda: self._record(call, response, error, seconds))
+
+    def _record(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
         if call.operation is not None:
             self._operation(call, call.operation, response, error, seconds)
         elif call.read in self._reads and response is not None:
@@ -89,7 +95,7 @@ class Recorder:
         body = _body(call)
         entry = Entry(operation=call.operation, status=Status.NO_RESPONSE, latency=round(seconds, 4),
                       source_id=call.source_id, request_id=call.request_id, group_id=body.get(self.wire.group_id),
-                      style_id=body.get(self.wire.style_id))
+                      style_id=_integer(body.get(self.wire.style_id)))
         if error is not None:  # refused or unanswered: nothing known to be charged (a lost answer is
             # settled by the workflow that sent it, or shows in the reconciliation)
             entry.http_status = getattr(error, "status", None)
@@ -108,7 +114,7 @@ class Recorder:
         images = _images(payload) if isinstance(payload, dict) else []
         charged_images = sum(image.get("generationStatus") != "FAILED" for image in images)
         if isinstance(payload, dict):
-            entry.image_ids = [int(image["imageId"]) for image in images]
+            entry.image_ids = [image["imageId"] for image in images]  # held to ids when recorded
             entry.daily_credit, entry.monthly_credit, entry.default_credit = (
                 _number(payload.get(name)) for name in _BUCKETS)
             if entry.balance is None:
@@ -140,8 +146,8 @@ class Recorder:
         (0 while the ledger knows none: reading ``me()`` teaches it the plan's)."""
         prices, body = Prices(self.ledger.prices()), _body(call)
         if call.operation == "create":
-            count = int(body.get(self.wire.count) or 1)
-            return prices.create(body.get(self.wire.style_id), body.get(self.wire.collection_id), count)
+            count = _integer(body.get(self.wire.count)) or 1
+            return prices.create(_integer(body.get(self.wire.style_id)), _integer(body.get(self.wire.collection_id)), count)
         assert call.operation is not None
         return prices.edit(call.operation, self._scale(call))
 
@@ -158,7 +164,7 @@ class Recorder:
 
     def _create_key(self, call: Call) -> str:
         body = _body(call)
-        return create_key(body.get(self.wire.style_id), body.get(self.wire.collection_id))
+        return create_key(_integer(body.get(self.wire.style_id)), _integer(body.get(self.wire.collection_id)))
 
     def _scale(self, call: Call) -> str | None:
         return _body(call).get(self.wire.enhance_scale) if call.operation == "enhance" else None
@@ -219,6 +225,15 @@ def _total(payload: dict[str, Any]) -> float | None:
     buckets = [_number(payload.get(name)) for name in _BUCKETS]
     known = [bucket for bucket in buckets if bucket is not None]
     return sum(known) if len(known) == len(buckets) else None
+
+
+def _integer(value: Any) -> int | None:
+    """An id or a count as the request gave it; None for what is not one (a style's name:
+    the service refuses it, and the ledger holds only ids in its id columns)."""
+    try:
+        return integer(value)
+    except Unfit:
+        return None
 
 
 def _json(response: Response) -> Any:

@@ -10,12 +10,20 @@ wrote them, under the spool's write lock.
 
 The spool also keeps what the database last said about budgets and prices, so that while it cannot
 be asked a hard budget still refuses work, and estimates still have prices.
+
+A spool is named by the database's identity (host, port, database and user, as libpq resolves them),
+not by the URL's spelling: ``localhost`` and ``127.0.0.1`` find the same one. A spool named by an
+earlier version (a hash of the URL as written) is brought into it when that URL is next used.
 """
 
 from __future__ import annotations
 
+import getpass
 import hashlib
+import ipaddress
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
@@ -27,7 +35,7 @@ from typing import Any
 from .. import config as _config
 from .._sqlite import open_wal
 
-__all__ = ["Spool", "spool_for", "RETRY_SECONDS"]
+__all__ = ["Spool", "spool_for", "identity", "RETRY_SECONDS"]
 
 RETRY_SECONDS = 2.0
 """After a failed attempt, how long writes go straight to the spool before the database is tried again."""
@@ -38,17 +46,52 @@ _SCHEMA = (
     " account TEXT NOT NULL, uid TEXT, payload TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS seen (name TEXT PRIMARY KEY, payload TEXT NOT NULL)",
 )
+_LOOPBACK = "localhost"
+"""How every address of this machine (a loopback address, a name for one, a unix socket) is named."""
 _spools: dict[str, Spool] = {}
 _spools_lock = threading.Lock()
 
 
+def identity(location: str) -> str:
+    """The database a PostgreSQL URL reaches: ``host:port/database user`` with libpq's defaults
+    filled in and every name of this machine as ``localhost``; no password, however it is spelled."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    given = conninfo_to_dict("postgresql://" + location.split("://", 1)[1])
+    user = str(given.get("user") or os.environ.get("PGUSER") or getpass.getuser())
+    hosts = str(given.get("host") or given.get("hostaddr") or os.environ.get("PGHOST") or _LOOPBACK)
+    port = str(given.get("port") or os.environ.get("PGPORT") or 5432)
+    database = given.get("dbname") or os.environ.get("PGDATABASE") or user
+    return f"{','.join(_host(host) for host in hosts.split(','))}:{port}/{database} {user}"
+
+
+def _host(host: str) -> str:
+    """One host as its identity: this machine's names and addresses are one; others as written."""
+    host = host.strip().lower().rstrip(".")
+    if host.startswith("/") or host == _LOOPBACK:
+        return _LOOPBACK
+    try:
+        return _LOOPBACK if ipaddress.ip_address(host.strip("[]")).is_loopback else str(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        pass
+    try:  # a name: this machine's (from /etc/hosts, at once) or another's
+        found = {info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)}
+    except OSError:
+        return host
+    return _LOOPBACK if found and all(ipaddress.ip_address(str(a).split("%")[0]).is_loopback for a in found) else host
+
+
 def spool_for(location: str) -> Spool:
-    """The process's spool of the ledger at ``location`` (one file per ledger, in ``$IMAGEKIT_HOME``)."""
+    """The process's spool of the PostgreSQL ledger at ``location`` (one file per database, in
+    ``$IMAGEKIT_HOME/spool``), with what an earlier version spooled under that URL brought in."""
+    named = identity(location)
     with _spools_lock:
-        if location not in _spools:
-            name = hashlib.sha256(location.encode()).hexdigest()[:16]
-            _spools[location] = Spool(_config.home_dir() / "spool" / f"ledger-{name}.sqlite")
-        return _spools[location]
+        if named not in _spools:
+            folder = _config.home_dir() / "spool"
+            spool = Spool(folder / f"ledger-{hashlib.sha256(named.encode()).hexdigest()[:16]}.sqlite")
+            spool.bring_in(folder / f"ledger-{hashlib.sha256(location.encode()).hexdigest()[:16]}.sqlite")
+            _spools[named] = spool
+        return _spools[named]
 
 
 class Spool:
@@ -79,6 +122,32 @@ class Spool:
         """Note a successful attempt; True when it ends an outage."""
         ended, self.down_since = self.down_since is not None, None
         return ended
+
+    def bring_in(self, old: Path) -> None:
+        """Move what waits in ``old`` (a spool an earlier version named by the URL's spelling) here."""
+        if old == self.path or not old.exists():
+            return
+        with self.lock:
+            db = self._connection()
+            db.execute("ATTACH DATABASE ? AS old", (str(old),))
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("INSERT INTO waiting (kind, account, uid, payload) SELECT kind, account, uid, payload "
+                           "FROM old.waiting ORDER BY id")
+                db.execute("INSERT OR IGNORE INTO seen SELECT name, payload FROM old.seen")
+                db.execute("COMMIT")
+            finally:
+                db.execute("DETACH DATABASE old")
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{old}{suffix}").unlink(missing_ok=True)
+            self._maybe_waiting = True
+
+    def count(self) -> int:
+        """How many entries wait here (of every account)."""
+        with self.lock:
+            if not self.path.exists():
+                return 0
+            return int(self._connection().execute("SELECT count(*) FROM waiting WHERE kind = 'entry'").fetchone()[0])
 
     # --- writes that wait ------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,8 +29,12 @@ __all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location"
 T = TypeVar("T")
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 POSTGRES_EXTRA = "pip install 'imagekit[postgres]'"
-CONNECT_SECONDS = 5
+CONNECT_SECONDS = 3
 """How long opening a connection to a PostgreSQL ledger may take before it counts as an outage."""
+STATEMENT_SECONDS = 3.0
+"""How long one statement may wait for a PostgreSQL ledger's answer: then its connection is cut and
+the database counts as unreachable. A frozen server (a failover, a paused VM) still has its kernel
+acknowledge every packet, so neither TCP nor the server's own timeouts would ever end the wait."""
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS entries (
@@ -297,15 +302,38 @@ class PostgresStore(Store):
         return sql.replace("?", "%s")
 
     def _cursor(self, sql: str, params: Sequence[Any]) -> Any:
-        return self._connection().execute(self._sql(sql), tuple(params) or None)
+        db = self._connection()
+        with self._bounded(db):
+            return db.execute(self._sql(sql), tuple(params) or None)
 
     def _connect(self) -> Any:
         from ..integrations import require
 
         psycopg = require("psycopg")
-        scheme, rest = self.location.split("://", 1)
-        # A refused connection fails at once; a host that does not answer at all, after this long.
-        return psycopg.connect(f"postgresql://{rest}", autocommit=True, connect_timeout=CONNECT_SECONDS)
+        conninfo = require("psycopg.conninfo")
+        conninfo_to_dict, make_conninfo = conninfo.conninfo_to_dict, conninfo.make_conninfo
+
+        url = "postgresql://" + self.location.split("://", 1)[1]
+        bound = int(STATEMENT_SECONDS * 1000)
+        options = f"{conninfo_to_dict(url).get('options') or ''} -c statement_timeout={bound} -c lock_timeout={bound}"
+        # A refused connection fails at once; a host that does not answer at all, after CONNECT_SECONDS;
+        # a network that drops packets, after the keepalives or tcp_user_timeout; a slow statement or a
+        # lock held elsewhere, after the server's timeouts; a server that stops answering, by ``_bounded``.
+        return psycopg.connect(make_conninfo(url, connect_timeout=CONNECT_SECONDS, keepalives=1, keepalives_idle=5,
+                                             keepalives_interval=2, keepalives_count=2, tcp_user_timeout=bound,
+                                             options=options.strip()), autocommit=True)
+
+    @contextmanager
+    def _bounded(self, db: Any) -> Iterator[None]:
+        """Cut ``db``'s connection if what runs inside waits longer than ``STATEMENT_SECONDS``: the
+        statement then fails as an outage (and the spool takes over) instead of waiting for ever."""
+        timer = threading.Timer(STATEMENT_SECONDS, _cut, (db,))
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
 
     def _lost(self) -> bool:
         return bool(self._db is not None and (self._db.closed or self._db.broken))
@@ -326,7 +354,25 @@ class PostgresStore(Store):
         return {row[0] for row in rows}
 
     def _begin(self, db: Any) -> None:
-        db.execute("BEGIN")
+        with self._bounded(db):
+            db.execute("BEGIN")
+
+    def _commit(self, db: Any) -> None:
+        with self._bounded(db):
+            db.execute("COMMIT")
+
+    def _rollback(self, db: Any) -> None:
+        with self._bounded(db):
+            db.execute("ROLLBACK")
+
+
+def _cut(db: Any) -> None:
+    """End a connection whose server stopped answering: the statement waiting on it fails at once."""
+    try:
+        with socket.socket(fileno=os.dup(db.fileno())) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
+    except (OSError, ValueError):
+        pass  # closed meanwhile
 
 
 def check_driver(location: str) -> None:

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 __all__ = ["burn_down", "spend_by_operation_plot", "spend_by_style_plot", "lineage_plot"]
 
+FEW = 20
+"""Up to this many balances, the burn-down marks each one."""
+
 
 def _figure(width: float = 6.4, height: float = 3.6) -> tuple[Figure, Axes]:
     from matplotlib.figure import Figure
@@ -29,12 +32,19 @@ def _figure(width: float = 6.4, height: float = 3.6) -> tuple[Figure, Axes]:
 def burn_down(balance: pd.DataFrame, forecast: Forecast | None = None) -> Figure:
     """Balance over time (from ``balance_over_time``), with the forecast's run-out date if given."""
     figure, ax = _figure()
-    ax.step(balance["time"], balance["balance"], where="post", label="balance")
+    ax.set(title="Credit burn-down", ylabel="credits")
+    if not len(balance):  # a report with nothing spent is a report: it says so
+        ax.text(0.5, 0.5, "nothing spent yet", ha="center", va="center", transform=ax.transAxes, color="0.4")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return figure
+    # A few spends are drawn as points too: one spend alone is a step of no length.
+    ax.step(balance["time"], balance["balance"], where="post", label="balance",
+            marker="o" if len(balance) < FEW else None)
     runs_out = forecast.runs_out if forecast is not None else None
     if runs_out is not None and len(balance):
         last = balance.iloc[-1]
         ax.plot([last["time"], pd.Timestamp(runs_out)], [last["balance"], 0], "--", label="forecast")
-    ax.set(title="Credit burn-down", ylabel="credits")
     ax.legend(loc="upper right")
     _time_axis(ax)
     return figure
@@ -61,6 +71,8 @@ def _time_axis(ax: Axes) -> None:
 
 def _bars(table: pd.DataFrame, title: str) -> Figure:
     figure, ax = _figure(6.4, 0.4 + 0.35 * max(len(table), 2))
+    if not len(table):
+        ax.text(0.5, 0.5, "nothing spent yet", ha="center", va="center", transform=ax.transAxes, color="0.4")
     ax.barh(table.index.astype(str)[::-1], table["credits"][::-1])
     ax.set(title=title, xlabel="credits")
     return figure

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..models import Usage, User
 
 __all__ = ["spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits",
-           "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start"]
+           "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start", "shown_limits"]
 
 MIN_HISTORY = timedelta(days=1)
 """The spending history a forecast needs: less says too little about a rate per day."""
@@ -130,6 +130,20 @@ def limits(user: User, usage: Usage, ledger: pd.DataFrame | None = None, now: da
     frame = pd.DataFrame(rows, columns=["limit", "value", "cap"]).set_index("limit")
     frame["share"] = pd.to_numeric(frame["value"], errors="coerce") / pd.to_numeric(frame["cap"], errors="coerce")
     return frame
+
+
+def shown_limits(table: pd.DataFrame) -> pd.DataFrame:
+    """``limits`` as a person reads it: numbers as written (``2,000``), ``share`` as a percentage,
+    and blanks where there is nothing to show."""
+    def amount(value: float) -> str:
+        return "" if pd.isna(value) else f"{value:,.10g}"
+
+    def percent(value: float) -> str:
+        return "" if pd.isna(value) else f"{value * 100:.3g}%"
+
+    value, cap = (pd.to_numeric(table[name], errors="coerce") for name in ("value", "cap"))
+    return pd.DataFrame({"value": value.map(amount), "cap": cap.map(amount),
+                         "share": table["share"].map(percent)}, index=table.index)
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ def test_the_demo_never_writes_into_a_folder_of_the_users(tmp_path, capsys):
         assert {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files
 
 
-def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path):
+def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path, capsys):
     """The chain's source is the robot prompt; removeBg leaves most of the frame transparent but
     keeps the subject; the SVG is a real vector drawing."""
     out = tmp_path / "out"
@@ -118,6 +118,12 @@ def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path):
     page = (out / "index.html").read_text()
     for op, credits in zip(lineage["op"], lineage["credits"]):
         assert re.search(rf"{op}[^<]*· {credits:g} credits?", page), (op, credits)
+    # text for people: sentences, percentages and blanks; no repr, no NaN
+    printed = capsys.readouterr().out
+    assert "Batch done: 12 rows, all done; " in printed and "Edit chain enhance 2x → remove_bg → vectorize" in printed
+    assert "Batch: 12 rows, all done; " in page
+    for text in (printed, page):
+        assert "Batch(" not in text and "chain()" not in text and "NaN" not in text and "%" in text
 
 
 def test_what_failed_is_said_with_its_reason(tmp_path, capsys):

@@ -99,6 +99,8 @@ def run_batch(ik: Any, outcome: Outcome) -> None:
     each failed row."""
     import imagekit
 
+    from .page import batch_sentence
+
     out = outcome.out
     styles = ik.styles()[:2]
     batch = ik.batch(imagekit.grid(prompt=PROMPTS, style=[s.style_id for s in styles], ratio=RATIOS))
@@ -107,7 +109,7 @@ def run_batch(ik: Any, outcome: Outcome) -> None:
     table = batch.to_pandas()
     table.to_csv(out / "batch.csv", index=False)
     batch.contact_sheet().savefig(out / "contact-sheet.png", dpi=100)
-    print(f"{batch!r}; spent {batch.spent:g} credits")
+    print(f"Batch done: {batch_sentence(table, batch.spent)}")
     outcome.dataset = batch.export(out / "dataset", progress=False)
     print(f"Dataset: {outcome.dataset}")
     for row in table[table["row_status"] != "done"].itertuples():
@@ -120,12 +122,14 @@ def run_chain(ik: Any, outcome: Outcome) -> None:
     """Enhance, remove the background and vectorize the chain prompt's image; save every step."""
     import imagekit
 
+    from .page import chain_plan
+
     source = chain_source(outcome.table)
     if source is None:
         outcome.problems.append("edit chain: not run, because the batch made no image to start from")
         return
     edits = imagekit.chain(ik).enhance("2x").remove_bg().vectorize()
-    print(f"\nChain {edits!r} on image {source}: estimated {edits.estimate():g} credits")
+    print(f"\nEdit chain {chain_plan(edits.steps)} on image {source}: estimated {edits.estimate():g} credits")
     result = edits.run(ik.image(source), deadline=120)
     outcome.chain = result
     lineage = result.lineage

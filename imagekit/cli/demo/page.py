@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_page", "caption"]
+__all__ = ["write_page", "caption", "batch_sentence", "chain_plan"]
 
 _STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
@@ -33,6 +33,19 @@ def caption(step: dict) -> str:
     return " · ".join(part for part in parts if part)
 
 
+def batch_sentence(table: Any, spent: float) -> str:
+    """``12 rows, all done; 24 credits spent`` (or ``10 done, 2 failed``) from a batch's table."""
+    counts = table["row_status"].value_counts()
+    rows = f"{len(table)} row{'' if len(table) == 1 else 's'}"
+    done = "all done" if counts.get("done", 0) == len(table) else ", ".join(f"{n} {state}" for state, n in counts.items())
+    return f"{rows}, {done}; {spent:g} credit{'' if spent == 1 else 's'} spent"
+
+
+def chain_plan(steps: Any) -> str:
+    """``enhance 2x → remove_bg → vectorize``: a chain's steps as a person reads them."""
+    return " → ".join(" ".join([step.op, *(str(value) for value in step.params.values())]) for step in steps)
+
+
 def write_page(outcome: Any) -> Path:
     """Write ``index.html`` into the run's folder and return its path."""
     out = outcome.out
@@ -49,8 +62,7 @@ def _summary(outcome: Any) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"Run at {when} against a fresh embedded sandbox."]
     if outcome.batch is not None:
-        lines.append(f"Batch: {len(outcome.batch)} rows, {outcome.batch.spent:g} credits spent "
-                     f"({html.escape(repr(outcome.batch))}).")
+        lines.append(f"Batch: {html.escape(batch_sentence(outcome.table, outcome.batch.spent))}.")
     if outcome.steps:
         spent = sum(step["credits"] or 0 for step in outcome.steps)
         lines.append(f"Edit chain: {len(outcome.steps) - 1} steps, {spent:g} credits.")
