@@ -4,6 +4,7 @@ and the usage report's plots and tables. Pictures stay beside the page as files 
 from __future__ import annotations
 
 import html
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,19 +15,28 @@ _STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
 h1 { margin-bottom: 0.2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; }
 .problems { background: #fdecea; border: 1px solid #f5c2c0; padding: 0.6em 1.2em; }
-.steps { display: flex; gap: 12px; align-items: flex-start; overflow-x: auto; }
-.steps figure { margin: 0; flex: 1 1 0; min-width: 200px; }
+.steps { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.steps figure { margin: 0; flex: 1 1 160px; min-width: 0; max-width: 100%; }
 .steps img { width: 100%; display: block; border: 1px solid #ccc;
   background: repeating-conic-gradient(#ddd 0% 25%, #fff 0% 50%) 50% / 20px 20px; }
 figcaption { font-size: 13px; margin-top: 4px; }
-.plots img { max-width: 48%; margin: 0 1% 1em 0; }
-pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 13px; }
+p { white-space: pre-line; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; }
+.plots img { flex: 1 1 320px; min-width: 0; max-width: 100%; }
+img { max-width: 100%; height: auto; }
+.table { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 13px; margin: 0.4em 0 1.2em; }
+th, td { border-bottom: 1px solid #e4e4e4; padding: 3px 10px; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f6f6f6; }
 """
 
 
 def caption(step: dict) -> str:
-    """``2 · remove_bg · 1 credit · #35 · 1024x576`` for one picture of the chain."""
-    parts = [step["op"] + (f" {step['params']}" if step["params"] else "")]
+    """``1 · enhance 2x · 2 credits · #34 · 1024x576`` for one picture of the chain."""
+    # the lineage's parameters (``scale='2x'``) as a person says them: ``2x``
+    values = re.findall(r"=\s*'?([^',]+)'?", step["params"] or "") or ([step["params"]] if step["params"] else [])
+    parts = [" ".join([step["op"], *values])]
     if step["credits"] is not None:
         parts.append(f"{step['credits']:g} credit{'' if step['credits'] == 1 else 's'}")
     parts += [f"#{step['image_id']}", step["resolution"] or ""]
@@ -111,9 +121,26 @@ def _chain(steps: list[dict]) -> str:
 def _report(report: Any, out: Path) -> str:
     if report is None:
         return ""
+    from imagekit.reports.tables import shown_limits
+
     plots = "".join(f'<img src="{html.escape(path.name)}" alt="{html.escape(path.stem)}">'
                     for path in report.files if path.suffix == ".png")
-    tables = "".join(f'<a href="{html.escape(path.name)}">{html.escape(path.name)}</a> '
-                     for path in report.files if path.suffix == ".csv")
-    return (f'<h2>Usage report</h2>\n<div class="plots">{plots}</div>\n<p>Tables: {tables}</p>\n'
-            f"<pre>{html.escape(str(report))}</pre>")
+    files = "".join(f'<a href="{html.escape(path.name)}">{html.escape(path.name)}</a> '
+                    for path in report.files if path.suffix == ".csv")
+    sections = [("Spend by operation", report.by_operation), ("Spend by day", report.by_day),
+                ("Spend by style", report.by_style), ("Plan limits", shown_limits(report.limits))]
+    tables = "".join(f"<h3>{title}</h3>{_table(table)}" for title, table in sections)
+    lines = [report.summary(), *report.notes, f"Records against the balance: {report.agreement()}",
+             f"Forecast: {report.forecast}"]
+    text = "".join(f"<p>{html.escape(str(line))}</p>" for line in lines)
+    return (f'<h2>Usage report</h2>\n{text}<div class="plots">{plots}</div>\n{tables}'
+            f"<p>The same tables as CSV: {files}</p>")
+
+
+def _table(table: Any) -> str:
+    """A DataFrame as an HTML table a person reads (blanks where there is nothing), or a line
+    saying there is nothing yet."""
+    if not len(table):
+        return "<p>(nothing yet)</p>"
+    shown = table.astype(object).where(table.notna(), "")
+    return f'<div class="table">{shown.to_html(border=0, na_rep="", float_format=lambda value: f"{value:g}")}</div>'

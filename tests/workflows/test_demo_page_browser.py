@@ -1,0 +1,46 @@
+"""The demo's page as people look at it: in chromium on a laptop's width and a phone's, with no
+horizontal scrollbar, every picture shown, and nothing but text for people (no NaN, no repr, no
+preformatted dumps). The screenshots are kept in test-output/demo/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from imagekit.cli import main
+from tests.widgets.lab import CHROMIUM, CHROMIUM_FLAGS
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "demo"
+
+
+@pytest.mark.browser
+@pytest.mark.slow(25)
+def test_the_demo_page_fits_a_laptop_and_a_phone_and_reads_as_text(tmp_path, capsys):
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "out"
+    assert main(["demo", "--out", str(out)]) == 0
+    capsys.readouterr()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            for width in (1280, 390):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.goto((out / "index.html").as_uri(), wait_until="load")
+                page.screenshot(path=str(SCREENSHOTS / f"index-{width}.png"), full_page=True)
+                overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                assert overflow <= 0, f"{overflow} px wider than a {width}-px window"
+                unshown = page.evaluate("[...document.images].filter(i => !i.complete || !i.naturalWidth).length")
+                assert unshown == 0
+                clipped = page.evaluate("[...document.images].filter(i => i.getBoundingClientRect().right > "
+                                        "document.documentElement.clientWidth + 0.5).length")
+                assert clipped == 0, f"{clipped} pictures run past a {width}-px window"
+                text = page.inner_text("body")
+                for unwanted in ("NaN", "Batch(", "None", "chain()"):
+                    assert unwanted not in text
+                assert page.locator("pre").count() == 0 and page.locator("table").count() >= 3
+                page.close()
+        finally:
+            browser.close()
