@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import textwrap
@@ -61,6 +62,27 @@ PATIENT_RETRIES = imagekit.RetryPolicy(max_retries=4, backoff_base=0.01, backoff
 """More attempts, still quick: workflows under injected faults must not lose a read to bad luck."""
 EDIT_OUTCOMES = frozenset({"completed", "cancelled", "failed", "precancelled"})
 """States of an edit request id once its edit has stopped (or will be refused when it arrives)."""
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now, for a server the test starts next."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def balance(who: Any, key: str | None = None) -> float:
+    """A user's credits (default + daily + monthly) as the service reports them, through the
+    interface alone: ``who`` is an imagekit client, an httpx client carrying the user's key, or a
+    sandbox (served or embedded: anything with ``url``) with the user's ``key``."""
+    if key is not None:
+        with httpx.Client(base_url=who.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as api:
+            return balance(api)
+    if isinstance(who, httpx.Client):
+        me = who.get("/api/users/me").raise_for_status().json()
+        return me["defaultCredit"] + me["dailyCredit"] + me["monthlyCredit"]
+    me = who.me()
+    return (me.default_credit or 0) + (me.daily_credit or 0) + (me.monthly_credit or 0)
 
 
 def image_files(folder: Path) -> set[str]:

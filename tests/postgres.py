@@ -13,11 +13,12 @@ import itertools
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from tests.helpers import free_port
 
 _names = itertools.count()
 
@@ -55,12 +56,6 @@ def _signal(pid: int, number: int) -> bool:
     return True
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class PostgresServer:
     """One cluster on 127.0.0.1 owned by this test run; ``stop()`` removes it and its folder.
     ``with PostgresServer() as cluster:`` starts it and stops it at the end of the block."""
@@ -68,7 +63,7 @@ class PostgresServer:
     def __init__(self) -> None:
         self.bin = _server_binaries()
         self.folder = Path(tempfile.mkdtemp(prefix="imagekit-pg-", dir=_scratch()))
-        self.port = _free_port()
+        self.port = free_port()
         self._as_owner: list[str] = []
         if os.geteuid() == 0:  # initdb refuses root: run the cluster as the postgres user
             shutil.chown(self.folder, "postgres")

@@ -9,13 +9,9 @@ import logging
 import pytest
 
 import imagekit
+from tests.helpers import balance
 
 from .conftest import Counting
-
-
-def balance(ik) -> float:
-    me = ik.me()
-    return float(me.default_credit or 0) + float(me.daily_credit or 0) + float(me.monthly_credit or 0)
 
 
 @pytest.fixture

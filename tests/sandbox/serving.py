@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 import httpx
 
 from imagekit.cli import main
-from tests.helpers import TLS
+from tests.helpers import TLS, free_port
 
 
 def imagekit(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -34,12 +33,6 @@ def imagekit(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     if check:
         assert status == 0, f"imagekit {' '.join(args)} exited {status}: {done.stderr}"
     return done
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

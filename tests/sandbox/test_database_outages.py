@@ -27,7 +27,7 @@ import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.outage import OUTAGE_REFUND
-from tests.helpers import TLS, assert_error, wait_until
+from tests.helpers import TLS, assert_error, balance, wait_until
 from tests.postgres import PostgresServer
 
 from .serving import Served, imagekit, serving
@@ -52,11 +52,6 @@ def call(served: Served | EmbeddedSandbox, key: str, method: str, path: str, **o
     """One request on a connection of its own (so the kernel spreads them over both workers)."""
     with httpx.Client(base_url=served.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as own:
         return own.request(method, path, **options)
-
-
-def total(served: Served | EmbeddedSandbox, key: str) -> int:
-    me = call(served, key, "GET", "/api/users/me").raise_for_status().json()
-    return me["defaultCredit"] + me["dailyCredit"] + me["monthlyCredit"]
 
 
 @dataclass
@@ -208,7 +203,7 @@ class Account:
                                       "WHERE user_id = %s GROUP BY operation = 'create'", (user_id,)).fetchall())
             made = dict(db.execute("SELECT kind, count(*) FROM images WHERE owner_id = %s AND status = 'COMPLETED' "
                                    "GROUP BY kind", (user_id,)).fetchall())
-        return cls(total(served, key), credits.get(True, 0), credits.get(False, 0), made.get("generation", 0),
+        return cls(balance(served, key), credits.get(True, 0), credits.get(False, 0), made.get("generation", 0),
                    made.get("edit", 0))
 
 
@@ -335,7 +330,7 @@ def test_work_the_database_cannot_record_in_time_is_answered_503_and_refunded_on
         with EmbeddedSandbox(tmp_path / "data", latency=2, base_size=256, database_url=url,
                              outage_patience=1) as box:
             user_id, key, style, source, _ = new_account(box)
-            before = (total(box, key), call(box, key, "GET", "/api/users/me/usage").json()["editCount"])
+            before = (balance(box, key), call(box, key, "GET", "/api/users/me/usage").json()["editCount"])
             create = {"prompt": "held", "styleId": style["styleId"]}
             queued = call(box, key, "POST", "/api/images/create", json={**create, "isAsync": True}).json()["images"]
             with ThreadPoolExecutor(2) as pool, psycopg.connect(url, autocommit=True) as db:
@@ -351,7 +346,7 @@ def test_work_the_database_cannot_record_in_time_is_answered_503_and_refunded_on
                 finally:
                     cluster.resume()
             settled_in = wait_settled(url, user_id)
-            after = (total(box, key), call(box, key, "GET", "/api/users/me/usage").json()["editCount"])
+            after = (balance(box, key), call(box, key, "GET", "/api/users/me/usage").json()["editCount"])
             queued_after = call(box, key, "GET", f"/api/images/{queued[0]['imageId']}").json()
             cancel = call(box, key, "POST", "/api/images/cancelEdit/held-edit").json()
             with psycopg.connect(url) as db:

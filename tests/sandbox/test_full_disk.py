@@ -23,7 +23,7 @@ from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.disk import HEADROOM, MB, RESERVE, RESERVE_NAME, is_full
 from tests.conftest import make_user
 from tests.disk import fill, leave_free, mount_tmpfs, unmount
-from tests.helpers import TLS, assert_error, image_files, wait_until
+from tests.helpers import TLS, assert_error, balance, image_files, wait_until
 
 from .serving import serving
 
@@ -35,11 +35,6 @@ def short_of(box: EmbeddedSandbox, filler: Path, size: int) -> None:
     given up) but not for a file of ``size`` bytes."""
     reserve = 0 if (box.data_dir / RESERVE_NAME).exists() else RESERVE
     leave_free(filler, reserve + HEADROOM + (size - HEADROOM) // 2)
-
-
-def balance(api: httpx.Client) -> int:
-    me = api.get("/api/users/me").raise_for_status().json()
-    return me["defaultCredit"] + me["dailyCredit"] + me["monthlyCredit"]
 
 
 def edit_count(api: httpx.Client) -> int:

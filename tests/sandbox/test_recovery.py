@@ -14,17 +14,12 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from imagekit.sandbox.store.db import normalize_url
-from tests.helpers import TLS, assert_error, db_args, image_files, on_both_databases
+from tests.helpers import TLS, assert_error, balance, db_args, image_files, on_both_databases
 
 from .serving import imagekit, serving, start_serving
 
 pytestmark = on_both_databases
 EDITS_IN_FLIGHT = ("removeBg", "vectorize", "upsize")
-
-
-def total(api: httpx.Client) -> int:
-    me = api.get("/api/users/me").raise_for_status().json()
-    return me["defaultCredit"] + me["dailyCredit"] + me["monthlyCredit"]
 
 
 def edit_count(api: httpx.Client) -> int:
@@ -55,12 +50,12 @@ def test_kill_with_work_in_flight_then_restart(tmp_path, new_database):
 
     # First run: one create and one edit complete; their charges are the only ones that may stay.
     with serving(folder, *db) as served, client(served.url, key) as api:
-        initial = total(api)
+        initial = balance(api)
         style = api.get("/api/users/me/styles").json()[0]["styleId"]
         made = api.post("/api/images/create", json={"prompt": "a red kite", "styleId": style}).raise_for_status()
         image_id = made.json()["images"][0]["imageId"]
         api.post(f"/api/images/{image_id}/retry", headers={"X-Request-Id": "done-1"}).raise_for_status()
-        after_completed = total(api)
+        after_completed = balance(api)
         assert after_completed < initial and edit_count(api) == 1
 
     # Second run: slow, so a create (async) and three edits are charged and running when it dies.
@@ -85,7 +80,7 @@ def test_kill_with_work_in_flight_then_restart(tmp_path, new_database):
             while edit_count(api) < 1 + len(EDITS_IN_FLIGHT):  # charged edits count while they run
                 assert time.monotonic() < deadline, "the edits never started"
                 time.sleep(0.05)  # polling another process's state: nothing to wait on
-            assert total(api) < after_completed
+            assert balance(api) < after_completed
     finally:
         served.process.send_signal(signal.SIGKILL)
         served.process.wait(30)
@@ -98,7 +93,7 @@ def test_kill_with_work_in_flight_then_restart(tmp_path, new_database):
     # Third and fourth runs: recovery settled everything once, and a second start changes nothing.
     for _ in range(2):
         with serving(folder, *db) as served, client(served.url, key) as api:
-            assert total(api) == after_completed
+            assert balance(api) == after_completed
             assert edit_count(api) == 1
             for image in pending:
                 meta = api.get(f"/api/images/{image['imageId']}").json()
@@ -107,7 +102,7 @@ def test_kill_with_work_in_flight_then_restart(tmp_path, new_database):
                 reused = api.post(f"/api/images/{image_id}/retry", headers={"X-Request-Id": request_id})
                 assert_error(reused, 409, "duplicate_request_id")
                 assert api.post(f"/api/images/cancelEdit/{request_id}").json() == "not_running"
-            assert total(api) == after_completed and edit_count(api) == 1
+            assert balance(api) == after_completed and edit_count(api) == 1
         files, owned = files_and_owners(folder, url)
         assert files == owned
         assert list((folder / "images" / "cache").glob(".tmp-*")) == []

@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from imagekit.sandbox.store.db import normalize_url
-from tests.helpers import TLS
+from tests.helpers import TLS, balance
 
 from .serving import imagekit, serving
-from .test_recovery import client, total
+from .test_recovery import client
 
 
 @pytest.mark.postgres
@@ -27,7 +27,7 @@ def test_a_second_server_on_the_database_leaves_the_first_servers_live_work_alon
                    "--plan", "pro").stdout.strip().splitlines()[-1]
     with serving(first_folder, "--db", url, "--latency", "4", "--base-size", "256") as first, \
             client(first.url, key) as api:
-        before = total(api)
+        before = balance(api)
         style = api.get("/api/users/me/styles").json()[0]
         running = api.post("/api/images/create", json={"prompt": "a kite", "styleId": style["styleId"], "count": 2,
                                                        "isAsync": True}).raise_for_status().json()["images"]
@@ -49,5 +49,5 @@ def test_a_second_server_on_the_database_leaves_the_first_servers_live_work_alon
                 assert "FAILED" not in states, states
                 assert time.monotonic() < deadline, f"the images never finished: {states}"
                 time.sleep(0.2)  # polling the first server's work: nothing to wait on
-        assert total(api) == before - 2 * style["creditCost"]  # paid once, for two images made
+        assert balance(api) == before - 2 * style["creditCost"]  # paid once, for two images made
         engine.dispose()

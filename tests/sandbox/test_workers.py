@@ -17,7 +17,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.helpers import TLS, assert_error
+from tests.helpers import TLS, assert_error, balance
 
 from .serving import Served, imagekit, serving
 
@@ -77,18 +77,13 @@ def call(served: Served, key: str, method: str, path: str, **options: object) ->
         return own.request(method, path, **options)
 
 
-def total(served: Served, key: str) -> int:
-    me = call(served, key, "GET", "/api/users/me").raise_for_status().json()
-    return me["defaultCredit"] + me["dailyCredit"] + me["monthlyCredit"]
-
-
 @pytest.mark.slow(10)
 def test_eighty_creates_across_two_workers_keep_the_limit_and_the_balance(two_workers):
     served, url = two_workers
     user_id, key = new_user(served)
     limit = call(served, key, "GET", "/api/users/me").json()["Plan"]["simultaneousLimit"]
     style = call(served, key, "GET", "/api/users/me/styles").json()[0]
-    before = total(served, key)
+    before = balance(served, key)
 
     responses: list[httpx.Response] = []
     with SlotWatch(url, user_id).watching() as watch, ThreadPoolExecutor(CREATES) as pool:
@@ -107,7 +102,7 @@ def test_eighty_creates_across_two_workers_keep_the_limit_and_the_balance(two_wo
     assert len(watch.pids) == 2 and watch.peak == limit  # both ran creates; never more than the limit
     charged = sum(int(r.headers["X-Credits-Consumed"]) for r in responses if r.status_code == 200)
     assert charged == style["creditCost"] * statuses.count(200)  # the style's price, once per image
-    assert total(served, key) == before - charged
+    assert balance(served, key) == before - charged
     stats = httpx.get(f"{served.url}/sandbox/stats", verify=TLS).json()["peakConcurrency"][str(user_id)]
     assert stats == limit
     with psycopg.connect(url) as db:  # the database agrees: what was charged, nothing running
@@ -123,7 +118,7 @@ def test_cancels_reach_edits_running_in_the_other_worker_and_refund_once(two_wor
     style = call(served, key, "GET", "/api/users/me/styles").json()[0]["styleId"]
     image_id = call(served, key, "POST", "/api/images/create",
                     json={"prompt": "a kite", "styleId": style}).json()["images"][0]["imageId"]
-    before, edits_before = total(served, key), call(served, key, "GET", "/api/users/me/usage").json()["editCount"]
+    before, edits_before = balance(served, key), call(served, key, "GET", "/api/users/me/usage").json()["editCount"]
     crossed = 0
     for round_ in range(4):
         ids = [f"cross-{round_}-{n}" for n in range(3)]
@@ -140,7 +135,7 @@ def test_cancels_reach_edits_running_in_the_other_worker_and_refund_once(two_wor
             assert_error(edit.result(), 409, "edit_cancelled")
             crossed += edit.result().headers["X-Sandbox-Worker"] != cancel.headers["X-Sandbox-Worker"]
     assert crossed > 0  # some cancels were answered by the worker that was not running the edit
-    assert total(served, key) == before
+    assert balance(served, key) == before
     assert call(served, key, "GET", "/api/users/me/usage").json()["editCount"] == edits_before
     with psycopg.connect(url) as db:
         rows = db.execute("SELECT credits, refunded, status FROM charges WHERE request_id LIKE 'cross-%'").fetchall()
@@ -166,7 +161,7 @@ def test_a_clock_advanced_in_one_worker_is_the_clock_of_both(two_workers):
 def test_the_workers_read_again_after_the_database_dropped_their_connections(two_workers):
     served, url = two_workers
     _, key = new_user(served)
-    assert total(served, key) > 0
+    assert balance(served, key) > 0
     with psycopg.connect(url, autocommit=True) as db:  # as a database restart or an idle timeout would
         dropped = db.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                              "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()

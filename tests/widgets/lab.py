@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,19 +18,13 @@ from urllib.parse import quote, urlparse
 
 import httpx
 
-from tests.helpers import TLS, wait_until
+from tests.helpers import TLS, free_port, wait_until
 
 CHROMIUM = Path(os.environ.get("IMAGEKIT_TEST_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
     "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Lab:

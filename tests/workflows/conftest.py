@@ -10,7 +10,7 @@ import pytest
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
-from tests.helpers import PATIENT_RETRIES, control
+from tests.helpers import PATIENT_RETRIES, balance, control  # noqa: F401  (balance: the workflow tests import it from here)
 
 
 @pytest.fixture(autouse=True)
@@ -84,12 +84,6 @@ def connect(box, ledger_location) -> Iterator[Callable[..., Any]]:
     yield make
     for client in opened:
         client.close()
-
-
-def balance(client: imagekit.Client) -> float:
-    """The caller's total balance, as the service reports it."""
-    me = client.me()
-    return float(me.default_credit or 0) + float(me.daily_credit or 0) + float(me.monthly_credit or 0)
 
 
 def public_style(box: EmbeddedSandbox) -> int:

@@ -31,7 +31,7 @@ from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.tables import Image
 from imagekit.workflows.shared_journal import _CREATE_LOCK, SharedJournal
 from tests.conftest import make_user
-from tests.helpers import TLS, wait_until
+from tests.helpers import TLS, balance, wait_until
 from tests.postgres import PostgresServer
 from tests.workflows.sweep_worker import sweep_rows
 
@@ -48,11 +48,6 @@ def served(request, tmp_path) -> Iterator[EmbeddedSandbox]:
     with EmbeddedSandbox(tmp_path / "sandbox", latency=LATENCY, base_size=64,
                          spec_exact=request.param == "spec-exact") as running:
         yield running
-
-
-def balance(box: EmbeddedSandbox, key: str) -> float:
-    me = httpx.get(f"{box.url}/api/users/me", headers={"X-Api-Key": key}, verify=TLS).json()
-    return float(me["defaultCredit"]) + float(me["dailyCredit"]) + float(me["monthlyCredit"])
 
 
 def generated(box: EmbeddedSandbox, user_ids: list[int]) -> int:
