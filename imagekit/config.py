@@ -29,6 +29,10 @@ PLATFORMS = ("web", "app", "figma", "api")
 ENV_HOME = "IMAGEKIT_HOME"
 
 
+SANDBOX_SERVICE = "imagekit sandbox"
+"""How ``connect()`` names the embedded sandbox's service: this, then its data folder's id."""
+
+
 @dataclass(frozen=True, repr=False)
 class Config:
     """Everything a client needs to reach the service. The API key never appears in its repr."""

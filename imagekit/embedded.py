@@ -101,7 +101,7 @@ def connect(base_url: str | None = None, api_key: str | None = None, *, asynchro
         base_url, api_key = sandbox.url, sandbox.api_key
         # Its port and the demo user's key change every session; the data folder's id does not.
         options.setdefault("account", sandbox_account(sandbox.identity))
-        options.setdefault("service", f"imagekit sandbox {sandbox.identity}")
+        options.setdefault("service", f"{_config.SANDBOX_SERVICE} {sandbox.identity}")
     elif spec_exact:
         raise ConfigError("spec_exact=True applies to the embedded sandbox; a configured service answers as it does")
     return (AsyncClient if asynchronous else Client)(base_url, api_key, **options)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..config import SANDBOX_SERVICE, home_dir
 from .parsing import command, folder_option, ledger_option, positive
 
 
@@ -35,7 +36,12 @@ def cmd_usage(args: argparse.Namespace) -> int:
         return _usage_by_tag(args.ledger, args.by, args.out)
     options = {"ledger": args.ledger} if args.ledger else {}
     with imagekit.connect(**options) as client, owned(args.out, "imagekit usage", adopt=["usage-*"]):
+        me = client.me()
         report = usage_report(client, args.out, days=args.days)
+        service = client.config.service
+    where = (f"the local sandbox in {home_dir() / 'sandbox'} (not the real service: set "
+             "IMAGEKIT_BASE_URL and IMAGEKIT_API_KEY for yours)" if service.startswith(SANDBOX_SERVICE) else service)
+    print(f"Usage of {me.email} (user {me.user_id}) on {where}")
     print(report)
     if report.files:
         print(f"\nWrote {len(report.files)} files to {args.out}")

@@ -22,7 +22,10 @@ def assert_reads_as_a_person_reads(out: str) -> None:
 def test_a_fresh_home_with_nothing_spent_is_a_normal_report(tmp_path):
     done = run_console("usage", cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Nothing recorded yet") and "Traceback" not in done.stderr
+    service, summary = done.stdout.splitlines()[:2]
+    assert service.startswith("Usage of ") and f"on the local sandbox in {tmp_path / 'home' / 'sandbox'}" in service
+    assert "(not the real service" in service  # said first: this is not the account people pay for
+    assert summary.startswith("Nothing recorded yet") and "Traceback" not in done.stderr
     assert_reads_as_a_person_reads(done.stdout)
     assert (tmp_path / "usage" / "usage-burn-down.png").stat().st_size > 0
 
@@ -34,7 +37,9 @@ def test_one_spend_is_a_report_with_a_visible_point(connect, box, ledger_locatio
            "IMAGEKIT_API_KEY": ik.config.api_key}
     done = run_console("usage", "--ledger", ledger_location, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("1 operation recorded") and "Traceback" not in done.stderr
+    service, summary = done.stdout.splitlines()[:2]
+    assert service == f"Usage of {ik.me().email} (user {ik.me().user_id}) on {box.url}"
+    assert summary.startswith("1 operation recorded") and "Traceback" not in done.stderr
     assert_reads_as_a_person_reads(done.stdout)
 
     report = usage_report(ik)
@@ -56,4 +61,4 @@ def test_a_ledger_an_earlier_version_poisoned_still_reports(connect, box, ledger
     done = run_console("usage", "--ledger", ledger_location, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     assert "1 entry could not be read in full" in done.stdout and "'My Photo' is not a style id" in done.stdout
-    assert done.stdout.startswith("2 operations recorded")
+    assert done.stdout.splitlines()[1].startswith("2 operations recorded")
