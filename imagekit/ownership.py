@@ -68,7 +68,10 @@ class OwnedFolder:
         """What an earlier run of ours left here; NotOursError when the folder holds files and no
         manifest (files put beside ours later are left where they are)."""
         present = self.found()
-        self.earlier = self._read()
+        writer, self.earlier = self._read()
+        if writer not in (None, self.writer_name) and any(name in present for name in self.earlier):
+            raise NotOursError(f"{self.location} holds what {writer} wrote, not {self.writer_name}: name an empty "
+                               "or new folder (or one an earlier run of the same command wrote)")
         others = [name for name in present if name not in self.earlier]
         if others and not self.store.exists(MANIFEST):
             shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
@@ -131,16 +134,19 @@ class OwnedFolder:
         if self.made and not self.found():
             self.store.remove_folder()
 
-    def _read(self) -> list[str]:
+    def _read(self) -> tuple[str | None, list[str]]:
+        """Who wrote the manifest here, and the names it lists (none and [] without one)."""
         if not self.store.exists(MANIFEST):
-            return []
+            return None, []
         try:
             with self.store.reader(MANIFEST) as source:
-                listed = json.load(source)["names"]
-        except (ValueError, KeyError, TypeError) as exc:
+                kept = json.load(source)
+            listed, writer = kept["names"], kept.get("writer")
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise NotOursError(f"{self.store.url(MANIFEST)} is damaged ({exc}): remove it and what it "
                                "listed yourself") from None
-        return [name for name in listed if isinstance(name, str) and name and "/" not in name and name != MANIFEST]
+        names = [name for name in listed if isinstance(name, str) and name and "/" not in name and name != MANIFEST]
+        return (writer if isinstance(writer, str) else None), names
 
     def _write(self) -> None:
         with self.store.writer(MANIFEST) as sink:

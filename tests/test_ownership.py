@@ -61,6 +61,19 @@ def test_a_folder_of_someone_elses_is_refused_and_left_alone(where):
     assert fs.cat(f"{root}/images/holiday.png") == b"photo" and names(fs, root) == {"images", "index.html"}
 
 
+def test_a_folder_another_command_wrote_is_refused_and_left_alone(where):
+    """The demo's folder is not the usage report's, nor an export's: each replaces only its own."""
+    location, fs, root = where
+    with owned(location, "imagekit demo") as folder:
+        write(folder, "index.html")
+    for other in ("imagekit usage", "an export"):
+        with pytest.raises(NotOursError, match="holds what imagekit demo wrote, not " + other):
+            owned(location, other).__enter__()
+    assert fs.cat(f"{root}/index.html") == b"ours" and names(fs, root) == {"index.html", MANIFEST}
+    with owned(location, "imagekit demo") as folder:  # the demo itself goes on replacing its own
+        assert folder.earlier == ["index.html"]
+
+
 def test_a_failed_run_leaves_nothing_behind(where):
     location, fs, root = where
     with pytest.raises(KeyboardInterrupt), owned(location, "a test", adopt=["usage-*"]) as folder:
