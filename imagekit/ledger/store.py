@@ -89,7 +89,19 @@ def checked_location(location: str | os.PathLike[str], what: str = "a ledger") -
     if not folder.is_dir():
         raise ConfigError(f"{what} at {text}: no folder {folder} (create it first, or name a file in a folder "
                           "that exists)")
+    if Path(text).is_file() and not _is_sqlite(Path(text)):
+        raise ConfigError(f"{text} is not a SQLite database, so it is not {what}: name a new file or one "
+                          "imagekit made (nothing was written to it)")
     return text
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether ``path`` starts as a SQLite database does (an empty file is a person's, not ours)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def shown_location(location: str) -> str:
