@@ -71,15 +71,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     with imagekit.connect() as client:
         outcome = sweep.run(client, progress=args.progress)
     batch = outcome.batch
-    states = batch.to_pandas()["row_status"].value_counts() if len(batch) else None
+    table = batch.to_pandas() if len(batch) else None
+    states = table["row_status"].value_counts() if table is not None else None
     done = int(states.get("done", 0)) if states is not None else 0
     print(f"sweep {sweep.name or sweep.path.stem}: {done} of {len(batch)} rows done, {batch.spent:g} credits spent"
           + (f"; stopped: {batch.stopped}" if batch.stopped else ""))
+    failed = table[table["row_status"] == "failed"] if table is not None else None
+    if failed is not None and len(failed):  # each kind of failure once, in the service's words
+        reasons = failed["error"].fillna("no reason given") if "error" in failed else failed["row_status"]
+        for reason, count in reasons.value_counts().items():
+            print(f"  {count} row{'' if count == 1 else 's'} failed: {reason}")
     if outcome.export is not None:
         print(f"dataset: {outcome.export}")
     if outcome.mlflow_run is not None:
         print(f"MLflow run: {outcome.mlflow_run}")
-    return 0
+    return 1 if failed is not None and len(failed) else 0
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:

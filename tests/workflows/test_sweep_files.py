@@ -108,3 +108,21 @@ def test_a_sweep_file_logs_its_run_to_mlflow(box, tmp_path, monkeypatch, capsys)
     run_id = capsys.readouterr().out.split("MLflow run: ")[1].strip()
     run = MlflowClient(tracking_uri=store).get_run(run_id)
     assert run.data.metrics["images"] == 2 and run.data.tags.get("mlflow.runName") == "kites"
+
+
+def test_a_run_whose_rows_fail_says_why_and_exits_non_zero(box, tmp_path, monkeypatch, capsys):
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    path = write(tmp_path, f"""
+        [sweep]
+        name = "missing"
+        journal = "{tmp_path / 'journal.sqlite'}"
+        [axes]
+        prompt = ["a kite", "a boat"]
+        style = [999]
+        """)
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 1
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "sweep missing: 0 of 2 rows done, 0 credits spent"
+    assert printed[1].startswith("  2 rows failed: ") and "999" in printed[1]  # the service's words, once
