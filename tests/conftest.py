@@ -162,7 +162,7 @@ def own_sandbox(tmp_path, sandbox_on) -> Iterator[EmbeddedSandbox]:
 def make_user(box: EmbeddedSandbox, plan: str = "standard") -> tuple[int, str]:
     """A fresh user on ``plan`` in ``box``; returns (user id, API key)."""
     response = httpx.post(f"{box.url}/sandbox/users", json={"email": f"user{next(_emails)}@test.local", "plan": plan},
-                          verify=TLS)
+                          verify=TLS, timeout=120)  # httpx's 5 s is too short on a loaded machine
     response.raise_for_status()
     return response.json()["userId"], response.json()["apiKey"]
 

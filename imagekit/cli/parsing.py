@@ -21,8 +21,8 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         # A flag (it takes no value) says what it does: "--no-progress  no progress bar (default:
-        # True)" read backwards.
-        if action.default is None or action.nargs == 0 or action.required:
+        # True)" read backwards; an empty default ("(default: [])") is none to show.
+        if action.default in (None, [], ()) or action.nargs == 0 or action.required:
             return action.help
         return super()._get_help_string(action)
 

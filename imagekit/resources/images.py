@@ -78,9 +78,7 @@ _CALL_OPTIONS = {"image", "ratio", "platform", "api_type", "extra_body", "timeou
 
 def create_call(config: Config, prompt: str, options: CreateOptions) -> Call:
     """The POST /api/images/create request."""
-    unknown = set(options) - _CALL_OPTIONS - {name for name, _ in _BODY_OPTIONS}
-    if unknown:
-        raise TypeError(f"create() got unexpected options: {', '.join(sorted(unknown))}")
+    _check_names(options)
     wire = config.wire
     values: dict[str, Any] = {**options, **check_create(prompt, _checked_fields(options))}
     body: dict[str, Any] = {"prompt": prompt, "ratio": values.get("ratio")}
@@ -100,9 +98,17 @@ def _checked_fields(options: CreateOptions) -> dict[str, Any]:
     return {name: value for name, value in options.items() if name in CREATE_FIELDS}
 
 
+def _check_names(options: CreateOptions) -> None:
+    """A misspelt option is a TypeError naming it, before its values are checked."""
+    unknown = set(options) - _CALL_OPTIONS - {name for name, _ in _BODY_OPTIONS}
+    if unknown:
+        raise TypeError(f"create() got unexpected options: {', '.join(sorted(unknown))}")
+
+
 def _named_style(prompt: str, options: CreateOptions) -> str | None:
     """The style name ``options`` give (to resolve among the account's styles), once the rest is
     checked: a mistake is told before any request, the styles' read included."""
+    _check_names(options)
     style = check_create(prompt, _checked_fields(options), names=True).get("style")
     return style if isinstance(style, str) else None
 

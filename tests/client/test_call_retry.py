@@ -64,10 +64,11 @@ def test_a_call_policy_replaces_the_clients(mock):
 
 
 def test_a_download_cut_short_is_sent_again_and_written_over(mock, tmp_path):
-    script = Script(reply(200, stream=CutShort()), reply(200, PNG))
+    # an image known by its id alone: its metadata is read first, for the file's provenance
+    script = Script(reply(200, {"imageId": 7, "resolution": "1x1"}), reply(200, stream=CutShort()), reply(200, PNG))
     path = mock(script, retry_policy=PATIENT).images.save(7, tmp_path / "seven.png")
     # The second answer's image, whole (the file also carries its provenance, so compare pixels).
-    assert pixels(path.read_bytes()) == pixels(PNG) and len(script.requests) == 2
+    assert pixels(path.read_bytes()) == pixels(PNG) and len(script.requests) == 3
     assert [p.name for p in tmp_path.iterdir()] == ["seven.png"]
 
 

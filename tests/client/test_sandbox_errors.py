@@ -50,6 +50,11 @@ class Env:
             return self.client._portal.call(http.send, Call(method, path, **call))
         return http.send(Call(method, path, **call))
 
+    def create_as_sent(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> Any:
+        """A create of the first style with ``body`` over it, sent as it is (no client-side check)."""
+        style = self.client.styles()[0].style_id
+        return self.send("POST", "/api/images/create", json={"prompt": "x", "styleId": style, **body}, headers=headers)
+
     def blank_mask(self) -> np.ndarray:
         """An all-False mask at the image's size."""
         width, height = map(int, self.image.resolution.split("x"))
@@ -128,10 +133,12 @@ def _too_large(env: Env) -> None:
 
 
 CASES: list[tuple[str, type, Callable[[Env], Any]]] = [
-    ("invalid_request", imagekit.InvalidRequestError, lambda env: env.client.create("x", style=env.client.styles()[0], count=3)),
-    ("invalid_generation_mode", imagekit.InvalidGenerationModeError, lambda env: env.client.create("x")),
-    ("invalid_platform", imagekit.InvalidPlatformError,
-     lambda env: env.client.create("x", style=env.client.styles()[0], platform="desktop")),
+    # What the client's own checks refuse before sending (imagekit.validation), sent as it is: the
+    # service's answer must still raise its class.
+    ("invalid_request", imagekit.InvalidRequestError, lambda env: env.create_as_sent({"count": 3})),
+    ("invalid_generation_mode", imagekit.InvalidGenerationModeError,
+     lambda env: env.send("POST", "/api/images/create", json={"prompt": "x"})),
+    ("invalid_platform", imagekit.InvalidPlatformError, lambda env: env.create_as_sent({}, {"X-Platform": "desktop"})),
     ("invalid_api_type", imagekit.InvalidAPITypeError,
      lambda env: env.client.create("x", style=env.client.styles()[0], api_type="turbo")),
     ("unsupported_image_source", imagekit.UnsupportedImageSourceError,
@@ -145,7 +152,7 @@ CASES: list[tuple[str, type, Callable[[Env], Any]]] = [
      lambda env: env.image.outpaint(canvas=(1024, 1024), size=(512, 512), at=(2000, 0))),
     ("svg_not_available", imagekit.SVGNotAvailableError, lambda env: env.image.read("svg")),
     ("invalid_request_id", imagekit.InvalidRequestIdError,
-     lambda env: env.image.upsize(request_id="bad id with spaces")),
+     lambda env: env.send("POST", f"/api/images/{env.image.id}/upsize", headers={"X-Request-Id": "bad id with spaces"})),
     ("wrong_api_key", imagekit.WrongAPIKeyError, lambda env: env.with_key("sk-not-a-real-key").me()),
     ("api_key_expired", imagekit.APIKeyExpiredError, _expired),
     ("not_enough_credit", imagekit.NotEnoughCreditError, _broke),
@@ -185,7 +192,8 @@ def test_each_error_name_raises_its_class(user_client, clients, sandbox, name, c
 
 def test_refusals_cost_nothing(ik):
     before = ik.usage()
-    for trigger in (lambda: ik.create("x", style=ik.styles()[0], count=3), lambda: ik.create("x", style=10**9)):
+    # count 3 past the client's own check (extra_body is sent as given): the service refuses it too
+    for trigger in (lambda: ik.create("x", style=ik.styles()[0], extra_body={"count": 3}), lambda: ik.create("x", style=10**9)):
         with pytest.raises(imagekit.APIError):
             trigger()
     assert ik.usage() == before

@@ -97,9 +97,11 @@ def test_every_help_is_plain_text_with_its_defaults():
         for action in parser._actions:
             if action.option_strings and action.help != argparse.SUPPRESS and action.dest != "help":
                 assert action.help, (path, action.dest)
-                if action.default is not None and action.default is not False and not action.required:
+                # a flag says what it does, and an empty default is no default to show
+                if action.default not in (None, [], ()) and action.nargs != 0 and not action.required:
                     assert f"(default: {action.default})" in " ".join(text.split()), (path, action.dest)
     assert {"imagekit demo", "imagekit usage", "imagekit sandbox serve", "imagekit sandbox user add"} <= set(seen)
+    assert "(default: [])" not in "".join(parser.format_help() for _, parser in _parsers(build_parser()))
 
 
 @pytest.mark.parametrize(("hidden", "action", "hint"), [

@@ -62,16 +62,16 @@ def test_minus_credit_allowed_is_the_floor(sandbox, client_for):
 def test_daily_and_monthly_grants_follow_the_clock(own_sandbox):
     free_id, free_key = make_user(own_sandbox, "free")
     std_id, std_key = make_user(own_sandbox, "standard")
-    with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": free_key}, verify=TLS) as free, \
-            httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": std_key}, verify=TLS) as std:
+    with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": free_key}, verify=TLS, timeout=120) as free, \
+            httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": std_key}, verify=TLS, timeout=120) as std:
         create(free, count=4)
         create(std, count=4)
         assert free.get("/api/users/me").json()["dailyCredit"] == 12
         assert std.get("/api/users/me").json()["monthlyCredit"] == 992
-        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS)
+        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS, timeout=120)
         assert free.get("/api/users/me").json()["dailyCredit"] == 20
         assert std.get("/api/users/me").json()["monthlyCredit"] == 992
-        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 31 * 86400}, verify=TLS)
+        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 31 * 86400}, verify=TLS, timeout=120)
         assert std.get("/api/users/me").json()["monthlyCredit"] == 1000
 
 
@@ -80,7 +80,7 @@ def test_grants_never_exceed_max_credit(own_sandbox):
     with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": key}, verify=TLS) as api:
         max_credit = api.get("/api/users/me").json()["maxCredit"]
         set_credits(own_sandbox, user_id, defaultCredit=max_credit - 5, dailyCredit=0)
-        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS)
+        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS, timeout=120)
         me = api.get("/api/users/me").json()
         assert me["dailyCredit"] == 5 and balance(api) == max_credit
 

@@ -145,8 +145,8 @@ def test_clean_up_and_fill_from_the_buttons_then_continue_on_the_result(notebook
 def test_a_failed_edit_says_why_and_stops_the_progress(notebook, shots):
     notebook.run(painter_setup(brush=BRUSH))
     painter = Painter(notebook, shots)
-    painter.click("clean-up")  # nothing painted: the service refuses an empty mask
-    painter.page.wait_for_function("el => el.querySelector('.ik-status').textContent.includes('Empty mask')",
+    painter.click("clean-up")  # nothing painted: refused before anything is sent
+    painter.page.wait_for_function("el => el.querySelector('.ik-status').textContent.includes('The mask is empty')",
                                    arg=painter.root.element_handle())
     painter.root.locator("progress.ik-progress").wait_for(state="hidden")
     assert painter.root.locator('button[data-action="clean-up"]').is_enabled()

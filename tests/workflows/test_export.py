@@ -7,6 +7,7 @@ import io
 import json
 
 import datasets
+import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
@@ -152,7 +153,9 @@ def test_a_chain_exports_with_its_lineage(connect, tmp_path):
 def test_a_failed_chain_step_is_left_out_and_said(connect, tmp_path):
     ik = connect()
     source = ik.create("a kite", style=ik.styles()[0]).images[0]
-    result = imagekit.chain(ik).enhance("2x").enhance("16x").run(source)  # no such scale: refused
+    width, height = map(int, source.resolution.split("x"))
+    nothing = np.zeros((2 * height, 2 * width), bool)  # the enhanced image's size; the service refuses it empty (400)
+    result = imagekit.chain(ik).enhance("2x").clean_up(nothing).run(source)
     assert not result.ok
     export = result.export(tmp_path / "chain", format="parquet", progress=False)
     assert export.images == 1 and list(export.left_out.values()) == [1] and "failed" in str(export)
