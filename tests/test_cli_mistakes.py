@@ -90,6 +90,7 @@ def cases(closed: int, busy: int) -> list[Case]:
         Case("demo --out mine", "did not write"), Case("demo --out HOME", "did not write"),
         Case("demo --out out", "pip install 'imagekit[notebook]'", {"BLOCK": "1"}),
         Case("usage --days 0", "above 0"), Case("usage --days -3", "above 0"), Case("usage --days soon"),
+        Case("usage --days 1e308", "up to 3660"),
         Case("usage --ledger mysql://a@b/c", "postgresql://"), Case("usage --ledger /nonexistent/dir/l.sqlite", "no folder"),
         Case("usage --ledger mine", "is a folder"), Case("usage --out AFILE", "is a file"),
         Case("usage --ledger AFILE", "not a SQLite database"), Case("sweep status kites --journal AFILE", "not a SQLite database"),

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "command", "port", "seconds", "positive", "folder_option", "ledger_option", "journal_option"]
+__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "folder_option", "ledger_option", "journal_option"]
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -111,8 +111,16 @@ def _location(what: str) -> Callable[[str], str]:
 
 
 port = _typed("port", _port)
+def _days(text: str) -> float:
+    value = _positive(text)
+    if value > 3660:
+        raise ValueError(f"{text}: give a number of days up to 3660 (ten years)")
+    return value
+
+
 seconds = _typed("seconds", _seconds)
 positive = _typed("positive", _positive)
+days = _typed("days", _days)
 folder_option = _typed("folder", _folder)
 ledger_option = _typed("ledger", _location("a ledger"))
 journal_option = _typed("journal", _location("a journal"))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import SANDBOX_SERVICE, home_dir
-from .parsing import command, folder_option, ledger_option, positive
+from .parsing import command, days, folder_option, ledger_option
 
 
 def add_usage_command(commands: Any) -> None:
@@ -22,7 +22,7 @@ def add_usage_command(commands: Any) -> None:
                                         "$IMAGEKIT_LEDGER_URL, else $IMAGEKIT_HOME/ledger.sqlite)")
     usage.add_argument("--by", metavar="TAG", help="spend per value of this tag over every account in the "
                                                    "ledger, and its budgets (reads the ledger only)")
-    usage.add_argument("--days", type=positive, default=7.0, help="days of spend the forecast follows")
+    usage.add_argument("--days", type=days, default=7.0, help="days of spend the forecast follows")
     usage.set_defaults(run=cmd_usage)
 
 
