@@ -12,7 +12,8 @@ from typing import Any
 __all__ = ["write_page", "caption", "batch_sentence", "chain_plan"]
 
 _STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222;
+  overflow-wrap: anywhere; }
 h1 { margin-bottom: 0.2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; }
 .problems { background: #fdecea; border: 1px solid #f5c2c0; padding: 0.6em 1.2em; }
 .steps { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
