@@ -78,6 +78,7 @@ from .errors import (
     ServiceUnavailableError,
     SimultaneousLimitExceededError,
     SpecialLimitExceededError,
+    StorageUnavailableError,
     StyleNotAllowedError,
     StyleNotFoundError,
     SVGNotAvailableError,
@@ -130,7 +131,7 @@ __all__ = [
     # errors
     "ImagekitError", "ConfigError", "ValidationError", "APIError", "APIConnectionError", "APITimeoutError",
     "GenerationFailedError", "JournalMismatchError", "WaitTimeoutError", "BudgetExceededError", "BudgetWarning",
-    "LedgerUnavailableError", "JournalUnavailableError",
+    "LedgerUnavailableError", "JournalUnavailableError", "StorageUnavailableError",
     "BadRequestError", "InvalidRequestError", "MalformedJSONError", "InvalidGenerationModeError",
     "InvalidPlatformError", "InvalidAPITypeError", "UnsupportedImageSourceError", "InvalidImageError",
     "InvalidMaskError", "EmptyMaskError", "MaskSizeMismatchError", "InvalidOutpaintError", "SVGNotAvailableError", "InvalidRequestIdError",

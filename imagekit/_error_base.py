@@ -37,6 +37,7 @@ __all__ = [
     "BudgetExceededError",
     "LedgerUnavailableError",
     "JournalUnavailableError",
+    "StorageUnavailableError",
     "BudgetWarning",
 ]
 
@@ -297,6 +298,13 @@ class JournalUnavailableError(ImagekitError):
     """A sweep's shared journal could not be reached for as long as this process's leases last (its
     database stopped, or the network is down): the run stops here, and its rows go to the other
     processes once their leases run out. Running it again when the database is back goes on."""
+
+
+class StorageUnavailableError(ImagekitError):
+    """Where the toolkit keeps files (a run's ``out_dir``, a local folder or an object store, or a
+    journal's disk) cannot take one now: the disk is full, the store cannot be reached, or the bucket
+    does not exist. A run stops its new work here (``Batch.stopped`` says why); what was made stays on
+    the service, and running again once the store is back stores it without paying again."""
 
 
 class BudgetWarning(UserWarning):

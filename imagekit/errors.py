@@ -35,6 +35,7 @@ ImagekitError
 ├── BudgetExceededError                a hard budget of a tag value would be passed (nothing sent)
 ├── LedgerUnavailableError             a shared ledger's database cannot be reached now
 ├── JournalUnavailableError            a sweep's shared journal was out of reach longer than its leases
+├── StorageUnavailableError            a run's store or journal disk is full, unreachable or missing
 └── WaitTimeoutError                   an image was still PENDING when the wait ran out
 
 The error name in the body's ``data`` picks the class; an unknown name falls back to the class of its

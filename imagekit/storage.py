@@ -6,11 +6,17 @@ S3: the AWS environment, ``AWS_ENDPOINT_URL`` included). A file written through 
 or not at all: a local one is written beside its name and renamed, a remote one is committed when
 complete (fsspec's transactions: an S3 object is made by the upload's last request) and discarded if
 writing it fails.
+
+A store that cannot take or give a file (a full or read-only disk, an object store out of reach, a
+bucket that does not exist) raises ``StorageUnavailableError`` naming the store, whatever library
+failed underneath; a file that is simply not there is a ``FileNotFoundError``. A store never creates
+a bucket: on S3 that would be a new bucket in the user's account with none of the team's settings.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import posixpath
@@ -22,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from .errors import ConfigError
+from .errors import ConfigError, ImagekitError, StorageUnavailableError
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -37,6 +43,10 @@ WRITE_BLOCK = 5 << 20
 """Bytes a remote file gathers before it sends them: an S3 part of the smallest size S3 accepts,
 where fsspec's default (50 MB for S3) would hold a large file's next part, and its copies, in memory."""
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+://")
+_STORE_LIBRARIES = ("botocore", "aiobotocore", "aiohttp", "s3fs", "gcsfs", "google", "adlfs", "azure", "fsspec",
+                    "requests", "urllib3")
+"""Packages whose own exceptions (a connection refused, a timeout) mean the object store failed."""
+_NOT_THERE = (FileNotFoundError, IsADirectoryError, NotADirectoryError, FileExistsError)
 
 
 def is_url(location: Location) -> bool:
@@ -95,25 +105,64 @@ class Store:
         return f"{self._root}/{name}" if self._fs is not None else str(Path(self.location) / name)
 
     def make(self) -> None:
-        """Create the folder (object stores have none to create: nothing happens there)."""
+        """Create the folder; in an object store, check that its bucket exists (prefixes need no making,
+        and a bucket is never made here)."""
         if self._fs is None:
-            Path(self.location).mkdir(parents=True, exist_ok=True)
-        else:
-            self._fs.makedirs(self._root, exist_ok=True)
+            with self._failing("create the folder"):
+                Path(self.location).mkdir(parents=True, exist_ok=True)
+            return
+        with self._failing("reach it"):
+            bucket = self._bucket()
+            if bucket is None:
+                self._fs.makedirs(self._root, exist_ok=True)
+                return
+            try:  # one look at the bucket (``exists`` would say False for a store out of reach too)
+                self._fs.info(bucket)
+            except PermissionError:
+                pass  # a key that may write a prefix but not look at its bucket: the writes will tell
+            except FileNotFoundError:
+                scheme = self.location.split("://", 1)[0]
+                raise StorageUnavailableError(
+                    f"{scheme}://{bucket} does not exist: imagekit never creates a bucket; create it (with your "
+                    "team's settings) or check its name") from None
+
+    def _bucket(self) -> str | None:
+        """The bucket of an object store's folder (None for a store with real folders: memory://, a
+        local file system behind a URL)."""
+        assert self._fs is not None
+        if getattr(self._fs, "root_marker", "/") != "" or not self._root:
+            return None
+        return self._root.split("/", 1)[0]
+
+    @contextmanager
+    def _failing(self, doing: str) -> Iterator[None]:
+        """Turn the store's failure (not a missing file) into StorageUnavailableError naming it."""
+        try:
+            yield
+        except (ImagekitError, *_NOT_THERE):
+            raise
+        except OSError as exc:
+            raise StorageUnavailableError(f"{self.location}: could not {doing}: {_reason(exc)}") from exc
+        except Exception as exc:
+            if type(exc).__module__.split(".", 1)[0] not in _STORE_LIBRARIES:
+                raise
+            raise StorageUnavailableError(f"{self.location}: could not {doing}: {_reason(exc)}") from exc
 
     def exists(self, name: str = "") -> bool:
         """Whether the file ``name`` (or, without a name, the folder) exists."""
         path = self._path(name) if name else self._root
-        return self._fs.exists(path) if self._fs is not None else os.path.exists(path)
+        with self._failing("look for a file"):
+            return self._fs.exists(path) if self._fs is not None else os.path.exists(path)
 
     def names(self) -> list[str]:
         """The names of the files in the folder (none when it does not exist)."""
-        if self._fs is None:
-            folder = Path(self.location)
-            return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
-        if not self._fs.exists(self._root):
-            return []
-        return sorted(posixpath.basename(p.rstrip("/")) for p in self._fs.ls(self._root, detail=False))
+        with self._failing("list its files"):
+            if self._fs is None:
+                folder = Path(self.location)
+                return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+            if not self._fs.exists(self._root):
+                return []
+            return sorted(posixpath.basename(p.rstrip("/")) for p in self._fs.ls(self._root, detail=False))
 
     def is_file(self) -> bool:
         """Whether the location is a file where a folder was expected."""
@@ -140,13 +189,18 @@ class Store:
     @contextmanager
     def reader(self, name: str) -> Iterator[IO[bytes]]:
         """The file ``name``, open for reading."""
-        with (self._fs.open(self._path(name), "rb") if self._fs is not None
-              else open(self._path(name), "rb")) as source:
+        with self._failing(f"read {name}"), (self._fs.open(self._path(name), "rb") if self._fs is not None
+                                              else open(self._path(name), "rb")) as source:
             yield source
 
     @contextmanager
     def writer(self, name: str) -> Iterator[IO[bytes]]:
         """The file ``name``, open for writing; it appears when the block ends, and not if it raises."""
+        with self._failing(f"write {name}"), self._writing(name) as sink:
+            yield sink
+
+    @contextmanager
+    def _writing(self, name: str) -> Iterator[IO[bytes]]:
         if self._fs is None:
             path = Path(self._path(name))
             part = path.with_name(path.name + ".part")
@@ -172,6 +226,15 @@ class Store:
             except Exception as exc:  # noqa: BLE001  (the error that stopped the writing is the one to raise)
                 log.warning("could not discard the unfinished %s: %s", self.url(name), exc)
             raise
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, in words (a full disk by name, whatever the library's wording)."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full (no space left on device)"
+    if isinstance(exc, OSError) and exc.errno == errno.EROFS:
+        return "the disk is read-only"
+    return f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc).splitlines()[0]
 
 
 def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:

@@ -18,15 +18,17 @@ CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing
 
 
 class MotoServer:
-    """``moto_server`` on 127.0.0.1, a port of its own choosing; ``endpoint`` once started."""
+    """``moto_server`` on 127.0.0.1; ``endpoint`` once started. It can be stopped and started again
+    on the same address (an object store going away and coming back, empty: moto keeps nothing)."""
 
     def __init__(self) -> None:
         self.endpoint = ""
         self._log = Path(tempfile.mkdtemp(prefix="moto-")) / "server.log"
         self._process: subprocess.Popen[bytes] | None = None
 
-    def __enter__(self) -> MotoServer:
-        command = [str(Path(sys.executable).with_name("moto_server")), "-H", "127.0.0.1", "-p", "0"]
+    def start(self) -> MotoServer:
+        port = self.endpoint.rsplit(":", 1)[-1] if self.endpoint else "0"  # the first start picks a port
+        command = [str(Path(sys.executable).with_name("moto_server")), "-H", "127.0.0.1", "-p", port]
         with open(self._log, "wb") as log:  # a file, not a pipe: the request log never fills a buffer
             self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
@@ -38,12 +40,23 @@ class MotoServer:
         httpx.get(self.endpoint, timeout=10).raise_for_status()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def stop(self) -> None:
         if self._process is not None:
             self._process.terminate()
             self._process.wait(timeout=30)
+            self._process = None
+
+    def __enter__(self) -> MotoServer:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
 
     def bucket(self) -> str:
-        """A fresh bucket name (the store makes the bucket when it is first written)."""
-        return f"test-{uuid.uuid4().hex[:12]}"
+        """A fresh, empty bucket (made here, as a user makes theirs: imagekit never creates buckets)."""
+        return self.make_bucket(f"test-{uuid.uuid4().hex[:12]}")
+
+    def make_bucket(self, name: str) -> str:
+        httpx.put(f"{self.endpoint}/{name}", timeout=30).raise_for_status()
+        return name

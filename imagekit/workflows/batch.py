@@ -33,6 +33,7 @@ from ..tags import current_tags, merged, tags as tagged
 from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .leases import keep_leases
 from .local_journal import LocalJournal
+from .outputs import store_missing
 from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows, named_styles
 from .runner import Runner, RunOptions
@@ -98,7 +99,8 @@ class Batch:
         self.spent: float = 0.0
         """Credits the last run spent, net of refunds."""
         self.stopped: str | None = None
-        """Why the last run stopped early (budget, balance, the service out of storage), if it did."""
+        """Why the last run stopped early (budget, balance, the service out of storage, the run's own
+        store full or out of reach), if it did."""
         self.lost: list[str] = []
         """Keys of the rows another process of the sweep took over in the last run (this one's lease
         on them ran out, while it was paused perhaps): that process finished them, this one dropped them."""
@@ -188,12 +190,12 @@ class Batch:
     async def _run(self, client: AsyncClient, budget: float | None, concurrency: int | None, progress: bool,
                    out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
         out = Store(out_dir) if out_dir is not None else None
+        options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
         if journal is not None:
             checked_location(journal, "a journal")  # refused before out_dir is made
         if out is not None:
             out.make()
         self._run_tags = current_tags()
-        options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
         self._journal = self._open_journal(journal, out, options.lease)
         clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]
         state = RunState(paying=len(clients))
@@ -202,6 +204,9 @@ class Batch:
             self._journal.bind([(identity, described) for identity, described, _, _ in accounts])
             for each in clients:  # a balance reading on each side of the run: the ledger reconciles against them
                 await each.usage()
+            if out is not None:
+                by_account = {identity: each for each, (identity, _, _, _) in zip(clients, accounts)}
+                await store_missing(self._journal, self.rows, out, lambda account: by_account.get(account or "", client))
             with progress_bar(progress, total=len(self.rows), unit="row", desc=self.name or "batch") as bar:
                 feed = self._journal.feed(self.rows, options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
@@ -262,7 +267,7 @@ class Batch:
             return current if current is not None and not is_url(current.location) else LocalJournal()
         if current is not None and current.location == str(path):
             return current
-        return LocalJournal(path)
+        return LocalJournal(path, self.name or "")
 
     # --- results ----------------------------------------------------------------------------
 

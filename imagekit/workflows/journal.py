@@ -10,7 +10,12 @@ Row states::
                   │          └─────► failed      (images FAILED, refunded; retried on the next run)
                   ├────────► pending (no answer, and the probe shows it never ran: safe to send again)
                   └────────► uncertain (no answer, and the probe could not tell: never re-sent blindly)
-    pending ──► skipped (the budget, the balance or a full service stopped new work; retried next run)
+    pending ──► skipped (the budget, the balance, a full service or the run's own store stopped new
+                         work; retried next run)
+
+A ``created`` row whose images could not be stored (its store full or out of reach) keeps its
+error ("made, not stored"); the next run stores them without sending anything. A rerun also stores
+again any done row's image its store no longer holds (``outputs.store_missing``).
 
 ``sent`` rows found when a run starts are the ones a crash interrupted; the runner resolves them
 before anything else.
@@ -130,6 +135,11 @@ class Journal(Protocol):
         """Write ``entry`` durably (before a request goes out, and after each answer), or raise
         RowLost, writing nothing, when the row is not this process's any more or is done: a done row
         never goes back to another state."""
+
+    def refile(self, entry: RowRecord) -> None:
+        """Record where a done row's images are stored now (the one write a done row takes: a rerun
+        stored again what its store had lost); nothing else of the row changes."""
+        ...
 
     def max_image_id(self) -> int | None:
         """The highest image id any row holds."""

@@ -12,12 +12,13 @@ from __future__ import annotations
 import math
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .._sqlite import open_wal
-from ..errors import JournalMismatchError
+from ..errors import JournalMismatchError, StorageUnavailableError
 from .feed import Feed, LocalFeed
 from .journal import FIELDS, RowLost, RowRecord, row_values
 from .options import RunOptions
@@ -33,27 +34,32 @@ CREATE TABLE IF NOT EXISTS rows (
     credits REAL, error TEXT, latency REAL, account TEXT
 );
 CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sweep (name TEXT NOT NULL);
 """
 _ASSIGN = ", ".join(f"{name} = excluded.{name}" for name in FIELDS[1:])
+_DISK_FAILURES = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
 
 
 class LocalJournal:
     """Row states of one batch in a SQLite file (``":memory:"`` for a run that need not resume), for
     one process: it leases nothing, so the lease half of ``Journal`` answers at once."""
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path = ":memory:", name: str = "") -> None:
         self.path = self.location = str(path)
+        self.name = name
+        """The batch's name (a sweep's), recorded by the first run that has one."""
         self.lease = math.inf
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        # WAL without an fsync per commit: an entry survives a kill -9 (what the journal promises),
-        # and a spec-exact batch, whose creates go one at a time, waits for no disk.
-        self._db = (sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-                    if self.path == ":memory:" else open_wal(self.path))
-        self._db.executescript(_SCHEMA)
-        if "account" not in {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}:
-            self._db.execute("ALTER TABLE rows ADD COLUMN account TEXT")  # a journal from before shared sweeps
+        with self._writing():
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # WAL without an fsync per commit: an entry survives a kill -9 (what the journal promises),
+            # and a spec-exact batch, whose creates go one at a time, waits for no disk.
+            self._db = (sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+                        if self.path == ":memory:" else open_wal(self.path))
+            self._db.executescript(_SCHEMA)
+            if "account" not in {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}:
+                self._db.execute("ALTER TABLE rows ADD COLUMN account TEXT")  # a journal from before shared sweeps
 
     def __repr__(self) -> str:
         return f"LocalJournal({self.path!r})"
@@ -66,11 +72,18 @@ class LocalJournal:
             bound = dict(self._db.execute("SELECT account, described FROM binding").fetchall())
             if not bound:
                 self._db.executemany("INSERT INTO binding VALUES (?, ?)", accounts)
+            if self.name and self.recorded_name() is None:
+                self._db.execute("INSERT INTO sweep VALUES (?)", (self.name,))
         stranger = next((described for identity, described in accounts if bound and identity not in bound), None)
         if stranger is not None:
             raise JournalMismatchError(
                 f"The journal {self.path} was written against {' and '.join(bound.values())}, not {stranger}: its rows "
                 "name another account's images. Pass another journal file, or delete this one to start over.")
+
+    def recorded_name(self) -> str | None:
+        """The name of the batch (the sweep) this journal was first run for, if it had one."""
+        row = self._db.execute("SELECT name FROM sweep").fetchone()
+        return row[0] if row else None
 
     def load(self) -> dict[str, RowRecord]:
         """Every row the journal knows, by key."""
@@ -87,13 +100,34 @@ class LocalJournal:
     def save(self, entry: RowRecord) -> None:
         """Write ``entry`` durably (before a request goes out, and after each answer); a done row is
         never written back to another state (RowLost)."""
-        with self._lock:
+        with self._lock, self._writing():
             written = self._db.execute(
                 f"INSERT INTO rows ({', '.join(FIELDS)}) VALUES ({', '.join('?' * len(FIELDS))}) "
                 f"ON CONFLICT (key) DO UPDATE SET {_ASSIGN} WHERE rows.status != 'done' OR excluded.status = 'done'",
                 row_values(entry)).rowcount
         if not written:
             raise RowLost(f"row {entry.key} of the journal {self.path} is done already")
+
+    def refile(self, entry: RowRecord) -> None:
+        """Record where a done row's images are stored now (see ``Journal.refile``)."""
+        with self._lock, self._writing():
+            self._db.execute("UPDATE rows SET images = ? WHERE key = ? AND status = 'done'",
+                             (row_values(entry)[FIELDS.index("images")], entry.key))
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A disk that cannot take the journal's write (full, read-only, gone) is StorageUnavailableError:
+        the write did not happen, and what the journal held stays as it was (SQLite rolls it back)."""
+        try:
+            yield
+        except (sqlite3.OperationalError, OSError) as exc:
+            code = getattr(exc, "sqlite_errorcode", None)
+            if isinstance(exc, sqlite3.OperationalError) and (code is None or code & 0xFF not in _DISK_FAILURES):
+                raise
+            reason = "its disk is full" if code is not None and code & 0xFF == sqlite3.SQLITE_FULL else str(exc)
+            raise StorageUnavailableError(
+                f"the journal {self.path} could not be written: {reason}; free space and run again "
+                "(what was paid for is kept: nothing is paid twice)") from exc
 
     def status(self) -> dict[str, Any]:
         """Rows done, failed, uncertain and in all, and credits spent (as ``SharedJournal.status``

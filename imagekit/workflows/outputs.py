@@ -5,16 +5,22 @@ An image is downloaded into a spool (memory, or disk past a few MB) and then wri
 in a worker thread, so an upload to an object store never holds up the event loop the batch polls
 from. A file already in the store under its name that says it is the same image (its provenance
 names the image id and the create's group id) is taken as it is: a run that died after an upload but before its journal
-heard of it does not upload it again.
+heard of it does not upload it again. A rerun checks that the store still holds every done row's
+images (a bucket that lost files, another ``out_dir``) and stores what is missing, from the service,
+without paying again (``store_missing``).
 """
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
 
+from ..errors import APIError
+from ..models import FAILED
 from ..provenance import Provenance
 from ..provenance.embed import write
 from ..provenance.read import fields_of
@@ -22,10 +28,12 @@ from ..storage import Store, spool
 
 if TYPE_CHECKING:
     from ..client import AsyncClient
-    from .journal import ImageRecord, RowRecord
+    from .journal import ImageRecord, Journal, RowRecord
     from .rows import Row
 
-__all__ = ["file_name", "provenance_of", "store_image"]
+__all__ = ["file_name", "provenance_of", "store_image", "store_missing"]
+
+log = logging.getLogger("imagekit")
 
 
 def file_name(row: Row, number: int) -> str:
@@ -58,3 +66,33 @@ def _holds(store: Store, name: str, record: Provenance) -> bool:
     with store.reader(name) as stored:
         found = fields_of(stored)
     return (found.get("image_id"), found.get("request_id")) == (str(record.image_id), record.request_id)
+
+
+async def store_missing(journal: Journal, rows: Sequence[Row], store: Store,
+                        client_of: Callable[[str | None], AsyncClient]) -> int:
+    """Store again each image of a done row that ``store`` does not hold under its name (it lost the
+    file, or this run writes elsewhere), downloaded by the account that made it (``client_of``);
+    the number stored. An image the service no longer has is left as it is, with a warning."""
+    present = set(await anyio.to_thread.run_sync(store.names))  # one listing, not a look per file
+    entries = await anyio.to_thread.run_sync(journal.load)
+    stored = 0
+    for row in rows:
+        entry = entries.get(row.key)
+        if entry is None or entry.status != "done":
+            continue
+        moved = False
+        for number, image in enumerate(entry.images):
+            name = file_name(row, number)
+            if image["status"] == FAILED or (name in present and image.get("file") == store.url(name)):
+                continue
+            client = client_of(entry.account)
+            try:
+                image["file"] = await store_image(client, store, name, provenance_of(row, entry, image,
+                                                                                      client.config.base_url))
+            except APIError as exc:
+                log.warning("imagekit: image %s of row %s cannot be stored again: %s", image["id"], row.key, exc)
+                continue
+            moved, stored = True, stored + 1
+        if moved:
+            await anyio.to_thread.run_sync(journal.refile, entry)
+    return stored

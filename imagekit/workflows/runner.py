@@ -45,6 +45,7 @@ from ..errors import (
     InsufficientStorageError,
     NotEnoughCreditError,
     ServiceUnavailableError,
+    StorageUnavailableError,
     TooManyRequestsError,
 )
 from ..ledger import Entry, Prices, Source, Status
@@ -120,6 +121,8 @@ class Runner:
             except RowLost as lost:  # another process holds it now: nothing more is sent or written for it
                 over = None
                 self.feed.lost(row, str(lost))
+            except StorageUnavailableError as exc:  # the journal's disk: the row stays as last written
+                self.state.stopped = self.state.stopped or str(exc)
             finally:
                 if over:
                     self.feed.finished(row)
@@ -410,7 +413,12 @@ class Runner:
             record = provenance_of(row, entry, image, self.client.config.base_url)
             try:  # the download is retried by the client's policy, a stream cut short included
                 image["file"] = await store_image(self.client, store, file_name(row, n), record)
-            except (ImagekitError, OSError) as exc:  # OSError: the store's (a disk, an object store)
+            except StorageUnavailableError as exc:  # the store's state, not the row's: every row would fail
+                entry.error = f"made, not stored: {exc}"
+                self.state.stopped = self.state.stopped or str(exc)
+                self.journal.save(entry)
+                return
+            except (ImagekitError, OSError) as exc:  # OSError: this file's own trouble (not the store's)
                 entry.error = f"download failed: {exc}"
                 self.journal.save(entry)
                 return

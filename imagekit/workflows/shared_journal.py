@@ -204,6 +204,13 @@ class SharedJournal:
             raise RowLost(f"row {entry.key} of the sweep {self.path} is not this process's any more: another "
                           f"took it when this one's lease ran out ({self.lease:g} s without renewal)")
 
+    def refile(self, entry: RowRecord) -> None:
+        """Record where a done row's images are stored now (see ``Journal.refile``): no lease is
+        needed, since every process that stores them writes the same files."""
+        images = row_values(entry)[FIELDS.index("images")]
+        self._do(lambda db: db.execute("UPDATE sweep_rows SET images = %s WHERE sweep = %s AND key = %s"
+                                       " AND status = 'done'", (images, self.name, entry.key)))
+
     def max_image_id(self) -> int | None:
         """The highest image id any row holds."""
         ids = [i for entry in self.load().values() for i in entry.image_ids]
