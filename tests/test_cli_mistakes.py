@@ -100,6 +100,8 @@ def cases(closed: int, busy: int) -> list[Case]:
         Case("sweep status kites", "the sweep's journal"), Case("sweep status kites --journal mysql://a@b/c"),
         Case(f"sweep status kites --journal {pg}", "cannot open the journal"),
         Case("sweep run nofile.toml", "no such sweep file"), Case("sweep run AFILE"),
+        Case("sweep run mine", "is a folder"), Case("sweep estimate mine", "is a folder"),
+        Case("usage --by=", "tag name"), Case("usage --by=a/b", "tag name"),
         Case("sweep run sweep.toml", "Could not reach", unreachable),
         Case("sweep estimate sweep.toml", "Could not reach", unreachable),
     ]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "folder_option", "ledger_option", "journal_option"]
+__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "folder_option", "ledger_option", "journal_option", "tag_name"]
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -118,9 +118,21 @@ def _days(text: str) -> float:
     return value
 
 
+def _tag_name(text: str) -> str:
+    from ..errors import ConfigError
+    from ..tags import checked_tags
+
+    try:
+        checked_tags({text: None})
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return text
+
+
 seconds = _typed("seconds", _seconds)
 positive = _typed("positive", _positive)
 days = _typed("days", _days)
+tag_name = _typed("tag name", _tag_name)
 folder_option = _typed("folder", _folder)
 ledger_option = _typed("ledger", _location("a ledger"))
 journal_option = _typed("journal", _location("a journal"))

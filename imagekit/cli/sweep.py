@@ -53,8 +53,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     journal = SharedJournal(args.journal, args.name) if is_url(args.journal) else LocalJournal(args.journal)
     try:
         found = journal.status()
+        recorded = journal.recorded_name() if isinstance(journal, LocalJournal) else args.name
     finally:
         journal.close()
+    if recorded not in (None, args.name):  # a journal file holds one sweep, named by its first run
+        raise ConfigError(f"{args.journal} holds the sweep {recorded!r}, not {args.name!r}")
     if not found["total"]:
         where = args.journal.rsplit("#", 1)[0] if is_url(args.journal) else args.journal
         raise ConfigError(f"no sweep named {args.name!r} in {where}")

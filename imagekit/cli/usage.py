@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import SANDBOX_SERVICE, home_dir
-from .parsing import command, days, folder_option, ledger_option
+from .parsing import command, days, folder_option, ledger_option, tag_name
 
 
 def add_usage_command(commands: Any) -> None:
@@ -20,7 +20,7 @@ def add_usage_command(commands: Any) -> None:
                             "wrote (only its files are replaced)")
     usage.add_argument("--ledger", type=ledger_option, help="ledger: a SQLite file or a postgresql:// URL (default: "
                                         "$IMAGEKIT_LEDGER_URL, else $IMAGEKIT_HOME/ledger.sqlite)")
-    usage.add_argument("--by", metavar="TAG", help="spend per value of this tag over every account in the "
+    usage.add_argument("--by", metavar="TAG", type=tag_name, help="spend per value of this tag over every account in the "
                                                    "ledger, and its budgets (reads the ledger only)")
     usage.add_argument("--days", type=days, default=7.0, help="days of spend the forecast follows")
     usage.set_defaults(run=cmd_usage)

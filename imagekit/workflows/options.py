@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from ..storage import Store
@@ -39,3 +42,22 @@ class RunOptions:
     lease: float = 30.0
     """In a shared journal (PostgreSQL), seconds a process's hold on a row or a slot lasts without
     renewal: a process that dies gives its rows back to the others this long after."""
+
+    def __post_init__(self) -> None:
+        """Each number is refused in one line when it cannot mean what it says (inf, NaN, below 0)."""
+        for name, lowest, allow_none in (("budget", 0.0, True), ("timeout", 0.0, False), ("lease", 0.0, False),
+                                         ("settle_delay", 0.0, False), ("poll_interval", 0.0, False)):
+            value = getattr(self, name)
+            if value is None and allow_none:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < lowest or (name in ("timeout", "lease") and value == 0):
+                raise ConfigError(f"{name}={value!r}: give a finite number of "
+                                  f"{'credits' if name == 'budget' else 'seconds'}, "
+                                  f"{'above 0' if name in ('timeout', 'lease') else 'at least 0'}")
+        for name in ("concurrency", "probe_window", "probe_reads"):
+            value = getattr(self, name)
+            if value is None and name == "concurrency":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name}={value!r}: give a whole number, at least 1")

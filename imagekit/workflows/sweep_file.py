@@ -17,11 +17,14 @@
 
 Every mistake is told at once, in one line naming each key (or row) and what it allows; the rows are
 checked against the interface as any batch's are (``imagekit.validation``). Keys (API keys) never live in the
-file: the client comes from the environment (``imagekit.connect()``).
+file: the client comes from the environment (``imagekit.connect()``). A relative ``out_dir`` or
+``journal`` is in the file's own folder, from wherever the sweep is run: a rerun always finds its
+journal (and pays for nothing twice).
 """
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
+from ..storage import is_url
 from .rows import CREATE_OPTIONS, grid, make_rows
 
 if TYPE_CHECKING:
@@ -47,7 +51,7 @@ def _text(value: object) -> bool:
 
 
 def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 _SWEEP_KEYS: dict[str, tuple[Callable[[object], bool], str]] = {
@@ -135,6 +139,10 @@ def load_sweep(path: str | Path) -> SweepFile:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError as exc:
         raise ConfigError(f"{path}: no such sweep file") from exc
+    except IsADirectoryError as exc:
+        raise ConfigError(f"{path} is a folder: give the sweep file in it (a .toml file)") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file; a sweep file is TOML") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not TOML ({exc})") from exc
     mistakes: list[str] = []
@@ -157,6 +165,10 @@ def load_sweep(path: str | Path) -> SweepFile:
         mistakes.append("no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
     mistakes += [f"{key} belongs in [sweep], not among the rows' fields"
                  for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
+    for key in ("out_dir", "journal"):  # the file's own folder, wherever it is run from: a rerun finds its journal
+        value = settings.get(key)
+        if isinstance(value, str) and value and not is_url(value) and not Path(value).is_absolute():
+            settings[key] = str(path.parent / value)
     sweep = SweepFile(path, axes, defaults, settings)
     try:  # every row's mistakes at once, with the settings' ones
         if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):

@@ -138,3 +138,18 @@ def test_the_callers_concurrency_is_a_ceiling_the_window_never_grows_past(connec
     # Spec-exact, creates go one at a time: on a loaded machine a create's round trip can outlast
     # this fixture's short generations, so the ceiling is not always reached.
     assert peak == concurrency if not box.spec_exact else 1 <= peak <= concurrency
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"budget": 1e400}, r"budget=inf: give a finite number of credits, at least 0"),
+    ({"budget": -1}, r"budget=-1: give a finite number of credits"),
+    ({"budget": float("nan")}, r"budget=nan"),
+    ({"concurrency": 0}, r"concurrency=0: give a whole number, at least 1"),
+    ({"timeout": 0}, r"timeout=0: give a finite number of seconds, above 0"),
+])
+def test_a_run_option_that_cannot_mean_what_it_says_is_refused_before_anything_is_made(connect, tmp_path,
+                                                                                      options, message):
+    ik = connect()
+    with pytest.raises(imagekit.ConfigError, match=message):
+        ik.batch(["a kite"], style=ik.styles()[0]).run(out_dir=tmp_path / "out", progress=False, **options)
+    assert not (tmp_path / "out").exists()

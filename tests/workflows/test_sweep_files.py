@@ -50,6 +50,7 @@ def write(folder: Path, text: str) -> Path:
     ("[axes]\nprompt = ['a']\n[defaults]\nbudget = 3", r"budget belongs in \[sweep\]"),
     ("[axes]\nprompt = ['a']\n[defaults]\nratio = ['1:1']", r"\[defaults\] ratio = \['1:1'\]: a default is one value"),
     ("[axes\nprompt = ['a']", r"not TOML"),
+    ("[sweep]\nbudget = inf\n[axes]\nprompt = ['a']", r"\[sweep\] budget = inf: use a number of credits"),
 ])
 def test_each_mistake_is_one_line_naming_the_key(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message) as refused:
@@ -64,7 +65,11 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
     monkeypatch.setenv("IMAGEKIT_API_KEY", key)
     style = __import__("imagekit").Client(box.url, key, ledger=False).styles()[0].style_id
-    path = write(tmp_path, SWEEP.format(out=tmp_path / "out", journal=tmp_path / "journal.sqlite", style=style))
+    # Relative paths are the file's folder's, wherever it is run from: the second run, from another
+    # folder, finds its journal and pays for nothing.
+    path = write(tmp_path, SWEEP.format(out="out", journal="journal.sqlite", style=style))
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
 
     assert main(["sweep", "estimate", str(path)]) == 0
     estimate = capsys.readouterr().out
@@ -77,7 +82,8 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     assert len(rows) == 4 and sorted(set(rows["prompt"])) == ["a lighthouse at dusk", "a lighthouse in fog"]
     assert set(rows["ratio"]) == {"1:1", "16:9"}
 
-    assert main(["sweep", "run", str(path), "--no-progress"]) == 0  # again: nothing left to make
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", "run", "sweep.toml", "--no-progress"]) == 0  # again, from its folder: nothing left to make
     assert capsys.readouterr().out.startswith("sweep lighthouses: 4 of 4 rows done, 0 credits spent")
 
     journal = str(tmp_path / "journal.sqlite")  # the README's own layout: a SQLite journal, read by status
@@ -85,6 +91,8 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     status = capsys.readouterr().out.splitlines()
     assert status[0].startswith("sweep lighthouses: 4 of 4 rows done, 0 running, 0 failed, 0 uncertain, 0 left;")
     assert status[1:] == ["  nothing left to run"]
+    assert main(["sweep", "status", "--journal", journal, "lighthouse"]) != 0  # a name it does not hold
+    assert "holds the sweep 'lighthouses', not 'lighthouse'" in capsys.readouterr().err
     assert main(["sweep", "status", "--journal", str(tmp_path / "nothing.sqlite"), "lighthouses"]) != 0
     assert "no journal at" in capsys.readouterr().err and not (tmp_path / "nothing.sqlite").exists()
 

@@ -102,7 +102,8 @@ def cookie_session_id(cookie: str, secret: bytes | None) -> str | None:
 def plan_by_grade(session: Session, grade: str) -> Plan:
     plan = session.scalar(select(Plan).where(Plan.grade == grade))
     if plan is None:
-        raise SandboxError("unknown_plan", f"Unknown plan {grade!r}.")
+        known = ", ".join(session.scalars(select(Plan.grade).order_by(Plan.plan_id)))
+        raise SandboxError("unknown_plan", f"Unknown plan {grade!r}; the plans are {known}.")
     return plan
 
 
