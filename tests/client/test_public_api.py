@@ -28,7 +28,7 @@ PUBLIC = [
     "NotFoundError", "NotLoggedInError", "PayloadTooLargeError", "PaymentRequiredError", "PermissionDeniedError",
     "Plan", "PremiumRequiredError", "PromptLimitExceededError", "Provenance", "RateLimitedError", "RetryPolicy",
     "RouteNotFoundError", "SVGNotAvailableError", "ServerError", "ServiceUnavailableError",
-    "SimultaneousLimitExceededError", "SpecialLimitExceededError", "Style", "StyleNotAllowedError",
+    "SimultaneousLimitExceededError", "SpecialLimitExceededError", "StorageUnavailableError", "Style", "StyleNotAllowedError",
     "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnknownPlanError", "UnsupportedImageSourceError",
     "UnsupportedMediaTypeError", "Usage", "User", "UserNotFoundError", "ValidationError", "WaitTimeoutError", "Wire",
     "WrongAPIKeyError", "WrongAdminTokenError", "chain", "connect", "grid", "read_provenance", "reproduce", "tags",

@@ -45,9 +45,13 @@ def test_init_then_user_add_then_serve_with_latency(data_dir, db):
         assert made.status_code == 200 and time.monotonic() - started >= 0.5
 
 
-def test_user_add_refuses_unknown_plan_and_uninitialised_dir(data_dir, db, tmp_path, new_database):
-    for args in (["--data", str(data_dir), *db, "--email", "q@x.io", "--plan", "platinum"],
-                 ["--data", str(tmp_path / "empty"), *db_args(new_database()), "--email", "q@x.io"]):
+def test_user_add_refuses_unknown_plan_and_uninitialised_dir(tmp_path, new_database):
+    own = db_args(new_database())  # a folder of its own, initialised here: the answer is about the plan
+    imagekit("sandbox", "init", "--data", str(tmp_path / "box"), *own)
+    for args, says in ((["--data", str(tmp_path / "box"), *own, "--email", "q@x.io", "--plan", "platinum"],
+                        "Unknown plan 'platinum'; the plans are free, "),
+                       (["--data", str(tmp_path / "empty"), *db_args(new_database()), "--email", "q@x.io"],
+                        "holds no sandbox")):
         result = subprocess.run([sys.executable, "-m", "imagekit.cli", "sandbox", "user", "add", *args],
                                 capture_output=True, text=True, timeout=120)
-        assert result.returncode == 2 and "error:" in result.stderr
+        assert result.returncode == 2 and says in result.stderr, result.stderr
