@@ -131,7 +131,11 @@ class APIError(_Settled, ImagekitError):
         return f"{self.status}{name}: {self.message}" + (f"\n{hint}" if hint else "")
 
     def hint(self) -> str:
-        """What to do about it, when a setup mistake is the likely cause ("" otherwise)."""
+        """What to do about it, when a setup mistake is the likely cause ("" otherwise): here, a 404
+        or 405 without the interface's error body, from a server that is not the service."""
+        if self.data is None and self.status in (404, 405) and self.request is not None:
+            return (f"{self.service} answered {self.request.method} {self.request.url.path} without the interface's "
+                    f"error body: it is probably not the service; check {ENV_BASE_URL} (or base_url=).")
         return ""
 
     @property

@@ -123,8 +123,9 @@ def answer(args: argparse.Namespace) -> int:
         from ..integrations import missing_extra
 
         exc = missing_extra(exc) or exc
-        if isinstance(exc, ImagekitError):  # written to be read: a line, or two with the advice
-            print(f"error: {str(exc).strip() or type(exc).__name__}", file=sys.stderr)
+        if isinstance(exc, ImagekitError):  # written to be read; its advice joins it on the one line
+            said = " ".join(line.strip() for line in str(exc).strip().splitlines())
+            print(f"error: {said or type(exc).__name__}", file=sys.stderr)
             return 1
         if isinstance(exc, (OSError, *_sandbox_refusals())):
             print(f"error: {_os_error(exc) if isinstance(exc, OSError) else _first_line(exc)}", file=sys.stderr)
