@@ -12,7 +12,9 @@ does not know to be its own. Works through any fsspec URL, as :class:`~imagekit.
         usage_report(client, "out")                  # a library call's usage-* files: recorded after
 
 A run that raises removes what it wrote, and the folder when it made it: a failed command leaves
-nothing behind. (What a library call wrote is recorded when the block ends: a kill -9 before then
+nothing behind. In a local folder an earlier run's results are set aside (``.imagekit-earlier``,
+listed in the manifest) rather than removed, until this run ends: removed when it succeeds, put back
+when it fails or is interrupted (Ctrl+C), so a second run cut short still leaves the first's. (What a library call wrote is recorded when the block ends: a kill -9 before then
 leaves those files unlisted, and the folder is refused until they are removed.)
 """
 
@@ -21,8 +23,10 @@ from __future__ import annotations
 import fnmatch
 import json
 import logging
+import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import IO
 
 from .errors import ConfigError
@@ -31,6 +35,8 @@ from .storage import Location, Store
 __all__ = ["MANIFEST", "NotOursError", "OwnedFolder", "owned", "undone_on_failure"]
 
 MANIFEST = ".imagekit-manifest.json"
+ASIDE = ".imagekit-earlier"
+"""Where an earlier run's results wait, in a local folder, until this run succeeds or fails."""
 log = logging.getLogger("imagekit")
 
 
@@ -54,6 +60,8 @@ class OwnedFolder:
         """What an earlier run recorded here and ``open`` removed."""
         self.names: list[str] = []
         """What this run recorded."""
+        self.aside: list[str] = []
+        """What an earlier run wrote, set aside until this run ends (a local folder)."""
 
     def __repr__(self) -> str:
         return f"OwnedFolder({self.location!r}, {self.writer_name!r})"
@@ -89,11 +97,34 @@ class OwnedFolder:
                                "replace it")
         self.made = not self.store.exists()
         self.marked = self.store.exists(MANIFEST)
-        for name in earlier:
+        if ASIDE in earlier:  # a run killed before it ended left one: the results before it are gone
+            self.store.remove(ASIDE)
+            earlier.remove(ASIDE)
+        if earlier and not self.store.remote:
+            self._set_aside(earlier)
+        for name in earlier if self.store.remote else []:
             self.store.remove(name)
         self.store.make()
         self._write()
         return earlier
+
+    def _set_aside(self, earlier: list[str]) -> None:
+        """Move the earlier run's results into ASIDE; the manifest lists what is there at each step."""
+        self.names = [*earlier, ASIDE]
+        self._write()
+        folder = Path(self.location)
+        (folder / ASIDE).mkdir()
+        for name in earlier:
+            os.replace(folder / name, folder / ASIDE / name)
+        self.names, self.aside = [ASIDE], earlier
+
+    def finish(self) -> None:
+        """This run succeeded: the earlier run's results set aside go."""
+        if self.aside:
+            self.store.remove(ASIDE)
+            self.names.remove(ASIDE)
+            self.aside = []
+            self._write()
 
     def claim(self, *names: str) -> None:
         """Record ``names`` before writing them; refuse a name someone else's file holds."""
@@ -123,11 +154,18 @@ class OwnedFolder:
             self._write()
 
     def undo(self) -> None:
-        """Remove what this run wrote, the manifest when this run made it, and the folder likewise."""
+        """Remove what this run wrote, put back what it set aside, and remove the manifest when this
+        run made it, and the folder likewise."""
         for name in self.names:
-            self.store.remove(name)
-        self.names = []
-        if self.marked:  # the folder stays ours, with nothing listed (open removed the earlier run's)
+            if name != ASIDE:
+                self.store.remove(name)
+        if self.aside:
+            folder = Path(self.location)
+            for name in self.aside:
+                os.replace(folder / ASIDE / name, folder / name)
+            self.store.remove(ASIDE)
+        self.names, self.aside = self.aside, []
+        if self.marked:  # the folder stays ours, listing what is in it again
             self._write()
         else:
             self.store.remove(MANIFEST)
@@ -159,12 +197,13 @@ def owned(location: Location, writer: str, replace: bool = True, adopt: Iterable
     made there matching ``adopt`` recorded at its end; what the block wrote is removed again when it
     raises (a closed pipe and Ctrl+C included)."""
     folder = OwnedFolder(location, writer)
-    folder.open(replace)
+    folder.open(replace)  # outside: a folder it refuses is left exactly as it is
     try:
         try:
             yield folder
         finally:
             folder.adopt(adopt)
+        folder.finish()
     except BaseException:
         try:
             folder.undo()

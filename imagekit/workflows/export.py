@@ -172,6 +172,7 @@ def write_dataset(items: list[Item], columns: dict[str, str], dest: Location, fo
                 with item.open() as source:
                     writer.add(item, source)
                 bar.update(1)
+        writer.finish()
     except BaseException:
         writer.undo()
         raise
@@ -197,6 +198,9 @@ class _Folder:
 
     def undo(self) -> None:
         self.folder.undo()
+
+    def finish(self) -> None:
+        self.folder.finish()
 
     @contextmanager
     def opened(self) -> Iterator[None]:
@@ -228,6 +232,9 @@ class _Parquet:
 
     def undo(self) -> None:
         """Nothing: the file appears only once whole (``Store.writer``)."""
+
+    def finish(self) -> None:
+        """Nothing: the file replaced the earlier one as it appeared."""
 
     def schema(self) -> Any:
         pa = self.pa

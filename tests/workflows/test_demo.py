@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import signal
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,7 +20,7 @@ from PIL import Image
 from imagekit.cli import main
 from imagekit.cli.demo import CHAIN_PROMPT, run_demo
 from imagekit.sandbox import EmbeddedSandbox
-from tests.helpers import TLS, console_script
+from tests.helpers import TLS, console_script, wait_until
 
 OUTPUTS = ("index.html", "contact-sheet.png", "batch.csv", "chain-lineage.csv", "chain-steps.png",
            "chain-3-vectorize.svg", "usage-by-operation.csv", "usage-burn-down.png", "usage-by-operation.png",
@@ -82,9 +83,25 @@ def test_the_demo_runs_twice_in_a_row_and_the_second_run_replaces_the_first(tmp_
 
     assert main(["demo", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "Removed the results of an earlier run" in printed and "FAILED" not in printed
+    assert "Replaced the results of an earlier run" in printed and "FAILED" not in printed
     check_one_run(out)
     assert (out / "chain-9-mine.png").read_bytes() == b"mine" and (out / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.slow(6)
+def test_a_second_run_interrupted_leaves_the_first_runs_results_as_they_were(tmp_path):
+    out = tmp_path / "out"
+    assert main(["demo", "--out", str(out)]) == 0
+    before = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    second = console_script("demo", "--out", str(out), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    wait_until(lambda: (out / ".imagekit-earlier").is_dir() or second.poll() is not None, timeout=120,
+               what="the second run to set the first's results aside")
+    second.send_signal(signal.SIGINT)  # Ctrl+C
+    printed = second.communicate(timeout=120)[0]
+    assert second.returncode == 130 and printed.strip().endswith("interrupted"), printed
+    after = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before  # every file of the first run, byte for byte, and nothing of the second
+    check_one_run(out)
 
 
 def test_the_demo_never_writes_into_a_folder_of_the_users(tmp_path, capsys):

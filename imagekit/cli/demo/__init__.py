@@ -3,7 +3,8 @@ usage report, against a fresh embedded sandbox; the results land in ``out_dir`` 
 ``index.html``, that shows them all.
 
 Every run starts clean: a new sandbox, and the files an earlier run recorded in ``out_dir``'s
-manifest removed first, so what is there afterwards describes this run only. A folder holding files
+manifest set aside first (removed once this run succeeds, put back if it fails or is interrupted),
+so what is there afterwards describes this run only. A folder holding files
 and no manifest is refused (they are someone's own); a run that fails removes what it wrote.
 """
 
@@ -60,8 +61,6 @@ def run_demo(out_dir: str | Path, box: Any = None) -> int:
 
     out = Path(out_dir)
     with owned(out, "imagekit demo", adopt=ALSO_WRITES) as folder:
-        if folder.earlier:
-            print(f"Removed the results of an earlier run from {out}/")
         folder.claim(*WRITES)
         outcome = Outcome(out)
         if box is not None:
@@ -72,6 +71,8 @@ def run_demo(out_dir: str | Path, box: Any = None) -> int:
             with tempfile.TemporaryDirectory(prefix="imagekit-demo-") as data, EmbeddedSandbox(data, base_size=512) as fresh:
                 run_against(fresh, outcome)
         page = write_page(outcome)
+    if folder.earlier:  # kept aside until now: a run cut short puts them back
+        print(f"Replaced the results of an earlier run in {out}/")
     for problem in outcome.problems:
         print(f"FAILED: {problem}")
     print(f"\nResults in {out}/; open {page} to see them all.")
