@@ -77,6 +77,11 @@ def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
             for leaf in (_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])]
 
 
+def _progress(entry: RowRecord) -> tuple[str, int, str]:
+    """What moves when a run does anything for a row: its state, its attempts, its images."""
+    return entry.status, entry.attempts, repr(entry.images)
+
+
 class Batch:
     """Create requests run together; built by ``Client.batch``."""
 
@@ -104,6 +109,9 @@ class Batch:
         self.lost: list[str] = []
         """Keys of the rows another process of the sweep took over in the last run (this one's lease
         on them ran out, while it was paused perhaps): that process finished them, this one dropped them."""
+        self.changed: int = 0
+        """Rows the last run moved on (sent, settled, finished, or stored again): 0 when it found
+        nothing left to do."""
         self.lowest_concurrency: int | None = None
         """The narrowest the concurrency window became in the last run."""
         self.tagged: bool = False
@@ -204,9 +212,12 @@ class Batch:
             self._journal.bind([(identity, described) for identity, described, _, _ in accounts])
             for each in clients:  # a balance reading on each side of the run: the ledger reconciles against them
                 await each.usage()
+            restored = 0
             if out is not None:
                 by_account = {identity: each for each, (identity, _, _, _) in zip(clients, accounts)}
-                await store_missing(self._journal, self.rows, out, lambda account: by_account.get(account or "", client))
+                restored = await store_missing(self._journal, self.rows, out,
+                                               lambda account: by_account.get(account or "", client))
+            before = {key: _progress(entry) for key, entry in self._journal.load().items()}
             with progress_bar(progress, total=len(self.rows), unit="row", desc=self.name or "batch") as bar:
                 feed = self._journal.feed(self.rows, options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
@@ -231,6 +242,7 @@ class Batch:
                     await each.aclose()
         self.entries = self._journal.load()
         self.spent, self.stopped, self.lost = state.spent, state.stopped, state.lost
+        self.changed = restored + sum(_progress(entry) != before.get(key) for key, entry in self.entries.items())
         self.lowest_concurrency = min(runner.window.lowest for runner in runners)
         self.tagged = all(runner.tagged for runner in runners)
         return self
@@ -272,12 +284,14 @@ class Batch:
     # --- results ----------------------------------------------------------------------------
 
     def to_pandas(self) -> pd.DataFrame:
-        """One line per image (one per row without images): inputs, image id, status, error,
-        credits, latency, file, row key and attempts."""
+        """One line per image (one per row without images): inputs, image id, ``status`` (the
+        image's, in the service's words: COMPLETED, FAILED, PENDING; empty for a row without an
+        image), ``row_status`` (the row's outcome, in the batch's words: done, failed, skipped,
+        uncertain, pending...), error, credits, latency, file, row key and attempts."""
         import pandas as pd
 
         lines = [{**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
-                  "status": image.get("status") or entry.status, "row_status": entry.status,
+                  "status": image.get("status"), "row_status": entry.status,
                   "error": image.get("error") or entry.error, "credits": entry.image_credits(image),
                   "latency": entry.latency, "file": image.get("file"), "attempts": entry.attempts}
                  for row, entry, image in self._images()]

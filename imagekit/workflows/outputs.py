@@ -13,6 +13,7 @@ without paying again (``store_missing``).
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -83,7 +84,7 @@ async def store_missing(journal: Journal, rows: Sequence[Row], store: Store,
         moved = False
         for number, image in enumerate(entry.images):
             name = file_name(row, number)
-            if image["status"] == FAILED or (name in present and image.get("file") == store.url(name)):
+            if image["status"] == FAILED or (name in present and _same(image.get("file"), store, name)):
                 continue
             client = client_of(entry.account)
             try:
@@ -96,3 +97,11 @@ async def store_missing(journal: Journal, rows: Sequence[Row], store: Store,
         if moved:
             await anyio.to_thread.run_sync(journal.refile, entry)
     return stored
+
+
+def _same(recorded: str | None, store: Store, name: str) -> bool:
+    """Whether the journal's ``recorded`` file is ``name`` in ``store`` (a local one by its full path:
+    the same folder named from another working folder is the same place)."""
+    if recorded is None or store.remote:
+        return recorded == store.url(name)
+    return os.path.abspath(recorded) == os.path.abspath(store.url(name))

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
-from ..storage import is_url
+from ..storage import Store, is_url
 from .rows import CREATE_OPTIONS, grid, make_rows
 
 if TYPE_CHECKING:
@@ -101,13 +101,14 @@ class SweepFile:
         options = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease")
                    if key in self.settings}
         batch = self.batch(client).run(progress=progress, **options)
-        outcome = SweepOutcome(batch)
+        outcome = SweepOutcome(batch, idle=not batch.changed)
         if "export" in self.settings:
             format = self.settings["export"]
             dest = f"{str(self.settings['out_dir']).rstrip('/')}/{'dataset.parquet' if format == 'parquet' else 'dataset'}"
-            outcome.export = batch.export(dest, format, overwrite=True, progress=progress)
+            if not outcome.idle or not Store(dest).exists():  # an earlier run's dataset is this one's
+                outcome.export = batch.export(dest, format, overwrite=True, progress=progress)
         mlflow = self.settings.get("mlflow")
-        if mlflow:
+        if mlflow and not outcome.idle:  # a run that did nothing logs nothing new
             from ..integrations.mlflow import log_batch
 
             chosen = mlflow if isinstance(mlflow, dict) else {}
@@ -125,6 +126,8 @@ class SweepOutcome:
     """What running a sweep file made: the batch, and its dataset and MLflow run where asked for."""
 
     batch: Batch
+    idle: bool = False
+    """The run found nothing left to do: it exported and logged nothing new."""
     export: Export | None = None
     mlflow_run: str | None = None
     """The MLflow run id."""
@@ -168,7 +171,7 @@ def load_sweep(path: str | Path) -> SweepFile:
     for key in ("out_dir", "journal"):  # the file's own folder, wherever it is run from: a rerun finds its journal
         value = settings.get(key)
         if isinstance(value, str) and value and not is_url(value) and not Path(value).is_absolute():
-            settings[key] = str(path.parent / value)
+            settings[key] = str(path.absolute().parent / value)
     sweep = SweepFile(path, axes, defaults, settings)
     try:  # every row's mistakes at once, with the settings' ones
         if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):

@@ -59,6 +59,9 @@ def test_a_budget_is_never_exceeded(connect, box):
     assert spent == batch.spent == 24  # twelve rows: a thirteenth would pass 25
     statuses = batch.to_pandas()["row_status"].value_counts().to_dict()
     assert statuses == {"done": 12, "skipped": 8} and "budget" in batch.stopped
+    frame = batch.to_pandas()  # each column speaks one vocabulary: the image's status, the row's outcome
+    assert frame.loc[frame["row_status"] == "done", "status"].tolist() == ["COMPLETED"] * 12
+    assert frame.loc[frame["row_status"] == "skipped", "status"].isna().all()
     assert len(server_images(box, ik.user_id)) == 12
 
 

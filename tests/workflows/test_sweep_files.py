@@ -83,8 +83,12 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     assert set(rows["ratio"]) == {"1:1", "16:9"}
 
     monkeypatch.chdir(tmp_path)
+    written = (tmp_path / "out" / "dataset" / "metadata.jsonl").stat().st_mtime_ns
     assert main(["sweep", "run", "sweep.toml", "--no-progress"]) == 0  # again, from its folder: nothing left to make
-    assert capsys.readouterr().out.startswith("sweep lighthouses: 4 of 4 rows done, 0 credits spent")
+    again = capsys.readouterr().out
+    assert again.startswith("sweep lighthouses: 4 of 4 rows done, 0 credits spent")
+    assert "nothing left to run" in again and "dataset: " not in again  # the first run's dataset stands
+    assert (tmp_path / "out" / "dataset" / "metadata.jsonl").stat().st_mtime_ns == written
 
     journal = str(tmp_path / "journal.sqlite")  # the README's own layout: a SQLite journal, read by status
     assert main(["sweep", "status", "--journal", journal, "lighthouses"]) == 0
@@ -104,18 +108,24 @@ def test_a_sweep_file_logs_its_run_to_mlflow(box, tmp_path, monkeypatch, capsys)
     monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
     monkeypatch.setenv("IMAGEKIT_API_KEY", key)
     store = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    text = (f"[sweep]\nname = \"kites\"\nmlflow = {{ tracking_uri = \"{store}\", experiment = \"sweeps\" }}\n"
+    text = (f"[sweep]\nname = \"kites\"\njournal = \"kites.sqlite\"\n"
+            f"mlflow = {{ tracking_uri = \"{store}\", experiment = \"sweeps\" }}\n"
             f"[axes]\nprompt = [\"a kite\", \"a boat\"]\n[defaults]\nstyle = "
             f"{__import__('imagekit').Client(box.url, key, ledger=False).styles()[0].style_id}\n")
+    path = write(tmp_path, text)
     try:
-        assert main(["sweep", "run", str(write(tmp_path, text)), "--no-progress"]) == 0
+        assert main(["sweep", "run", str(path), "--no-progress"]) == 0
+        run_id = capsys.readouterr().out.split("MLflow run: ")[1].strip()
+        assert main(["sweep", "run", str(path), "--no-progress"]) == 0  # nothing left: nothing new logged
+        assert "MLflow run:" not in capsys.readouterr().out
     finally:
         import mlflow
 
         mlflow.set_tracking_uri(None)
-    run_id = capsys.readouterr().out.split("MLflow run: ")[1].strip()
-    run = MlflowClient(tracking_uri=store).get_run(run_id)
+    tracking = MlflowClient(tracking_uri=store)
+    run = tracking.get_run(run_id)
     assert run.data.metrics["images"] == 2 and run.data.tags.get("mlflow.runName") == "kites"
+    assert [each.info.run_id for each in tracking.search_runs([run.info.experiment_id])] == [run_id]
 
 
 def test_a_run_whose_rows_fail_says_why_and_exits_non_zero(box, tmp_path, monkeypatch, capsys):
