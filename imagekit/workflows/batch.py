@@ -14,6 +14,7 @@ sent and how a lost answer is settled.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Batch", "ENV_JOURNAL_URL"]
 
+INTERRUPTED = "interrupted (Ctrl+C)"
+"""Why a run stopped when its caller pressed Ctrl+C (its rows not sent are skipped: a rerun sends them)."""
 ENV_JOURNAL_URL = "IMAGEKIT_JOURNAL_URL"
 """The journal a batch keeps unless told otherwise: a PostgreSQL URL for sweeps several processes drain."""
 
@@ -117,6 +120,8 @@ class Batch:
         self.tagged: bool = False
         """Whether the service's image metadata showed group ids, so creates went side by side
         (see ``runner``)."""
+        self._state: RunState | None = None
+        """The run under way (or the last one): a Ctrl+C stops its new work through it."""
         self._prices: Prices | None = None
         self._styles: list[Style] = []
         self._account: User | None = None
@@ -169,7 +174,7 @@ class Batch:
         same batch with it again finishes the rest, uploading nothing twice (default:
         ``out_dir/journal.sqlite`` for a local folder, else in memory). ``tuning``: RunOptions.
         """
-        return self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning)
+        return self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning, gently=True)
 
     async def arun(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
                    out_dir: PathLike | None = None, journal: PathLike | None = None, **tuning: Any) -> Batch:
@@ -181,8 +186,11 @@ class Batch:
         finally:
             await client.aclose()
 
-    def _portal_call(self, function: Callable[..., Awaitable[T]], *args: Any) -> T:
-        # A background loop in its own thread: works from scripts and under Jupyter's running loop.
+    def _portal_call(self, function: Callable[..., Awaitable[T]], *args: Any, gently: bool = False) -> T:
+        """``function(client, *args)`` on a background loop in its own thread (works from scripts and
+        under Jupyter's running loop). ``gently``: the first Ctrl+C stops the run's new work and waits
+        for the requests in flight to be answered and recorded (the service charges for them
+        whether or not anyone listens); a second leaves at once. Either way KeyboardInterrupt follows."""
         outer = current_tags()  # that thread has a context of its own: the caller's tags go along
         async def call() -> T:
             client = async_twin(self.client)
@@ -192,8 +200,24 @@ class Batch:
             finally:
                 await client.aclose()
 
+        self._state = None  # until this run has one: a Ctrl+C before then cancels it at once
         with start_blocking_portal() as portal:
-            return portal.call(call)
+            future = portal.start_task_soon(call)
+            try:
+                return future.result()
+            except KeyboardInterrupt:
+                if not gently or self._state is None:
+                    future.cancel()
+                    raise
+            self._state.stopped = INTERRUPTED
+            print("imagekit: stopping; the requests in flight are being answered and recorded "
+                  "(Ctrl+C again to leave now: a rerun settles them)", file=sys.stderr, flush=True)
+            try:
+                future.result()
+            except KeyboardInterrupt:
+                future.cancel()
+                raise
+            raise KeyboardInterrupt
 
     async def _run(self, client: AsyncClient, budget: float | None, concurrency: int | None, progress: bool,
                    out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
@@ -206,7 +230,7 @@ class Batch:
         self._run_tags = current_tags()
         self._journal = self._open_journal(journal, out, options.lease)
         clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]
-        state = RunState(paying=len(clients))
+        state = self._state = RunState(paying=len(clients))
         try:
             accounts = [await self._account_of(each) for each in clients]
             self._journal.bind([(identity, described) for identity, described, _, _ in accounts])

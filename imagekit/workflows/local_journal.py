@@ -145,7 +145,11 @@ class LocalJournal:
         return max(ids, default=None)
 
     def feed(self, rows: list[Row], options: RunOptions, bar: Any, state: RunState) -> Feed:
-        """The rows not finished, one at a time."""
+        """The rows not finished, one at a time; every row is in the journal from the start, pending
+        until tried, so that ``status`` counts the whole batch."""
+        with self._lock, self._writing():
+            self._db.executemany("INSERT INTO rows (key, status) VALUES (?, 'pending') ON CONFLICT (key) DO NOTHING",
+                                 [(row.key,) for row in rows])
         return LocalFeed(rows, self, options, bar, state)
 
     def renew(self) -> None:

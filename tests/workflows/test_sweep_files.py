@@ -144,3 +144,41 @@ def test_a_run_whose_rows_fail_says_why_and_exits_non_zero(box, tmp_path, monkey
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "sweep missing: 0 of 2 rows done, 0 credits spent"
     assert printed[1].startswith("  2 rows failed: ") and "999" in printed[1]  # the service's words, once
+
+
+@pytest.mark.slow(6)
+def test_ctrl_c_lets_the_requests_in_flight_finish_and_the_ledger_agrees_with_the_balance(box, tmp_path):
+    """One Ctrl+C: no new row is sent, the rows in flight are answered and recorded (their credits
+    were spent either way), the command exits 130; status counts the whole sweep, and the ledger
+    holds every credit the balance lost."""
+    import signal
+    import subprocess
+
+    from imagekit.ledger import Ledger
+    from tests.helpers import balance, console_script, control, wait_until
+
+    _, key = make_user(box, "pro")
+    client = __import__("imagekit").Client(box.url, key, ledger=False)
+    path = write(tmp_path, SWEEP.format(out="out", journal="journal.sqlite", style=client.styles()[0].style_id)
+                 .replace("budget = 40\n", "").replace('"a lighthouse in fog"]', '"a lighthouse in fog", "a tower"]'))
+    before = balance(client)
+    control(box, "POST", "faults", {"latency": 0.4})  # every request slower: a row is in flight when Ctrl+C comes
+    env = {"IMAGEKIT_BASE_URL": box.url, "IMAGEKIT_API_KEY": key, "IMAGEKIT_HOME": str(tmp_path / "home")}
+    run = console_script("sweep", "run", str(path), "--no-progress", cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    wait_until(lambda: any((tmp_path / "out").glob("*.png")) or run.poll() is not None, timeout=120,
+               what="the first image")
+    run.send_signal(signal.SIGINT)
+    printed = run.communicate(timeout=180)[0]
+    assert run.returncode == 130 and "stopping; the requests in flight" in printed, printed
+    control(box, "DELETE", "faults")
+
+    status = console_script("sweep", "status", "--journal", str(tmp_path / "journal.sqlite"), "lighthouses",
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    line = status.communicate(timeout=120)[0].splitlines()[0]
+    done = int(line.split(": ")[1].split(" of ")[0])
+    assert f"{done} of 6 rows done, 0 running, 0 failed, 0 uncertain, {6 - done} left" in line, line
+    assert 0 < done < 6
+    ledger = Ledger(tmp_path / "home" / "ledger.sqlite")
+    assert ledger.total() == pytest.approx(before - balance(client)) == pytest.approx(done * client.styles()[0].credit_cost)
+    ledger.close()
