@@ -283,7 +283,10 @@ class Ledger:
         the budget's ``limit`` and what is ``left`` of it this period (the account's: its balance,
         the last reported unless given), when it ``resets`` and when it ``runs_out``, counting the
         reset (see ``forecasts``). ``period`` (day, week, month in time zone ``tz``; None: never)
-        is for budgets that do not name their own."""
+        is for budgets that do not name their own. Entries whose credits are unknown first get those
+        the balances show (``reconcile``), as in the usage report."""
+        if self.account:
+            self.reconcile()
         balance = balance if balance is not None else (
             forecasts.balance_now(self.entries(readings=True)) if self.account else None)
         return forecasts.forecast(self.to_pandas(account=""), self.budgets(by) if by else [], by=by,

@@ -222,8 +222,9 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
     """Per value of tag ``by`` (over every account in ``frame``, as budgets count) and for
     ``account`` (""): every account): credits spent this period, the recent rate a day, the
     budget's limit and what is left of it this period (the account's: its ``balance``), when the
-    period resets, and when it runs out (NaT: not within ``HORIZON``, or nothing to run out). A
-    budget's own ``period`` and ``tz``, where it has them, win over those given."""
+    period resets, and when it runs out (NaT: not within ``HORIZON``, or nothing to run out), in
+    time zone ``tz``. A budget's own ``period`` and ``tz``, where it has them, win over those given
+    for its reset."""
     import pandas as pd
 
     checked_period(period)
@@ -249,6 +250,7 @@ def _row(name: str, spent: pd.DataFrame, budget: Budget | None, now: datetime, p
          days: float, balance: float | None = None) -> dict[str, Any]:
     import pandas as pd
 
+    local = zone(tz)  # the table's time zone, whatever the budget's
     if budget is not None:  # budgets that know their period (and time zone) say it themselves
         own = getattr(budget, "period", period)
         period = own if own is None or own in PERIODS else period  # the plan's: the one given
@@ -263,7 +265,6 @@ def _row(name: str, spent: pd.DataFrame, budget: Budget | None, now: datetime, p
     else:
         limit, left = math.nan, math.nan if balance is None else balance
         date = None if balance is None else runs_out(pace, balance)
-    local = zone(tz)
     return {"name": name, "spent": this_period, "per_day": pace.per_day, "limit": limit, "left": left,
             "period": period or "", "resets": pd.Timestamp(end).tz_convert(local) if end and budget else pd.NaT,
             "runs_out": pd.Timestamp(date).tz_convert(local) if date is not None else pd.NaT}

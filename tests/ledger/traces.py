@@ -59,8 +59,8 @@ def weekly(rng: np.random.Generator, start: pd.Timestamp) -> pd.DataFrame:
     to Friday), 20 an hour otherwise on weekdays, 30 at weekends; 1 to 4 credits each."""
     hours = pd.date_range(start, start + HISTORY + FUTURE, freq="h", inclusive="left")
     local = hours.tz_convert(TZ)
-    working = (local.weekday < 5) & (local.hour >= 9) & (local.hour < 18)
-    intensity = np.where(working, 400, np.where(local.weekday < 5, 20, 30))
+    working = (local.day_of_week < 5) & (local.hour >= 9) & (local.hour < 18)
+    intensity = np.where(working, 400, np.where(local.day_of_week < 5, 20, 30))
     counts = rng.poisson(intensity)
     base = np.repeat(hours.asi8 // 10**9, counts).astype(float)
     times = base + rng.uniform(0, 3600, len(base))
