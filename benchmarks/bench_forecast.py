@@ -31,7 +31,7 @@ BOUND = 0.10
 
 
 def shown(error: float) -> str:
-    return "   never" if math.isinf(error) else f"{error:8.1%}"
+    return "   wrong" if math.isinf(error) else f"{error:8.1%}"
 
 
 def main() -> None:
@@ -48,8 +48,8 @@ def main() -> None:
                 errors = np.array([draw[number].error for draw in found])
                 within = float(np.mean(errors <= BOUND))
                 print(f"{trace:14} {scenario.name:36} {name:9} {within:10.0%} {shown(float(np.median(errors)))} "
-                      f"{shown(float(np.quantile(errors, 0.95)))} {shown(float(errors.max()))}")
-    print(f"\n{args.seeds} draws of each trace, {time.perf_counter() - started:.0f} s; 'never': a date where the truth "
+                      f"{shown(float(np.quantile(errors, 0.95, method='higher')))} {shown(float(errors.max()))}")
+    print(f"\n{args.seeds} draws of each trace, {time.perf_counter() - started:.0f} s; 'wrong': a date where the truth "
           "has none (or none where it has one)")
 
 

@@ -1,5 +1,6 @@
 """``imagekit usage`` through the console script, as a new user meets it: a ledger with nothing in it,
-one spend, and one an earlier version poisoned are normal reports, and read as a person reads."""
+one spend, and one an earlier version poisoned are normal reports, and read as a person reads; so does
+the weekly report per tag."""
 
 from __future__ import annotations
 
