@@ -282,9 +282,10 @@ class Ledger:
         ledger's account (row ``(account)``): ``spent`` this period, ``per_day`` (the recent rate),
         the budget's ``limit`` and what is ``left`` of it this period (the account's: its balance,
         the last reported unless given), when it ``resets`` and when it ``runs_out``, counting the
-        reset (see ``forecasts``). ``period`` (day, week, month in time zone ``tz``; None: never)
-        is for budgets that do not name their own. Entries whose credits are unknown first get those
-        the balances show (``reconcile``), as in the usage report."""
+        reset, and the ``history`` the rate follows (a date needs a day of it; see ``forecasts``).
+        ``period`` (day, week, month in time zone ``tz``; None: never) is for budgets that do not
+        name their own. Entries whose credits are unknown first get those the balances show
+        (``reconcile``), as in the usage report."""
         if self.account:
             self.reconcile()
         balance = balance if balance is not None else (

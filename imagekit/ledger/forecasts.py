@@ -5,9 +5,10 @@ The rate follows the last ``days`` of spending (7 by default), or the spending's
 is younger (a fresh account is not judged by a week it did not live). With at least a week of it,
 the forecast replays the last whole weeks hour by hour (their mean for each hour of the week,
 smoothed over 3 hours), so a team that spends on weekdays is not expected to spend on Sunday; with
-less (a day at least), it spends at the mean rate of what there is. A budget runs out when its period's spending, so far and
-projected, reaches its limit; one that resets first starts again from nothing in the next period,
-so it runs out there only if a whole period's spending passes the limit.
+less (a day at least), it spends at the mean rate of what there is. A budget runs out when its
+period's spending, so far and projected, reaches its limit; one that resets first starts again
+from nothing in the next period, so it runs out there only if a whole period's spending passes
+the limit.
 
 Pure functions of a ledger's frame (``Ledger.to_pandas``) and its budgets: the book reads them and
 reports print what they decide. Needs pandas and numpy, imported when called.
@@ -137,6 +138,8 @@ class Rate:
         target = self.spent_by(start) + credits
         weeks = math.floor(target / self._weekly)
         rest = target - weeks * self._weekly
+        if rest > self._weekly:  # the division rounded down
+            weeks, rest = weeks + 1, rest - self._weekly
         if rest <= 0:  # reached as a week ends: at that week's last spending hour
             weeks, rest = weeks - 1, self._weekly
         hour = max(int(np.searchsorted(self._cumulative, rest, side="left")), 1)
@@ -190,6 +193,8 @@ def runs_out(rate: Rate, left: float, *, limit: float | None = None, period: str
     now = rate.now
     if left <= 0:
         return now
+    if rate.per_day <= 0:
+        return None
     if period is None or limit is None:
         if rate.even and rate.per_day > 0:
             return now + timedelta(days=left / rate.per_day)
@@ -222,9 +227,10 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
     """Per value of tag ``by`` (over every account in ``frame``, as budgets count) and for
     ``account`` (""): every account): credits spent this period, the recent rate a day, the
     budget's limit and what is left of it this period (the account's: its ``balance``), when the
-    period resets, and when it runs out (NaT: not within ``HORIZON``, or nothing to run out), in
-    time zone ``tz``. A budget's own ``period`` and ``tz``, where it has them, win over those given
-    for its reset."""
+    period resets, when it runs out (NaT: not within ``HORIZON``, nothing to run out, or less than
+    ``MIN_HISTORY`` of spending to tell), in time zone ``tz``, and how long the spending the rate
+    follows has gone on. A budget's own ``period`` and ``tz``, where they are set, win over those
+    given for its reset."""
     import pandas as pd
 
     checked_period(period)
@@ -242,6 +248,8 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
     rows.append(_row(ACCOUNT, mine, None, now, period, tz, days, balance))
     table = pd.DataFrame(rows).set_index("name")
     table.index.name = by or "name"
+    for column in ("resets", "runs_out"):
+        table[column] = pd.to_datetime(table[column], utc=True).dt.tz_convert(zone(tz))
     order = table.drop(index=ACCOUNT).sort_values("spent", ascending=False, kind="stable").index
     return table.loc[[*order, ACCOUNT]]
 
@@ -250,7 +258,6 @@ def _row(name: str, spent: pd.DataFrame, budget: Budget | None, now: datetime, p
          days: float, balance: float | None = None) -> dict[str, Any]:
     import pandas as pd
 
-    local = zone(tz)  # the table's time zone, whatever the budget's
     if budget is not None:  # budgets that know their period (and time zone) say it themselves
         own = getattr(budget, "period", period)
         period = own if own is None or own in PERIODS else period  # the plan's: the one given
@@ -266,5 +273,5 @@ def _row(name: str, spent: pd.DataFrame, budget: Budget | None, now: datetime, p
         limit, left = math.nan, math.nan if balance is None else balance
         date = None if balance is None else runs_out(pace, balance)
     return {"name": name, "spent": this_period, "per_day": pace.per_day, "limit": limit, "left": left,
-            "period": period or "", "resets": pd.Timestamp(end).tz_convert(local) if end and budget else pd.NaT,
-            "runs_out": pd.Timestamp(date).tz_convert(local) if date is not None else pd.NaT}
+            "period": period or "", "resets": pd.Timestamp(end) if end and budget else pd.NaT,
+            "runs_out": pd.Timestamp(date) if date is not None else pd.NaT, "history": pd.Timedelta(pace.history)}
