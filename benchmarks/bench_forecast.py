@@ -9,7 +9,9 @@ between the two over the time the truth lies ahead; budgets above a period's spe
 they run out, and count as right only when the forecast says they do not run out. Printed per
 trace and case, over many draws of each trace: how many are within the 10 % bound, the median,
 95th percentile and worst error, beside the naive estimate the forecast replaced (the last 7 days'
-mean rate, no weekly shape, no reset).
+mean rate, no weekly shape, no reset). Goal: within 10 %. Measured (100 draws): 1,499 of 1,500
+within it, the worst 10.7 % (bursty, whose weeks differ by about 5 %); the naive rate 87 % on the
+weekly cycles' 12 days (worst 17 %) and wrong on every budget that resets first.
 
 Run: ``.venv/bin/python benchmarks/bench_forecast.py [--seeds 100]``
 """
