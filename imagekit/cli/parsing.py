@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "folder_option", "ledger_option", "journal_option", "tag_name"]
+__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "folder_option", "ledger_option", "journal_option",
+           "tag_name", "time_zone"]
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -131,8 +132,20 @@ def _tag_name(text: str) -> str:
 
 seconds = _typed("seconds", _seconds)
 positive = _typed("positive", _positive)
+def _zone(text: str) -> str:
+    from ..errors import ConfigError
+    from ..ledger.forecasts import zone
+
+    try:
+        zone(text)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return text
+
+
 days = _typed("days", _days)
 tag_name = _typed("tag name", _tag_name)
+time_zone = _typed("time zone", _zone)
 folder_option = _typed("folder", _folder)
 ledger_option = _typed("ledger", _location("a ledger"))
 journal_option = _typed("journal", _location("a journal"))

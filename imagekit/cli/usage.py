@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import SANDBOX_SERVICE, home_dir
-from .parsing import command, days, folder_option, ledger_option, tag_name
+from ..errors import ConfigError
+from .parsing import command, days, folder_option, ledger_option, tag_name, time_zone
 
 
 def add_usage_command(commands: Any) -> None:
@@ -22,6 +23,11 @@ def add_usage_command(commands: Any) -> None:
                                         "$IMAGEKIT_LEDGER_URL, else $IMAGEKIT_HOME/ledger.sqlite)")
     usage.add_argument("--by", metavar="TAG", type=tag_name, help="spend per value of this tag over every account in the "
                                                    "ledger, and its budgets (reads the ledger only)")
+    usage.add_argument("--period", choices=("day", "week", "month"),
+                       help="with --by: spend this period per tag value (the top 10, the rest as one row), against "
+                            "the same stretch of the period before, and when each budget runs out")
+    usage.add_argument("--tz", type=time_zone, default="UTC", help="time zone of the periods' days (an IANA name, "
+                                                                    "e.g. Europe/Berlin)")
     usage.add_argument("--days", type=days, default=7.0, help="days of spend the forecast follows")
     usage.set_defaults(run=cmd_usage)
 
@@ -32,6 +38,11 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from ..ownership import owned
     from ..reports import usage_report
 
+    if args.period and not args.by:
+        raise ConfigError("imagekit usage --period reports spend per tag value: give --by TAG too "
+                          "(e.g. --by experiment --period week)")
+    if args.by and args.period:
+        return _usage_by_period(args.ledger, args.by, args.period, args.tz, args.days, args.out)
     if args.by:
         return _usage_by_tag(args.ledger, args.by, args.out)
     options = {"ledger": args.ledger} if args.ledger else {}
@@ -69,4 +80,38 @@ def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
         with owned(out, "imagekit usage") as folder, folder.writer(f"usage-by-{key}.csv") as sink:
             table.to_csv(sink)
         print(f"\nWrote {Path(out) / f'usage-by-{key}.csv'}")
+    return 0
+
+
+def _usage_by_period(location: str | None, key: str, period: str, tz: str, days: float, out: str | None) -> int:
+    """Spend per value of tag ``key`` this ``period`` (in time zone ``tz``) over every account in the
+    ledger: the top values against the same stretch of the period before, and when budgets run out."""
+    from datetime import UTC, datetime
+
+    from ..ledger import Ledger
+    from ..ledger.forecasts import period_bounds
+    from ..ownership import owned
+    from ..reports.periods import shown_period, spend_by_period
+    from ..reports.report import waiting_note
+
+    ledger, now = Ledger(location), datetime.now(UTC)
+    table = spend_by_period(ledger.to_pandas(account=""), key, ledger.budgets(key), period=period, tz=tz, days=days,
+                            now=now)
+    start = period_bounds(now, period, tz)[0].astimezone(table["runs_out"].dt.tz)
+    this = "today" if period == "day" else f"this {period}"
+    print(f"Spend by {key} {this} (since {start:%a %d %b %Y %H:%M}, {tz}) in {ledger.location} (every account)")
+    for line in waiting_note(ledger):
+        print(line)
+    if not table["spent"].any() and not table["before"].any() and table["runs_out"].isna().all():
+        print(f"(nothing spent {this} or the {period} before)")
+    else:
+        print(shown_period(table, period).to_string())
+        print(f"\nchange: against the same stretch of the {period} before. runs out: when the tag's budget is spent at "
+              f"the rate of the last {days:g} days, counting its reset at each {period}'s end (blank: it does not, "
+              "or there is no budget)")
+    if out:
+        name = f"usage-by-{key}-{period}.csv"
+        with owned(out, "imagekit usage") as folder, folder.writer(name) as sink:
+            table.to_csv(sink)
+        print(f"\nWrote {Path(out) / name}")
     return 0

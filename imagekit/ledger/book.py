@@ -22,12 +22,13 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import config as _config
 from ..errors import LedgerUnavailableError
-from . import budgets, reconcile as _reconcile
+from . import budgets, forecasts, reconcile as _reconcile
 from .budgets import Budget
 from .columns import COLUMNS, checked, entry_of, row_of, warn_unreadable
 from .entries import BALANCE, Entry, Source, Status, now
@@ -274,6 +275,23 @@ class Ledger:
         """Per stretch between two balance readings: what the ledger says was spent, what the
         balance says, and the difference (work done elsewhere, grants, or what is still unknown)."""
         return _reconcile.reconciliation(self.entries(readings=True))
+
+    def forecast(self, by: str | None = None, *, period: str | None = "month", tz: str = "UTC", days: float = 7.0,
+                 balance: float | None = None, now: datetime | None = None) -> pd.DataFrame:
+        """Per value of tag ``by`` (every account's spending, as budgets count it) and for this
+        ledger's account (row ``(account)``): ``spent`` this period, ``per_day`` (the recent rate),
+        the budget's ``limit`` and what is ``left`` of it this period (the account's: its balance,
+        the last reported unless given), when it ``resets`` and when it ``runs_out``, counting the
+        reset, and the ``history`` the rate follows (a date needs a day of it; see ``forecasts``).
+        ``period`` (day, week, month in time zone ``tz``; None: never) is for budgets that do not
+        name their own. Entries whose credits are unknown first get those the balances show
+        (``reconcile``), as in the usage report."""
+        if self.account:
+            self.reconcile()
+        balance = balance if balance is not None else (
+            forecasts.balance_now(self.entries(readings=True)) if self.account else None)
+        return forecasts.forecast(self.to_pandas(account=""), self.budgets(by) if by else [], by=by,
+                                  account=self.account, balance=balance, period=period, tz=tz, days=days, now=now)
 
     def waiting(self) -> int:
         """How many entries wait in this machine's spool for the database (0 for a SQLite ledger)."""

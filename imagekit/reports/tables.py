@@ -9,17 +9,14 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..ledger.entries import BALANCE, Status
+from ..ledger.entries import Status
+from ..ledger.forecasts import MIN_HISTORY, UNTAGGED, rate, runs_out, spending
 
 if TYPE_CHECKING:
     from ..models import Usage, User
 
 __all__ = ["spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits",
            "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start", "shown_limits"]
-
-MIN_HISTORY = timedelta(days=1)
-"""The spending history a forecast needs: less says too little about a rate per day."""
-
 
 def style_label(style_id: int | float | None, names: dict[int, str] | None = None) -> str:
     """How a style is named in every table, chart and sheet: its name where the caller's styles
@@ -31,8 +28,7 @@ def style_label(style_id: int | float | None, names: dict[int, str] | None = Non
 
 
 def _charged(ledger: pd.DataFrame) -> pd.DataFrame:
-    frame = ledger[ledger["operation"] != BALANCE].copy()  # readings are not spending
-    frame["credits"] = pd.to_numeric(frame["credits"], errors="coerce").fillna(0.0)
+    frame = spending(ledger)  # readings are not spending
     # A refund is spend given back: it belongs to the operation it undoes (creates, here).
     frame["operation"] = frame["operation"].replace({"refund": "create"})
     return frame
@@ -66,10 +62,6 @@ def spend_by_style(ledger: pd.DataFrame, names: dict[int, str] | None = None) ->
     frame["style"] = frame["style_id"].map(lambda s: style_label(s, names))
     table = frame.groupby("style").agg(credits=("credits", "sum"), calls=("style", "size"))
     return table.sort_values("credits", ascending=False)
-
-
-UNTAGGED = "(untagged)"
-"""How ``spend_by_tag`` names the entries that do not carry the tag."""
 
 
 def spend_by_tag(ledger: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -186,16 +178,10 @@ def _duration(span: timedelta) -> str:
 
 def forecast(ledger: pd.DataFrame, balance: float, *, days: float = 7.0, now: datetime | None = None) -> Forecast:
     """When ``balance`` runs out, spending as over the last ``days`` (or since the first entry,
-    if that is more recent, so a fresh account is not judged by a week it did not live). Less than
-    ``MIN_HISTORY`` of spending gives no date: it says there is too little history."""
-    now = now or datetime.now(UTC)
-    frame = _charged(ledger)
-    recent = frame[frame["time"] >= pd.Timestamp(now) - pd.Timedelta(days=days)]
-    spent = float(recent["credits"].sum())
-    if spent <= 0 or recent.empty:
-        return Forecast(balance, 0.0, None)
-    history = (pd.Timestamp(now) - recent["time"].min()).to_pytimedelta()
-    if history < MIN_HISTORY:
-        return Forecast(balance, 0.0, None, history)
-    per_day = spent / (history.total_seconds() / 86400)
-    return Forecast(balance, per_day, now + timedelta(days=max(balance, 0) / per_day), history)
+    if that is more recent, so a fresh account is not judged by a week it did not live): a week or
+    more of it replayed hour by hour, less spread evenly (see ``imagekit.ledger.forecasts``). Less
+    than ``MIN_HISTORY`` of spending gives no date: it says there is too little history."""
+    pace = rate(spending(ledger), now or datetime.now(UTC), days=days)
+    if not pace.enough_history or pace.per_day <= 0:
+        return Forecast(balance, 0.0, None, pace.history)
+    return Forecast(balance, pace.per_day, runs_out(pace, max(balance, 0)), pace.history)

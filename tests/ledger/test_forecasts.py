@@ -1,0 +1,180 @@
+"""Forecasts that know the period: period turns in a time zone (a daylight-saving change too), a
+budget that resets before it runs out, the 10 % bound on synthetic traces, and
+``ledger.forecast(by=...)`` on a real ledger (SQLite and PostgreSQL) fed by both sandbox faces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from imagekit.errors import ConfigError
+from imagekit.ledger import Budget, Entry, Ledger, Status
+from imagekit.ledger.forecasts import ACCOUNT, Rate, forecast, period_bounds, rate, runs_out, spending
+from tests.ledger.traces import SCENARIOS, TRACES, outcomes
+from tests.workflows.conftest import public_style
+
+BERLIN = "Europe/Berlin"
+
+
+def utc(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+@pytest.mark.parametrize(("at", "period", "start", "end"), [
+    ("2026-03-10T23:30+00:00", "day", "2026-03-11T00:00+01:00", "2026-03-12T00:00+01:00"),  # past midnight in Berlin
+    ("2026-03-29T12:00+02:00", "day", "2026-03-29T00:00+01:00", "2026-03-30T00:00+02:00"),  # a day of 23 hours
+    ("2026-10-25T12:00+01:00", "day", "2026-10-25T00:00+02:00", "2026-10-26T00:00+01:00"),  # and one of 25
+    ("2026-03-29T23:59+02:00", "week", "2026-03-23T00:00+01:00", "2026-03-30T00:00+02:00"),  # Sunday night
+    ("2026-03-30T00:00+02:00", "week", "2026-03-30T00:00+02:00", "2026-04-06T00:00+02:00"),  # Monday at 0:00
+    ("2026-12-31T23:30+00:00", "month", "2027-01-01T00:00+01:00", "2027-02-01T00:00+01:00"),  # new year in Berlin
+    ("2026-03-15T08:00+01:00", "month", "2026-03-01T00:00+01:00", "2026-04-01T00:00+02:00"),
+])
+def test_periods_turn_at_midnight_as_the_clock_in_the_time_zone_shows_it(at, period, start, end):
+    assert period_bounds(utc(at), period, BERLIN) == (utc(start), utc(end))
+
+
+def test_a_period_in_utc_is_the_calendar_s():
+    assert period_bounds(utc("2026-11-27T14:00+00:00"), "week") == (utc("2026-11-23T00:00+00:00"),
+                                                                     utc("2026-11-30T00:00+00:00"))
+
+
+@pytest.mark.parametrize(("options", "says"), [({"period": "fortnight"}, "one of day, week, month"),
+                                               ({"tz": "Mars/Olympus"}, "not a time zone"),
+                                               ({"tz": "../etc/passwd"}, "not a time zone")])
+def test_a_bad_period_or_time_zone_is_one_line(options, says):
+    with pytest.raises(ConfigError, match=says) as caught:
+        forecast(pd.DataFrame(columns=["time", "operation", "credits", "tags", "account"]), **options)
+    assert "\n" not in str(caught.value)
+
+
+NOW = utc("2026-03-22T12:00+01:00")  # a Sunday, noon in Berlin
+
+
+def steady_rate(per_day: float) -> Rate:
+    return Rate(np.full(168, per_day / 24), timedelta(days=7), NOW)
+
+
+def test_a_budget_that_resets_before_it_runs_out_does_not_run_out():
+    pace = steady_rate(20)  # 140 a week
+    assert runs_out(pace, 5, limit=100, period="week", tz=BERLIN) == NOW + timedelta(hours=6)  # this week
+    assert runs_out(pace, 100, limit=150, period="week", tz=BERLIN) is None  # every week resets first
+    # 12 hours left this week spend 10 of the 100 left: it resets, and next week's 100 go by Friday 0:00
+    assert runs_out(pace, 100, limit=100, period="week", tz=BERLIN) == utc("2026-03-28T00:00+01:00")
+    # without a reset, the same 100 run out five days on
+    assert runs_out(pace, 100) == NOW + timedelta(days=5)
+
+
+def test_the_reset_follows_the_clock_across_a_daylight_saving_change():
+    pace = steady_rate(24)  # a credit an hour
+    # a daily budget of 30 starting Sunday 29 March 2026 (23 hours in Berlin): it lasts past the day
+    sunday = Rate(pace.hourly, pace.history, utc("2026-03-29T00:00+01:00"))
+    assert runs_out(sunday, 30, limit=30, period="day", tz=BERLIN) is None
+    assert runs_out(sunday, 20, limit=23, period="day", tz=BERLIN) == utc("2026-03-29T21:00+02:00")
+    assert runs_out(sunday, 23, limit=23, period="day", tz=BERLIN) == utc("2026-03-30T00:00+02:00")
+
+
+def test_a_week_of_history_is_replayed_hour_by_hour():
+    """Spending only on weekdays: the weekend is not expected to spend."""
+    monday = utc("2026-03-16T00:00+00:00")
+    hours = [monday + timedelta(hours=h) for h in range(7 * 24) if (monday + timedelta(hours=h)).weekday() < 5]
+    frame = pd.DataFrame({"time": pd.to_datetime(hours, utc=True), "operation": "create", "credits": 1.0,
+                          "tags": [{}] * len(hours), "account": "a"})
+    pace = rate(spending(frame), monday + timedelta(days=7))
+    assert pace.per_day == pytest.approx(120 / 7)
+    # 130 credits from Monday 0:00: 120 by Friday night, then nothing until Monday, then 10 hours
+    found = runs_out(pace, 130)
+    assert found is not None and abs(found - utc("2026-03-30T10:00+00:00")) < timedelta(hours=2)
+    flat = rate(spending(frame[frame["time"] >= pd.Timestamp(monday + timedelta(days=3))]), monday + timedelta(days=7))
+    assert flat.even and flat.per_day == pytest.approx(48 / 4)  # 4 days of history: spread evenly
+
+
+@pytest.mark.parametrize("trace", TRACES)
+def test_the_run_out_date_is_within_10_percent_after_7_days_of_data(trace):
+    """Ten draws of each trace, every case: credits and budgets, runs out or resets first."""
+    found = [outcome for seed in range(10) for outcome in outcomes(trace, seed)]
+    assert len(found) == 10 * len(SCENARIOS)
+    worst = max(found, key=lambda outcome: outcome.error)
+    assert worst.error <= 0.10, worst
+    assert any(outcome.truth is None for outcome in found) and any(outcome.truth is not None for outcome in found)
+
+
+@dataclass(frozen=True)
+class DailyBudget(Budget):
+    """A budget that names its period, as budgets with alerts do."""
+
+    period: str | None = "day"
+    tz: str = BERLIN
+
+
+def test_a_budget_s_own_period_wins_over_the_forecast_s():
+    times = pd.to_datetime([NOW - timedelta(hours=h) for h in range(1, 48)], utc=True)
+    frame = pd.DataFrame({"time": times, "operation": "create", "credits": 1.0,
+                          "tags": [{"experiment": "a"}] * len(times), "account": "x"})
+    own = forecast(frame, [DailyBudget("experiment", "a", 20.0)], by="experiment", now=NOW)
+    plain = forecast(frame, [Budget("experiment", "a", 20.0)], by="experiment", now=NOW)
+    assert own.loc["a", "period"] == "day" and own.loc["a", "spent"] == 12  # since midnight in Berlin
+    assert own.loc["a", "runs_out"] == pd.Timestamp(NOW + timedelta(hours=8))
+    assert plain.loc["a", "period"] == "month" and plain.loc["a", "left"] == 20 - 47
+    assert plain.loc["a", "runs_out"] == pd.Timestamp(NOW)  # spent already
+
+
+def record(ledger: Ledger, when: datetime, credits: float, **tags: str) -> None:
+    ledger.record(Entry(operation="create", status=Status.ANSWERED, time=when.isoformat(timespec="milliseconds"),
+                        credits=credits, image_ids=[1], tags=tags))
+
+
+@pytest.fixture
+def ledger_location(either_ledger) -> str:
+    """These tests run on a SQLite ledger and on a PostgreSQL one."""
+    return either_ledger
+
+
+def test_ledger_forecast_gives_each_tag_and_the_account(ledger_location):
+    ledger = Ledger(ledger_location, account="team")
+    now = datetime.now(UTC)
+    for day in range(10):  # grid-a spends 10 a day, grid-b 2 a day, the last 10 days
+        for hour in (1, 7, 13, 19):
+            when = now - timedelta(days=day, hours=hour)
+            record(ledger, when, 2.5, experiment="grid-a")
+            record(ledger, when, 0.5, experiment="grid-b")
+    ledger.record(Entry(operation="balance", status=Status.ANSWERED, balance=240.0, tags={}))
+    ledger.set_budget(experiment="grid-a", limit=1000)
+    table = ledger.forecast(by="experiment", period="week", tz=BERLIN)
+    assert list(table.index) == ["grid-a", "grid-b", ACCOUNT] and table.index.name == "experiment"
+    assert {"spent", "per_day", "limit", "left", "resets", "runs_out"} <= set(table.columns)
+    assert table.loc["grid-a", "per_day"] == pytest.approx(10, rel=0.05)
+    assert table.loc["grid-b", "per_day"] == pytest.approx(2, rel=0.05)
+    assert pd.isna(table.loc["grid-a", "runs_out"])  # 70 a week against 1,000: it resets first
+    assert table.loc["grid-a", "resets"] == pd.Timestamp(period_bounds(now, "week", BERLIN)[1])
+    assert pd.isna(table.loc["grid-b", "runs_out"]) and pd.isna(table.loc["grid-b", "limit"])  # no budget
+    account = table.loc[ACCOUNT]
+    assert account["left"] == 240 and account["per_day"] == pytest.approx(12, rel=0.05)
+    assert abs(account["runs_out"] - pd.Timestamp(now + timedelta(days=20))) < pd.Timedelta(days=1)
+    ledger.set_budget(experiment="grid-a", limit=float(table.loc["grid-a", "spent"]) + 5)
+    soon = ledger.forecast(by="experiment", period="week", tz=BERLIN).loc["grid-a", "runs_out"]
+    assert pd.Timestamp(now + timedelta(hours=6)) < soon < pd.Timestamp(now + timedelta(hours=20))  # 2 of its 6-hourly 2.5
+
+
+def test_an_empty_ledger_forecasts_nothing(ledger_location):
+    table = Ledger(ledger_location, account="team").forecast(by="experiment")
+    assert list(table.index) == [ACCOUNT] and table.loc[ACCOUNT, "spent"] == 0 and pd.isna(table.loc[ACCOUNT, "runs_out"])
+
+
+def test_a_client_s_ledger_forecasts_what_it_spent(connect, box):
+    """Both sandbox faces: the forecast reads what the client recorded, and its balance."""
+    import imagekit
+
+    ik = connect()
+    ik.usage()  # balance readings on each side: without credit headers (spec-exact) they price the create
+    with imagekit.tags(experiment="fox"):
+        ik.create("a fox", style=public_style(box))
+    ik.usage()
+    table = ik.ledger.forecast(by="experiment")
+    spent = ik.ledger.total()
+    assert spent > 0 and table.loc["fox", "spent"] == spent and table.loc[ACCOUNT, "spent"] == spent
+    assert table.loc[ACCOUNT, "left"] == ik.usage().current_credit
+    assert pd.isna(table.loc[ACCOUNT, "runs_out"])  # seconds of spending: too little history for a date
