@@ -108,7 +108,7 @@ class _ClientBase:
         return _tags(mapping, **values)
 
     def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
-               hard: bool = True, alerts: Sequence[float] = (0.5, 0.8, 1.0), period: str | None = None,
+               hard: bool = True, alerts: Sequence[float] | None = (0.5, 0.8, 1.0), period: str | None = None,
                tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
                **tag_values: object) -> Budget:
         """Cap what one tag value (or, with none, this client's account) may spend, in this client's

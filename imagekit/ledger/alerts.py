@@ -5,8 +5,9 @@ After each write that adds spending (an entry, a settlement, what waited in a sp
 compares the budgets of the entry's tags and account with their alert shares, in the period that
 holds the entry's time. Each share reached is offered to the ledger's ``alerts`` table, whose key
 (tag, share, limit, period start) lets one insert in: only the process whose insert went in sends
-that alert, so two processes crossing at once send it once. A hard budget that refuses work is full:
-its shares up to 100 % are reached then too, though its spending stops short of the limit.
+that alert, so two processes crossing at once send it once. A hard budget that refuses work is full
+(credits held for work in flight count): its shares up to 100 % are reached then too, though its
+spending stops short of the limit.
 
 An alert reaches the user as a log line (logger ``imagekit``), a banner when the process is a
 notebook's kernel, the budget's ``on_alert`` callback when this process set one, and its
@@ -29,7 +30,7 @@ from typing import Any
 
 from .._retry import backoff
 from .budgets import Budget, matching, status
-from .periods import checked_zone, stamp
+from .periods import checked_zone, during, stamp
 from .store import Store
 
 __all__ = ["Alert", "check", "full", "register", "Webhooks", "webhooks", "WEBHOOK_ATTEMPTS"]
@@ -72,6 +73,9 @@ class Alert:
     time: datetime
     """When it was reached (UTC)."""
     tz: str = "UTC"
+    """The time zone of the period's turns."""
+    held: float = 0.0
+    """Credits held then for work in flight (a hard budget full of them refuses more)."""
 
     @property
     def budget(self) -> str:
@@ -81,12 +85,13 @@ class Alert:
         return f"account {self.account}" if self.account else "the whole ledger"
 
     def __str__(self) -> str:
-        during = ""
+        when = ""
         if self.period and self.period_start is not None:
             local = self.period_start.astimezone(checked_zone(self.tz))
-            during = f" this {self.period} (from {local:%Y-%m-%d %H:%M} {self.tz})"
-        return (f"budget {self.budget} reached {self.threshold:.0%} of its limit{during}: "
-                f"{self.spent:g} of {self.limit:g} credits spent")
+            when = f"{during(self.period)} (from {local:%Y-%m-%d %H:%M} {self.tz})"
+        held = f", {self.held:g} held" if self.held else ""
+        return (f"budget {self.budget} reached {self.threshold:.0%} of its limit{when}: "
+                f"{self.spent:g} of {self.limit:g} credits spent{held}")
 
     def to_json(self) -> dict[str, Any]:
         """What a webhook receives: the fields, times in ISO 8601, and ``text``, the one-line message."""
@@ -144,7 +149,7 @@ def _offer(store: Store, budget: Budget, share: float, at: datetime) -> list[Ale
         alert = Alert(tags={budget.key: budget.value} if budget.key else {},
                       account=None if budget.key else budget.value, threshold=threshold, spent=budget.spent,
                       limit=budget.limit, period=budget.period, period_start=budget.start, period_end=budget.end,
-                      time=at.astimezone(UTC), tz=budget.tz)
+                      time=at.astimezone(UTC), tz=budget.tz, held=budget.held)
         _deliver(store.location, budget, alert)
         sent.append(alert)
     return sent

@@ -122,6 +122,8 @@ class Ledger:
         entry.seq = seq if isinstance(seq, int) else None
         if entry.seq is not None and entry.credits:
             self._alert([(entry.tags, entry.account, entry.time)])
+        if entry.seq is not None and self._spool:  # what binds untagged work, learned off its path (see ``hold``)
+            self._spool.remember("budgets", lambda: budgets.known(self._store))
         return entry
 
     def settle(self, entry: Entry, credits: float, source: Source) -> None:
@@ -245,7 +247,7 @@ class Ledger:
     # --- budgets per tag value (see ``budgets``) ----------------------------------------------
 
     def set_budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
-                   hard: bool = True, alerts: Sequence[float] = DEFAULT_ALERTS, period: str | None = None,
+                   hard: bool = True, alerts: Sequence[float] | None = DEFAULT_ALERTS, period: str | None = None,
                    tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
                    **tag_values: object) -> Budget:
         """Cap the credits one tag value may spend, across every account and machine writing to
@@ -259,6 +261,8 @@ class Ledger:
         key, value = self._budget_of(tag, tag_values)
         budgets.define(self._store, key, value, limit, warn_at, hard, alerts, period, tz, webhook)
         _alerts.register(self._store.location, key, value, on_alert)
+        if self._spool:
+            self._spool.remember("budgets", lambda: budgets.known(self._store), now=True)
         self._settled()
         return budgets.status(self._store, key, value, self.clock())[0]
 
@@ -280,13 +284,20 @@ class Ledger:
         self._settled()
         return budgets.status(self._store, key, at=self.clock())
 
-    def hold(self, tags: dict[str, str], cost: float) -> int | None:
-        """Hold ``cost`` credits against the budgets of ``tags`` before sending an operation (None
-        when none applies); BudgetExceededError when a hard one would be passed, or could be and
-        the database cannot be asked (a budget is never passed on a guess)."""
+    def hold(self, tags: dict[str, str], cost: float | Callable[[], float]) -> int | None:
+        """Hold ``cost`` credits (or what ``cost()`` estimates, asked only when a budget applies) against
+        the budgets of ``tags`` and this ledger's account before sending an operation (None when none
+        applies); BudgetExceededError when a hard one would be passed, or could be and the database
+        cannot be asked (a budget is never passed on a guess)."""
+        known = self._spool.recall("budgets") if self._spool else None
+        if not tags and self._spool and not any(not key and value in (self.account, "") for key, value, _, _ in known or ()):
+            # Untagged work on a shared ledger asks its database only when an account's budget is
+            # known here (kept fresh by the writer, off the requests' path): it must never wait on it.
+            return None
+
         def unchecked() -> None:
-            budgets.refuse_unchecked(self._spool.recall("budgets") if self._spool else None, tags, cost, self.location,
-                                     self.account)
+            if tags or known:
+                budgets.refuse_unchecked(known, tags, cost() if callable(cost) else cost, self.location, self.account)
 
         def check() -> int | None:
             at = self.clock()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -33,7 +33,7 @@ from typing import Any, Literal
 from ..errors import BudgetExceededError, BudgetWarning, ConfigError
 from ..tags import checked_tags
 from .entries import BALANCE, now
-from .periods import bounds, checked_period, checked_zone, stamp
+from .periods import bounds, checked_period, checked_zone, during, stamp
 from .store import Store
 
 __all__ = ["Budget", "HOLD_SECONDS", "DEFAULT_ALERTS", "one_tag", "define", "remove", "status", "hold", "refuses",
@@ -97,20 +97,21 @@ class Budget:
 
     def __str__(self) -> str:
         kind = "hard" if self.hard else "soft"
-        during = f" this {self.period}" if self.period else ""
-        return (f"{self.name}: {self.spent:g} of {self.limit:g} credits spent{during}, {self.held:g} held "
+        return (f"{self.name}: {self.spent:g} of {self.limit:g} credits spent{during(self.period)}, {self.held:g} held "
                 f"({kind} budget)")
 
 
 def define(store: Store, key: str, value: str, limit: float, warn_at: float | None, hard: bool,
-           alerts: Sequence[float] = DEFAULT_ALERTS, period: str | None = None, tz: str = "UTC",
+           alerts: Sequence[float] | None = DEFAULT_ALERTS, period: str | None = None, tz: str = "UTC",
            webhook: str | None = None) -> None:
     """Set (or replace) the budget of ``key=value`` (``key`` ``""``: of the account ``value``)."""
     if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
         raise ConfigError(f"a budget's limit is a number of credits, at least 0 (not {limit!r})")
     if warn_at is not None and not 0 < warn_at <= 1:
         raise ConfigError(f"warn_at is a share of the limit, above 0 and at most 1 (not {warn_at!r})")
-    shares = sorted({_share(share) for share in alerts})
+    if isinstance(alerts, str) or not isinstance(alerts, Sequence | set | frozenset | None):
+        raise ConfigError(f"alerts are shares of the limit, such as (0.5, 0.8, 1.0) (not {alerts!r})")
+    shares = sorted({_share(share) for share in alerts or ()})
     checked_period(period)
     checked_zone(tz)
     if webhook is not None and not (isinstance(webhook, str) and webhook.startswith(("http://", "https://"))):
@@ -144,12 +145,15 @@ def status(store: Store, key: str | None = None, value: str | None = None, at: d
     return [_with_usage(store, row, at) for row in rows]
 
 
-def hold(store: Store, account: str, tags: dict[str, str], cost: float, at: datetime | None = None) -> int | None:
-    """Hold ``cost`` against the budgets of ``tags`` and of ``account``: the hold's id, or None when no
-    budget applies. Raises BudgetExceededError (and holds nothing) when a hard budget would be passed."""
+def hold(store: Store, account: str, tags: dict[str, str], cost: float | Callable[[], float],
+         at: datetime | None = None) -> int | None:
+    """Hold ``cost`` (or what ``cost()`` says, once a budget applies) against the budgets of ``tags``
+    and of ``account``: the hold's id, or None when no budget applies. Raises BudgetExceededError (and
+    holds nothing) when a hard budget would be passed."""
     where, params = matching(tags, account)
-    if not where or not store.fetchone(f"SELECT 1 FROM budgets{where}", params):
+    if not where or not store.exists() or not store.fetchone(f"SELECT 1 FROM budgets{where}", params):
         return None  # the common case costs one read and no write lock
+    cost = cost() if callable(cost) else cost
     with store.transaction():
         # Lock first, then read the sums in a statement of their own: on PostgreSQL a statement
         # sees what was committed when it began, and the lock may be granted only after a wait.

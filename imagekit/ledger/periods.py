@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import ConfigError
 
-__all__ = ["PERIODS", "checked_period", "checked_zone", "bounds", "stamp"]
+__all__ = ["PERIODS", "checked_period", "checked_zone", "bounds", "stamp", "during"]
 
 PERIODS = ("day", "week", "month")
 """The periods a budget may reset on (None: it never resets)."""
@@ -63,3 +63,8 @@ def _midnight(day: date, zone: ZoneInfo) -> datetime:
 def stamp(moment: datetime) -> str:
     """``moment`` in the ledger's time format (UTC ISO 8601 with milliseconds: sorts as text)."""
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def during(period: str | None) -> str:
+    """How a message says "in the current ``period``": `` today``, `` this week``... ("" for all time)."""
+    return {"day": " today", "week": " this week", "month": " this month"}.get(period or "", "")

@@ -60,7 +60,7 @@ class Recorder:
         tags = current_tags()
         if call.operation is None or call.operation in FREE_OPERATIONS:
             return
-        hold = self.ledger.hold(tags, self._estimate(call))
+        hold = self.ledger.hold(tags, lambda: self._estimate(call))  # estimated only when a budget applies
         if hold is not None:
             self._holds[id(call)] = hold
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from imagekit.ledger import Alert, Entry, Ledger, Source, Status, alerts as aler
 from imagekit.ledger.periods import stamp
 from tests.helpers import wait_until
 from tests.ledger.webhooks import Receiver
+from tests.postgres import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
 GRID = {"experiment": "grid-a"}
@@ -83,7 +85,7 @@ def test_a_hard_limit_is_free_again_at_the_days_turn_across_the_spring_clock_cha
         ledger.hold(GRID, 1)
     [budget] = ledger.budgets()
     assert (budget.spent, budget.start, budget.end) == (5, utc(2026, 3, 28, 23), utc(2026, 3, 29, 22))
-    assert str(budget) == "experiment=grid-a: 5 of 5 credits spent this day, 0 held (hard budget)"
+    assert str(budget) == "experiment=grid-a: 5 of 5 credits spent today, 0 held (hard budget)"
     clock.at = utc(2026, 3, 29, 22)  # midnight in Berlin: 23 hours after the last
     assert ledger.hold(GRID, 5) is not None
     assert ledger.budgets()[0].spent == 0 and ledger.budgets()[0].held == 5
@@ -184,6 +186,26 @@ def test_a_ledger_from_before_alerts_opens_and_its_budgets_count_all_time(tmp_pa
     assert ledger.budgets()[0].spent == 0
 
 
+@pytest.mark.postgres
+@pytest.mark.slow(8)
+def test_an_alert_waits_with_its_entries_while_the_database_is_away_and_fires_once(tmp_path):
+    with PostgresServer() as cluster:  # its own: stopped here for real
+        ledger = Ledger(cluster.new_database(), account="acct")
+        got: list[Alert] = []
+        ledger.set_budget(experiment="grid-a", limit=4, alerts=(0.5, 1.0), hard=False, warn_at=None,
+                          on_alert=got.append)
+        spend(ledger, 1, datetime.now(UTC))
+        cluster.halt()
+        spend(ledger, 1, datetime.now(UTC))
+        spend(ledger, 2, datetime.now(UTC))
+        assert ledger.waiting() == 2 and got == []  # in the spool, and so are their alerts
+        cluster.resume()
+        wait_until(lambda: ledger.flush() == 0 and len(got) == 2, timeout=60, what="the spool written")
+        ledger.flush()
+        assert [(alert.threshold, alert.spent) for alert in got] == [(0.5, 4), (1.0, 4)]
+        ledger.close()
+
+
 WORKER = """
 import json, logging, sys, time
 from pathlib import Path
@@ -230,3 +252,65 @@ def test_processes_sharing_a_postgresql_ledger_send_each_alert_once(postgres, tm
     assert [threshold for threshold, _ in rows] == [0.5, 0.8, 1.0]
     assert all(spent >= threshold * 30 for threshold, spent in rows)
     assert Ledger(url).budgets()[0].spent == 36
+
+
+@pytest.fixture
+def ledger_location(either_ledger) -> str:
+    """The end-to-end tests here run on a SQLite ledger and on a PostgreSQL one."""
+    return either_ledger
+
+
+def test_a_batch_crossing_its_budget_alerts_once_per_share_by_callback_and_webhook(connect):
+    ik = connect()
+    got: list[Alert] = []
+    with Receiver() as hook:
+        ik.budget(experiment="grid-a", limit=20, period="month", tz="Europe/Berlin", on_alert=got.append,
+                  webhook=hook.url, warn_at=None)
+        batch = ik.batch([f"p {i}" for i in range(12)], style=ik.styles()[0], tags=GRID)  # 2 credits a row
+        batch.run(progress=False)
+        wait_until(lambda: len(hook.received) == 3, timeout=60, what="three alerts delivered")
+    assert "budget experiment=grid-a" in batch.stopped
+    assert [(alert.threshold, alert.tags) for alert in got] == [(0.5, GRID), (0.8, GRID), (1.0, GRID)]
+    assert [body["threshold"] for body in hook.received] == [0.5, 0.8, 1.0]
+    assert got[0].spent >= 10 and 20 - 2 < got[-1].spent + got[-1].held <= 20  # full: the next row would pass it
+    assert ik.ledger.budgets()[0].spent <= 20
+
+
+def test_an_accounts_budget_refuses_untagged_work_and_alerts_when_full(connect):
+    ik = connect()
+    got: list[Alert] = []
+    style = ik.styles()[0]
+    ik.budget(limit=3, alerts=(1.0,), on_alert=got.append, warn_at=None)
+    ik.create("one", style=style)
+    with pytest.raises(imagekit.BudgetExceededError, match=r"account \w+: 2 of 3 credits spent"):
+        ik.create("two", style=style)
+    assert [(alert.threshold, alert.account, alert.spent) for alert in got] == [(1.0, ik.ledger.account, 2)]
+
+
+NOTEBOOK_CELL = """
+from imagekit.ledger import Entry, Ledger, Source, Status
+ledger = Ledger({path!r}, account="acct")
+ledger.set_budget(experiment="nb", limit=2, alerts=(1.0,), warn_at=None)
+ledger.record(Entry(operation="create", status=Status.ANSWERED, credits=2.0, source=Source.PRICED,
+                    tags={{"experiment": "nb"}}))
+"""
+
+
+@pytest.mark.slow(6)
+def test_in_a_notebook_an_alert_shows_as_a_banner(tmp_path):
+    from jupyter_client.manager import start_new_kernel
+
+    manager, kernel = start_new_kernel(env={**os.environ, "PYTHONPATH": str(ROOT),
+                                            "IMAGEKIT_HOME": str(tmp_path / "home")}, cwd=str(ROOT))
+    shown: list[dict] = []
+    try:
+        reply = kernel.execute_interactive(NOTEBOOK_CELL.format(path=str(tmp_path / "ledger.sqlite")), timeout=120,
+                                           output_hook=lambda message: shown.append(message))
+    finally:
+        kernel.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    banners = [message["content"]["data"]["text/html"] for message in shown
+               if message["msg_type"] == "display_data" and "text/html" in message["content"]["data"]]
+    [banner] = banners
+    assert "budget experiment=nb reached 100% of its limit: 2 of 2 credits spent" in banner
