@@ -289,13 +289,11 @@ class Ledger:
         the budgets of ``tags`` and this ledger's account before sending an operation (None when none
         applies); BudgetExceededError when a hard one would be passed, or could be and the database
         cannot be asked (a budget is never passed on a guess)."""
-        known = self._spool.recall("budgets") if self._spool else None
-        if not tags and self._spool and not any(not key and value in (self.account, "") for key, value, _, _ in known or ()):
-            # Untagged work on a shared ledger asks its database only when an account's budget is
-            # known here (kept fresh by the writer, off the requests' path): it must never wait on it.
+        if not tags and self._spool and not self._account_bound():
             return None
 
         def unchecked() -> None:
+            known = self._spool.recall("budgets") if self._spool else None
             if tags or known:
                 budgets.refuse_unchecked(known, tags, cost() if callable(cost) else cost, self.location, self.account)
 
@@ -312,6 +310,14 @@ class Ledger:
             return held
 
         return self._read(check, unchecked)
+
+    def _account_bound(self) -> bool:
+        """Whether a budget of this ledger's account is known here. Untagged work on a shared ledger
+        asks its database only then, for it must never wait on it: what is known is kept fresh by
+        the writer, off the requests' path (``record``), and by ``set_budget`` at once."""
+        assert self._spool is not None
+        known = self._spool.recall("budgets") or []
+        return any(not key and value in (self.account, "") for key, value, _, _ in known)
 
     def reconcile(self) -> None:
         """Give entries whose credits are unknown the credits the balances show (see ``reconcile``).

@@ -17,7 +17,9 @@ A budget may count over a *period* (``day``, ``week`` or ``month`` in a time zon
 then spent is what the entries of the current period cost, and a hard budget's limit is free again
 at the period's turn. Without one it counts all time. The budget of an *account* (no tag: key ``""``,
 value the account's id, or ``""`` for every account in the ledger) caps all its work, tagged or not.
-Its *alerts* (shares of the limit) are sent by ``alerts``.
+Its *alerts* (shares of the limit) are sent by ``alerts``, once per share and period for everyone on
+the ledger; ``warn_at`` stays a ``BudgetWarning`` in the process about to send (once per process and
+period), judged on spent + held + this cost.
 """
 
 from __future__ import annotations
