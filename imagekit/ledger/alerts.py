@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import html
+import json
 import logging
 import queue
 import sys
@@ -30,7 +31,7 @@ from typing import Any
 
 from .._retry import backoff
 from .budgets import Budget, matching, status
-from .periods import checked_zone, during, stamp
+from .periods import bounds, checked_zone, during, stamp
 from .store import Store
 
 __all__ = ["Alert", "check", "full", "register", "Webhooks", "webhooks", "WEBHOOK_ATTEMPTS"]
@@ -117,10 +118,16 @@ def check(store: Store, tags: dict[str, str], account: str | None, at: datetime)
     where, params = matching(tags, account)
     if not where:
         return []
-    rows = store.fetchall(f"SELECT tag_key, tag_value FROM budgets WHERE ({where.removeprefix(' WHERE ')})"
-                          " AND alerts IS NOT NULL AND alerts != '[]'", params)
+    rows = store.fetchall(f"SELECT tag_key, tag_value, credit_limit, alerts, period, tz FROM budgets WHERE"
+                          f" ({where.removeprefix(' WHERE ')}) AND alerts IS NOT NULL AND alerts != '[]'", params)
     sent = []
-    for key, value in rows:
+    for key, value, limit, shares, period, tz in rows:
+        start, _ = bounds(period, tz or "UTC", at)
+        sent_before = {float(threshold) for (threshold,) in store.fetchall(
+            "SELECT threshold FROM alerts WHERE tag_key = ? AND tag_value = ? AND credit_limit = ? AND period_start = ?",
+            (key, value, limit, "" if start is None else stamp(start)))}
+        if set(json.loads(shares)) <= sent_before:
+            continue  # every alert of this period is sent: its spending need not be summed
         for budget in status(store, key, value, at):
             sent += _offer(store, budget, budget.spent / budget.limit if budget.limit else _infinite(budget), at)
     return sent

@@ -314,3 +314,15 @@ def test_in_a_notebook_an_alert_shows_as_a_banner(tmp_path):
                if message["msg_type"] == "display_data" and "text/html" in message["content"]["data"]]
     [banner] = banners
     assert "budget experiment=nb reached 100% of its limit: 2 of 2 credits spent" in banner
+
+
+def test_new_shares_of_a_budget_set_again_alert_though_others_were_sent(tmp_path, clock):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct", clock=clock)
+    got: list[Alert] = []
+    ledger.set_budget(experiment="grid-a", limit=10, alerts=(0.5,), hard=False, warn_at=None, on_alert=got.append)
+    spend(ledger, 5, clock.at)
+    ledger.set_budget(experiment="grid-a", limit=10, alerts=(0.5, 0.9), hard=False, warn_at=None, on_alert=got.append)
+    spend(ledger, 4, clock.at)
+    ledger.set_budget(experiment="grid-a", limit=20, alerts=(0.5, 0.9), hard=False, warn_at=None, on_alert=got.append)
+    spend(ledger, 1, clock.at)  # a new limit: its shares are new alerts
+    assert [(alert.threshold, alert.limit, alert.spent) for alert in got] == [(0.5, 10, 5), (0.9, 10, 9), (0.5, 20, 10)]
