@@ -1,7 +1,8 @@
 """A hard budget pauses a sweep across processes: three ``imagekit sweep run`` processes on one
 PostgreSQL journal and one PostgreSQL ledger stop taking rows at the budget of the sweep's tag, not a
-credit over it, each saying why in one line and exiting non-zero; the rows left wait, uncharged and not
-failed, and a run after the limit is raised finishes them. Both sandbox faces."""
+credit over it, each saying why in one line and exiting non-zero, and the budget's alerts are sent
+once among them; the rows left wait, uncharged and not failed, and a run after the limit is raised
+finishes them. Both sandbox faces."""
 
 from __future__ import annotations
 
@@ -64,6 +65,8 @@ def test_a_hard_budget_pauses_a_sweep_in_every_process_and_a_raised_limit_lets_i
         assert "; stopped: budget experiment=capped: " in line and "(hard budget)" in line, line
         assert line.endswith("the rows left wait for a run after the limit is raised"), line
         assert "Traceback" not in err
+    for share in ("50%", "80%", "100%"):  # the budget's alerts, each sent by one of the three (a log line)
+        assert sum(err.count(f"budget experiment=capped reached {share} of its limit") for _, _, err in outcomes) == 1
 
     spent = sum(b - balance(served, key) for b, key in zip(before, keys))
     rows = rows_of(journal, "capped")
