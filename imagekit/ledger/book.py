@@ -424,6 +424,12 @@ class Ledger:
             self._answered()
             spent = {(payload["tags"], payload["account"], payload["time"]) for kind, payload in waiting
                      if kind == "entry" and payload.get("credits")}  # their alerts waited with them
+            for kind, payload in waiting:  # and those of the entries settled meanwhile
+                if kind == "settle" and payload["credits"]:
+                    by = "uid" if "uid" in payload else "seq"
+                    if row := self._store.fetchone(f"SELECT tags, account, time FROM entries WHERE {by} = ?",
+                                                   (payload[by],)):
+                        spent.add((row[0], row[1], row[2]))
             for tags, account, at in sorted(spent):
                 _alerts.check(self._store, json.loads(tags), account, _moment(at, self.clock))
 

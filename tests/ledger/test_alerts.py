@@ -195,6 +195,7 @@ def test_an_alert_waits_with_its_entries_while_the_database_is_away_and_fires_on
         ledger.set_budget(experiment="grid-a", limit=4, alerts=(0.5, 1.0), hard=False, warn_at=None,
                           on_alert=got.append)
         spend(ledger, 1, datetime.now(UTC))
+        unpriced = ledger.record(Entry(operation="create", status=Status.ANSWERED, tags=GRID))  # credits unknown yet
         cluster.halt()
         spend(ledger, 1, datetime.now(UTC))
         spend(ledger, 2, datetime.now(UTC))
@@ -203,6 +204,14 @@ def test_an_alert_waits_with_its_entries_while_the_database_is_away_and_fires_on
         wait_until(lambda: ledger.flush() == 0 and len(got) == 2, timeout=60, what="the spool written")
         ledger.flush()
         assert [(alert.threshold, alert.spent) for alert in got] == [(0.5, 4), (1.0, 4)]
+
+        ledger.set_budget(experiment="grid-a", limit=8, alerts=(0.75,), hard=False, warn_at=None, on_alert=got.append)
+        cluster.halt()
+        ledger.settle(unpriced, 2.0, Source.PRICED)  # waits in the spool: so does its alert
+        assert got[2:] == []
+        cluster.resume()
+        wait_until(lambda: ledger.flush() == 0 and len(got) == 3, timeout=60, what="the settlement written")
+        assert (got[2].threshold, got[2].spent, got[2].limit) == (0.75, 6, 8)
         ledger.close()
 
 
