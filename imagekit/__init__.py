@@ -97,7 +97,7 @@ from .tags import tags
 from .wire import Wire
 
 if TYPE_CHECKING:
-    from .ledger import Budget, Ledger
+    from .ledger import Alert, Budget, Ledger
     from .models import (
         CreateResponse,
         EditResult,
@@ -120,7 +120,7 @@ __all__ = [
     # clients
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
     # workflows
-    "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget",
+    "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget", "Alert",
     # files: how each was made
     "Provenance", "read_provenance", "reproduce",
     # handles
@@ -157,6 +157,7 @@ __all__ = [
 _LAZY = {
     "Ledger": "ledger",
     "Budget": "ledger",
+    "Alert": "ledger",
     **dict.fromkeys(("CreateResponse", "EditResult", "GeneratedImage", "ImageCaption", "ImageMeta", "Plan", "Style",
                      "TextPrompt", "Usage", "User"), "models"),
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),

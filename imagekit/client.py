@@ -9,7 +9,7 @@ with some settings changed, ``Client.to_async()`` an AsyncClient twin; both keep
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
@@ -27,7 +27,7 @@ from .tags import tags as _tags
 
 if TYPE_CHECKING:
     from .images import AsyncCreateResult, AsyncImage, CreateResult, Image
-    from .ledger import Budget, Ledger
+    from .ledger import Alert, Budget, Ledger
     from .media import ImageSource
     from .models import ImageCaption, Style, TextPrompt, Usage, User
     from .workflows.batch import Batch
@@ -108,12 +108,16 @@ class _ClientBase:
         return _tags(mapping, **values)
 
     def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
-               hard: bool = True, **tag_values: object) -> Budget:
-        """Cap what one tag value may spend, in this client's ledger (shared by everyone writing to
-        it): ``ik.budget(experiment="grid-a", limit=50)``; see ``Ledger.set_budget``."""
+               hard: bool = True, alerts: Sequence[float] | None = (0.5, 0.8, 1.0), period: str | None = None,
+               tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
+               **tag_values: object) -> Budget:
+        """Cap what one tag value (or, with none, this client's account) may spend, in this client's
+        ledger (shared by everyone writing to it): ``ik.budget(experiment="grid-a", limit=500,
+        period="month", tz="Europe/Berlin", on_alert=print)``; see ``Ledger.set_budget``."""
         if self._ledger is None:
             raise ConfigError("budgets live in the ledger, and this client has none (ledger=False)")
-        return self._ledger.set_budget(tag, limit=limit, warn_at=warn_at, hard=hard, **tag_values)
+        return self._ledger.set_budget(tag, limit=limit, warn_at=warn_at, hard=hard, alerts=alerts, period=period,
+                                       tz=tz, on_alert=on_alert, webhook=webhook, **tag_values)
 
 
 class Client(_ClientBase):

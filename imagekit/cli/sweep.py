@@ -90,7 +90,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"dataset: {outcome.export}")
     if outcome.mlflow_run is not None:
         print(f"MLflow run: {outcome.mlflow_run}")
-    return 1 if failed is not None and len(failed) else 0
+    # Rows failed, or new work stopped (a budget, the balance): the sweep is not over, and says why above.
+    return 1 if (failed is not None and len(failed)) or batch.stopped else 0
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:

@@ -10,8 +10,9 @@ and charges of requests whose answer was lost (tagged as the operation was).
 A ledger is a SQLite file (default ``$IMAGEKIT_HOME/ledger.sqlite``) or a PostgreSQL database a
 team shares (``IMAGEKIT_LEDGER_URL`` or ``ledger="postgresql://..."``; see ``store``). Entries are
 keyed by account (a hash of base URL and API key, never the key), so one ledger can serve several
-users and services. Budgets per tag value live in it too (see ``budgets``). A SQLite file opens on
-the first entry: a client that does nothing writes nothing.
+users and services. Budgets per tag value (or per account) live in it too, with the alerts they sent
+(see ``budgets`` and ``alerts``). A SQLite file opens on the first entry: a client that does nothing
+writes nothing.
 """
 
 from __future__ import annotations
@@ -21,15 +22,16 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import config as _config
-from ..errors import LedgerUnavailableError
-from . import budgets, forecasts, reconcile as _reconcile
-from .budgets import Budget
+from ..errors import BudgetExceededError, LedgerUnavailableError
+from . import alerts as _alerts, budgets, forecasts, reconcile as _reconcile
+from .alerts import Alert
+from .budgets import DEFAULT_ALERTS, Budget
 from .columns import COLUMNS, checked, entry_of, row_of, warn_unreadable
 from .entries import BALANCE, Entry, Source, Status, now
 from .spool import spool_for
@@ -66,7 +68,8 @@ class Ledger:
     to the database, exactly once, when it answers again: the work is never stopped by its
     bookkeeping. Reading entries back needs the database (LedgerUnavailableError meanwhile)."""
 
-    def __init__(self, location: str | os.PathLike[str] | None = None, *, account: str = "") -> None:
+    def __init__(self, location: str | os.PathLike[str] | None = None, *, account: str = "",
+                 clock: Callable[[], datetime] | None = None) -> None:
         chosen = location if location is not None else os.environ.get(ENV_LEDGER_URL)
         # the default's folder is ours to make; a location given must name a folder that exists
         location = str(default_path()) if chosen is None else checked_location(chosen)
@@ -77,6 +80,8 @@ class Ledger:
         """The account this ledger records and shows ("" shows every account in the ledger)."""
         self._spool = None if self.path else spool_for(self._store.location)
         self._writer = writer_for(str(self._spool.path)) if self._spool else None
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        """What time it is for budgets' periods (tests give their own)."""
 
     @property
     def location(self) -> str:
@@ -95,7 +100,7 @@ class Ledger:
         """The same ledger, recording and showing ``account``."""
         twin = Ledger.__new__(Ledger)
         twin._store, twin.path, twin.account, twin._spool = self._store, self.path, account, self._spool
-        twin._writer = self._writer
+        twin._writer, twin.clock = self._writer, self.clock
         return twin
 
     def later(self, job: Callable[[], object]) -> None:
@@ -115,6 +120,10 @@ class Ledger:
         row = {**row_of(entry), "hold": hold}
         seq = self._write("entry", row, lambda: insert(self._store, row), uid=entry.uid)
         entry.seq = seq if isinstance(seq, int) else None
+        if entry.seq is not None and entry.credits:
+            self._alert([(entry.tags, entry.account, entry.time)])
+        if entry.seq is not None and self._spool:  # what binds untagged work, learned off its path (see ``hold``)
+            self._spool.remember("budgets", lambda: budgets.known(self._store))
         return entry
 
     def settle(self, entry: Entry, credits: float, source: Source) -> None:
@@ -125,6 +134,17 @@ class Ledger:
         elif entry.uid is not None and not (self._spool and self._spool.settle(entry.uid, credits, source.value)):
             self._write("settle", {"uid": entry.uid, "credits": credits, "source": source.value},
                         lambda: set_credits(self._store, "uid", entry.uid, credits, source.value))
+        if credits:
+            self._alert([(entry.tags, entry.account or self.account, entry.time)])
+
+    def _alert(self, spent: Sequence[tuple[dict[str, str], str, str]]) -> list[Alert]:
+        """Send the alerts that spending under these (tags, account, time) reached (see ``alerts``);
+        while the database cannot be reached, none: the write that reaches it sends them."""
+        def check() -> list[Alert]:
+            return [alert for tags, account, time in spent
+                    for alert in _alerts.check(self._store, tags, account, _moment(time, self.clock))]
+
+        return self._read(check, list)
 
     def reading(self, balance: float) -> None:
         """Record a balance the service showed, unless the last entry is the same reading."""
@@ -227,38 +247,77 @@ class Ledger:
     # --- budgets per tag value (see ``budgets``) ----------------------------------------------
 
     def set_budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
-                   hard: bool = True, **tag_values: object) -> Budget:
+                   hard: bool = True, alerts: Sequence[float] | None = DEFAULT_ALERTS, period: str | None = None,
+                   tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
+                   **tag_values: object) -> Budget:
         """Cap the credits one tag value may spend, across every account and machine writing to
-        this ledger: ``set_budget(experiment="grid-a", limit=50)``. ``hard`` refuses new work past
-        the limit (BudgetExceededError); ``warn_at`` (a share) warns first. Replaces an earlier one."""
-        key, value = budgets.one_tag(tag, tag_values)
-        budgets.define(self._store, key, value, limit, warn_at, hard)
+        this ledger: ``set_budget(experiment="grid-a", limit=50)``; with no tag, this ledger's account
+        (every account's when it has none). ``hard`` refuses new work past the limit
+        (BudgetExceededError); ``warn_at`` (a share) warns this process first (BudgetWarning).
+        ``period`` (``day``, ``week``, ``month`` in ``tz``) counts spending per period, the limit
+        resetting at each turn (None: all time). ``alerts`` (shares) are sent once per share and
+        period, ledger-wide: a log line, a notebook banner, ``on_alert(alert)`` in this process, and
+        a JSON POST to ``webhook`` (see ``alerts``). Replaces an earlier budget of the same tag value."""
+        key, value = self._budget_of(tag, tag_values)
+        budgets.define(self._store, key, value, limit, warn_at, hard, alerts, period, tz, webhook)
+        _alerts.register(self._store.location, key, value, on_alert)
+        if self._spool:
+            self._spool.remember("budgets", lambda: budgets.known(self._store), now=True)
         self._settled()
-        return budgets.status(self._store, key, value)[0]
+        return budgets.status(self._store, key, value, self.clock())[0]
+
+    def _budget_of(self, tag: Mapping[str, object] | None, tag_values: Mapping[str, object]) -> tuple[str, str]:
+        """(key, value) of the budget named: a tag value's, or (``""``, account) with none."""
+        if not tag and not tag_values:
+            return "", self.account
+        return budgets.one_tag(tag, tag_values)
 
     def remove_budget(self, tag: Mapping[str, object] | None = None, /, **tag_values: object) -> None:
-        """Drop the budget of one tag value (what it spent stays recorded)."""
-        budgets.remove(self._store, *budgets.one_tag(tag, tag_values))
+        """Drop the budget of one tag value, or of this ledger's account (what it spent stays recorded)."""
+        key, value = self._budget_of(tag, tag_values)
+        budgets.remove(self._store, key, value)
+        _alerts.register(self._store.location, key, value, None)
 
     def budgets(self, key: str | None = None) -> list[Budget]:
-        """Every budget (or those of tag ``key``), with what is spent and held now."""
+        """Every budget (or those of tag ``key``; ``""``: of accounts), with what is spent (this
+        period) and held now."""
         self._settled()
-        return budgets.status(self._store, key)
+        return budgets.status(self._store, key, at=self.clock())
 
-    def hold(self, tags: dict[str, str], cost: float) -> int | None:
-        """Hold ``cost`` credits against the budgets of ``tags`` before sending an operation (None
-        when none applies); BudgetExceededError when a hard one would be passed, or could be and
-        the database cannot be asked (a budget is never passed on a guess)."""
+    def hold(self, tags: dict[str, str], cost: float | Callable[[], float]) -> int | None:
+        """Hold ``cost`` credits (or what ``cost()`` estimates, asked only when a budget applies) against
+        the budgets of ``tags`` and this ledger's account before sending an operation (None when none
+        applies); BudgetExceededError when a hard one would be passed, or could be and the database
+        cannot be asked (a budget is never passed on a guess)."""
+        if not tags and self._spool and not self._account_bound():
+            return None
+
         def unchecked() -> None:
-            budgets.refuse_unchecked(self._spool.recall("budgets") if self._spool else None, tags, cost, self.location)
+            known = self._spool.recall("budgets") if self._spool else None
+            if tags or known:
+                budgets.refuse_unchecked(known, tags, cost() if callable(cost) else cost, self.location, self.account)
 
         def check() -> int | None:
-            held = budgets.hold(self._store, self.account, tags, cost)
+            at = self.clock()
+            try:
+                held = budgets.hold(self._store, self.account, tags, cost, at)
+            except BudgetExceededError as exc:
+                if isinstance(exc.budget, Budget):  # full for work: its alerts up to 100 % are due
+                    _alerts.full(self._store, exc.budget, at)
+                raise
             if self._spool:  # what a hard budget says while the database cannot be asked
                 self._spool.remember("budgets", lambda: budgets.known(self._store))
             return held
 
         return self._read(check, unchecked)
+
+    def _account_bound(self) -> bool:
+        """Whether a budget of this ledger's account is known here. Untagged work on a shared ledger
+        asks its database only then, for it must never wait on it: what is known is kept fresh by
+        the writer, off the requests' path (``record``), and by ``set_budget`` at once."""
+        assert self._spool is not None
+        known = self._spool.recall("budgets") or []
+        return any(not key and value in (self.account, "") for key, value, _, _ in known)
 
     def reconcile(self) -> None:
         """Give entries whose credits are unknown the credits the balances show (see ``reconcile``).
@@ -380,6 +439,16 @@ class Ledger:
                 WRITES[kind](self._store, payload)
         if waiting:
             self._answered()
+            spent = {(payload["tags"], payload["account"], payload["time"]) for kind, payload in waiting
+                     if kind == "entry" and payload.get("credits")}  # their alerts waited with them
+            for kind, payload in waiting:  # and those of the entries settled meanwhile
+                if kind == "settle" and payload["credits"]:
+                    by = "uid" if "uid" in payload else "seq"
+                    if row := self._store.fetchone(f"SELECT tags, account, time FROM entries WHERE {by} = ?",
+                                                   (payload[by],)):
+                        spent.add((row[0], row[1], row[2]))
+            for tags, account, at in sorted(spent):
+                _alerts.check(self._store, json.loads(tags), account, _moment(at, self.clock))
 
     def _answered(self) -> None:
         assert self._spool is not None
@@ -411,6 +480,15 @@ def _at_exit() -> None:
         writer.drain(DRAIN_SECONDS)
     for ledger in list(_leaving.values()):
         ledger._leave()
+
+
+def _moment(time: str, clock: Callable[[], datetime]) -> datetime:
+    """An entry's time as a datetime (the clock's time when it cannot be read)."""
+    try:
+        found = datetime.fromisoformat(time)
+    except (TypeError, ValueError):
+        return clock()
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
 def _entries(count: int) -> str:

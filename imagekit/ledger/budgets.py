@@ -12,6 +12,14 @@ refunds included) + held (other work in flight, on any machine) + this cost must
 limit. The answer's entry replaces the hold in one transaction; an entry whose credits are not yet
 known keeps its hold until they are (``Ledger.settle``). A hold whose process died unanswered stops
 counting after ``HOLD_SECONDS``.
+
+A budget may count over a *period* (``day``, ``week`` or ``month`` in a time zone; see ``periods``):
+then spent is what the entries of the current period cost, and a hard budget's limit is free again
+at the period's turn. Without one it counts all time. The budget of an *account* (no tag: key ``""``,
+value the account's id, or ``""`` for every account in the ledger) caps all its work, tagged or not.
+Its *alerts* (shares of the limit) are sent by ``alerts``, once per share and period for everyone on
+the ledger; ``warn_at`` stays a ``BudgetWarning`` in the process about to send (once per process and
+period), judged on spent + held + this cost.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from __future__ import annotations
 import json
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -27,15 +35,19 @@ from typing import Any, Literal
 from ..errors import BudgetExceededError, BudgetWarning, ConfigError
 from ..tags import checked_tags
 from .entries import BALANCE, now
+from .periods import bounds, checked_period, checked_zone, during, stamp
 from .store import Store
 
-__all__ = ["Budget", "HOLD_SECONDS", "one_tag", "define", "remove", "status", "hold", "refuses", "warning", "known",
-           "refuse_unchecked"]
+__all__ = ["Budget", "HOLD_SECONDS", "DEFAULT_ALERTS", "one_tag", "define", "remove", "status", "hold", "refuses",
+           "warning", "known", "refuse_unchecked", "matching"]
 
 HOLD_SECONDS = 3600.0
 """How long a hold whose operation never got an entry (its process died) keeps counting."""
+DEFAULT_ALERTS = (0.5, 0.8, 1.0)
+"""The shares of a budget's limit at which an alert is sent, unless told otherwise."""
 _EPSILON = 1e-9
-_warned: set[tuple[str, str, str, str]] = set()
+_COLUMNS = "tag_key, tag_value, credit_limit, warn_at, hard, alerts, period, tz, webhook"
+_warned: set[tuple[str, str, str, str, datetime | None]] = set()
 _warned_lock = threading.Lock()
 
 
@@ -54,6 +66,26 @@ class Budget:
     """Credits of the entries carrying the tag, net of refunds."""
     held: float = 0.0
     """Credits held for work in flight."""
+    alerts: tuple[float, ...] = ()
+    """Shares of ``limit`` at which an alert is sent, once per period (see ``alerts``)."""
+    period: str | None = None
+    """``day``, ``week`` or ``month`` (in ``tz``) that ``spent`` counts over and the limit resets on;
+    None: all time."""
+    tz: str = "UTC"
+    """The IANA time zone the period's turns are in."""
+    webhook: str | None = None
+    """Where alerts are POSTed as JSON (by the process whose operation crossed the share)."""
+    start: datetime | None = None
+    """When the current period began (UTC; None: all time)."""
+    end: datetime | None = None
+    """When it ends, and the limit is free again (UTC; None: never)."""
+
+    @property
+    def name(self) -> str:
+        """``key=value``, or the account (``""``: the whole ledger) for a budget without a tag."""
+        if self.key:
+            return f"{self.key}={self.value}"
+        return f"account {self.value}" if self.value else "the whole ledger"
 
     @property
     def left(self) -> float:
@@ -67,20 +99,36 @@ class Budget:
 
     def __str__(self) -> str:
         kind = "hard" if self.hard else "soft"
-        return (f"{self.key}={self.value}: {self.spent:g} of {self.limit:g} credits spent, {self.held:g} held "
+        return (f"{self.name}: {self.spent:g} of {self.limit:g} credits spent{during(self.period)}, {self.held:g} held "
                 f"({kind} budget)")
 
 
-def define(store: Store, key: str, value: str, limit: float, warn_at: float | None, hard: bool) -> None:
-    """Set (or replace) the budget of ``key=value``."""
-    if not limit >= 0:
+def define(store: Store, key: str, value: str, limit: float, warn_at: float | None, hard: bool,
+           alerts: Sequence[float] | None = DEFAULT_ALERTS, period: str | None = None, tz: str = "UTC",
+           webhook: str | None = None) -> None:
+    """Set (or replace) the budget of ``key=value`` (``key`` ``""``: of the account ``value``)."""
+    if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
         raise ConfigError(f"a budget's limit is a number of credits, at least 0 (not {limit!r})")
     if warn_at is not None and not 0 < warn_at <= 1:
         raise ConfigError(f"warn_at is a share of the limit, above 0 and at most 1 (not {warn_at!r})")
-    store.execute("INSERT INTO budgets (tag_key, tag_value, credit_limit, warn_at, hard, time)"
-                  " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tag_key, tag_value)"
-                  " DO UPDATE SET credit_limit = excluded.credit_limit, warn_at = excluded.warn_at, hard = excluded.hard, time = excluded.time",
-                  (key, value, float(limit), warn_at, int(hard), now()))
+    if isinstance(alerts, str) or not isinstance(alerts, Sequence | set | frozenset | None):
+        raise ConfigError(f"alerts are shares of the limit, such as (0.5, 0.8, 1.0) (not {alerts!r})")
+    shares = sorted({_share(share) for share in alerts or ()})
+    checked_period(period)
+    checked_zone(tz)
+    if webhook is not None and not (isinstance(webhook, str) and webhook.startswith(("http://", "https://"))):
+        raise ConfigError(f"a budget's webhook is an http:// or https:// URL, not {webhook!r}")
+    store.execute(f"INSERT INTO budgets ({_COLUMNS}, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                  " ON CONFLICT (tag_key, tag_value) DO UPDATE SET credit_limit = excluded.credit_limit,"
+                  " warn_at = excluded.warn_at, hard = excluded.hard, alerts = excluded.alerts,"
+                  " period = excluded.period, tz = excluded.tz, webhook = excluded.webhook, time = excluded.time",
+                  (key, value, float(limit), warn_at, int(hard), json.dumps(shares), period, tz, webhook, now()))
+
+
+def _share(share: object) -> float:
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 10:
+        raise ConfigError(f"an alert is a share of the limit above 0, such as 0.8 for 80 % (not {share!r})")
+    return float(share)
 
 
 def remove(store: Store, key: str, value: str) -> None:
@@ -88,33 +136,37 @@ def remove(store: Store, key: str, value: str) -> None:
     store.execute("DELETE FROM budgets WHERE tag_key = ? AND tag_value = ?", (key, value))
 
 
-def status(store: Store, key: str | None = None, value: str | None = None) -> list[Budget]:
-    """Budgets (of ``key``, or of ``key=value``), each with what is spent and held now."""
+def status(store: Store, key: str | None = None, value: str | None = None, at: datetime | None = None) -> list[Budget]:
+    """Budgets (of ``key``, or of ``key=value``), each with what is spent (this period) and held at
+    ``at`` (default: now)."""
     if not store.exists():
         return []
-    where, params = _matching({key: value} if key is not None and value is not None else {}, key)
-    rows = store.fetchall(f"SELECT tag_key, tag_value, credit_limit, warn_at, hard FROM budgets{where} "
-                          "ORDER BY tag_key, tag_value", params)
-    return [_with_usage(store, row) for row in rows]
+    where, params = ((" WHERE tag_key = ? AND tag_value = ?", [key, value]) if key is not None and value is not None
+                     else (" WHERE tag_key = ?", [key]) if key is not None else ("", []))
+    rows = store.fetchall(f"SELECT {_COLUMNS} FROM budgets{where} ORDER BY tag_key, tag_value", params)
+    return [_with_usage(store, row, at) for row in rows]
 
 
-def hold(store: Store, account: str, tags: dict[str, str], cost: float) -> int | None:
-    """Hold ``cost`` against the budgets of ``tags``: the hold's id, or None when no budget applies.
-    Raises BudgetExceededError (and holds nothing) when a hard budget would be passed."""
-    where, params = _matching(tags)
-    if not tags or not store.fetchone(f"SELECT 1 FROM budgets{where}", params):
+def hold(store: Store, account: str, tags: dict[str, str], cost: float | Callable[[], float],
+         at: datetime | None = None) -> int | None:
+    """Hold ``cost`` (or what ``cost()`` says, once a budget applies) against the budgets of ``tags``
+    and of ``account``: the hold's id, or None when no budget applies. Raises BudgetExceededError (and
+    holds nothing) when a hard budget would be passed."""
+    where, params = matching(tags, account)
+    if not where or not store.exists() or not store.fetchone(f"SELECT 1 FROM budgets{where}", params):
         return None  # the common case costs one read and no write lock
+    cost = cost() if callable(cost) else cost
     with store.transaction():
         # Lock first, then read the sums in a statement of their own: on PostgreSQL a statement
         # sees what was committed when it began, and the lock may be granted only after a wait.
-        rows = store.fetchall(f"SELECT tag_key, tag_value, credit_limit, warn_at, hard FROM budgets{where} "
-                              f"ORDER BY tag_key, tag_value{store.for_update}", params)
+        rows = store.fetchall(f"SELECT {_COLUMNS} FROM budgets{where} ORDER BY tag_key, tag_value{store.for_update}",
+                              params)
         store.execute("DELETE FROM holds WHERE seq IS NULL AND time < ?", (_expiry(),))
-        budgets = [_with_usage(store, row) for row in rows]
+        budgets = [_with_usage(store, row, at) for row in rows]
         for budget in budgets:
             if refuses(budget, cost):
                 raise BudgetExceededError(f"budget {budget}: this operation would cost about {cost:g} more, "
-                                          "so it was not sent", budget=budget, cost=cost)
+                                          f"so it was not sent{_until(budget)}", budget=budget, cost=cost)
         row = store.fetchone("INSERT INTO holds (account, tags, credits, time) VALUES (?, ?, ?, ?) RETURNING hold_id",
                              (account, json.dumps(tags, sort_keys=True), float(cost), now()))
     for budget in budgets:
@@ -123,25 +175,34 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float) -> int |
     return int(row[0])
 
 
+def _until(budget: Budget) -> str:
+    """When a refused budget's limit is free again, if it resets."""
+    if budget.end is None:
+        return ""
+    return f" (its limit resets at {budget.end.astimezone(checked_zone(budget.tz)):%Y-%m-%d %H:%M} {budget.tz})"
+
+
 def known(store: Store) -> list[list[Any]]:
     """Every budget as ``[key, value, limit, hard]``: what is kept for when the store cannot be asked."""
     rows = store.fetchall("SELECT tag_key, tag_value, credit_limit, hard FROM budgets ORDER BY tag_key, tag_value")
     return [[key, value, float(limit), bool(hard)] for key, value, limit, hard in rows]
 
 
-def refuse_unchecked(budgets: list[list[Any]] | None, tags: dict[str, str], cost: float, where: str) -> None:
-    """While the store cannot be asked: refuse an operation tagged with a hard budget's tag value, or
-    any tagged one when no budget was ever seen (one might bind it). A budget is never passed on a guess."""
-    if not tags:
-        return
+def refuse_unchecked(budgets: list[list[Any]] | None, tags: dict[str, str], cost: float, where: str,
+                     account: str = "") -> None:
+    """While the store cannot be asked: refuse an operation bound by a hard budget (of its tag values or
+    its account), or any tagged one when no budget was ever seen (one might bind it). A budget is
+    never passed on a guess."""
     if budgets is None:
-        raise BudgetExceededError(f"the budgets of {_shown(tags)} cannot be checked (the ledger at {where} cannot be "
-                                  "reached, and has not been read here before): the operation was not sent",
-                                  budget=None, cost=cost)
+        if tags:
+            raise BudgetExceededError(f"the budgets of {_shown(tags)} cannot be checked (the ledger at {where} cannot "
+                                      "be reached, and has not been read here before): the operation was not sent",
+                                      budget=None, cost=cost)
+        return
     for key, value, limit, hard in budgets:
-        if hard and tags.get(key) == value:
+        if hard and (tags.get(key) == value if key else value in (account, "")):
             budget = Budget(key, value, limit)
-            raise BudgetExceededError(f"budget {key}={value} (hard) cannot be checked: the ledger at {where} cannot "
+            raise BudgetExceededError(f"budget {budget.name} (hard) cannot be checked: the ledger at {where} cannot "
                                       "be reached, so the operation was not sent", budget=budget, cost=cost)
 
 
@@ -149,24 +210,34 @@ def _shown(tags: dict[str, str]) -> str:
     return ", ".join(f"{key}={value}" for key, value in sorted(tags.items()))
 
 
-def _matching(tags: dict[str, str], key: str | None = None) -> tuple[str, list[str]]:
-    """A WHERE clause for the budgets of ``tags`` (or of every value of ``key``, or all)."""
-    if tags:
-        pairs = " OR ".join("(tag_key = ? AND tag_value = ?)" for _ in tags)
-        return f" WHERE {pairs}", [part for pair in tags.items() for part in pair]
-    return (" WHERE tag_key = ?", [key]) if key is not None else ("", [])
+def matching(tags: dict[str, str], account: str | None = None) -> tuple[str, list[str]]:
+    """A WHERE clause for the budgets of ``tags`` and of ``account`` (its own, and the whole
+    ledger's); ``("", [])`` when there is nothing to match."""
+    pairs = ["(tag_key = ? AND tag_value = ?)" for _ in tags]
+    params = [part for pair in tags.items() for part in pair]
+    if account is not None:
+        pairs.append("(tag_key = '' AND tag_value IN (?, ''))")
+        params.append(account)
+    return (f" WHERE {' OR '.join(pairs)}", params) if pairs else ("", [])
 
 
-def _with_usage(store: Store, row: tuple[Any, ...]) -> Budget:
-    key, value, limit, warn_at, hard = row
-    tag = store.tag_of("tags")
+def _with_usage(store: Store, row: tuple[Any, ...], at: datetime | None) -> Budget:
+    key, value, limit, warn_at, hard, alerts, period, tz, webhook = row
+    start, end = bounds(period, tz or "UTC", at or datetime.now(UTC))
+    if key:
+        scope, scoped = f"{store.tag_of('tags')} = ?", [key, value]
+    else:  # an account's budget ("" : every account's)
+        scope, scoped = "(account = ? OR ? = '')", [value, value]
+    during, bounded = ("", []) if start is None or end is None else (" AND time >= ? AND time < ?",
+                                                                      [stamp(start), stamp(end)])
     # One statement, so one view: an entry and the hold it replaced are never both, or neither, seen.
     spent, held = store.fetchone(
-        f"SELECT (SELECT COALESCE(SUM(credits), 0) FROM entries WHERE operation != '{BALANCE}' AND {tag} = ?),"
-        f" (SELECT COALESCE(SUM(credits), 0) FROM holds WHERE {tag} = ? AND (seq IS NOT NULL OR time >= ?))",
-        (key, value, key, value, _expiry())) or (0, 0)
+        f"SELECT (SELECT COALESCE(SUM(credits), 0) FROM entries WHERE operation != '{BALANCE}' AND {scope}{during}),"
+        f" (SELECT COALESCE(SUM(credits), 0) FROM holds WHERE {scope} AND (seq IS NOT NULL OR time >= ?))",
+        (*scoped, *bounded, *scoped, _expiry())) or (0, 0)
     return Budget(key, value, float(limit), None if warn_at is None else float(warn_at), bool(hard),
-                  float(spent), float(held))
+                  float(spent), float(held), tuple(json.loads(alerts or "[]")), period, tz or "UTC", webhook,
+                  start, end)
 
 
 def _expiry() -> str:
@@ -193,13 +264,13 @@ def _warn(store: Store, budget: Budget, cost: float) -> None:
     level = warning(budget, cost)
     if level is None:
         return
-    seen = (store.location, budget.key, budget.value, level)
+    seen = (store.location, budget.key, budget.value, level, budget.start)
     with _warned_lock:
         if seen in _warned:
             return
         _warned.add(seen)
     what = "passed its limit" if level == "over" else f"reached {budget.warn_at:.0%} of its limit"
-    warnings.warn(f"budget {budget.key}={budget.value} {what}: {budget.spent + budget.held + cost:g} of "
+    warnings.warn(f"budget {budget.name} {what}: {budget.spent + budget.held + cost:g} of "
                   f"{budget.limit:g} credits spent or held", BudgetWarning, stacklevel=2)
 
 

@@ -55,11 +55,12 @@ class Recorder:
         """What each named read teaches (the names ``Call.read`` gives)."""
 
     def before(self, call: Call) -> None:
-        """Hold a tagged operation's estimated cost against its tags' budgets (which may refuse it)."""
+        """Hold an operation's estimated cost against the budgets of its tags and account (which may
+        refuse it)."""
         tags = current_tags()
-        if call.operation is None or call.operation in FREE_OPERATIONS or not tags:
+        if call.operation is None or call.operation in FREE_OPERATIONS:
             return
-        hold = self.ledger.hold(tags, self._estimate(call))
+        hold = self.ledger.hold(tags, lambda: self._estimate(call))  # estimated only when a budget applies
         if hold is not None:
             self._holds[id(call)] = hold
 

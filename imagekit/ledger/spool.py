@@ -202,11 +202,12 @@ class Spool:
 
     # --- what the database last said --------------------------------------------------------
 
-    def remember(self, name: str, value: Callable[[], Any]) -> None:
+    def remember(self, name: str, value: Callable[[], Any], now: bool = False) -> None:
         """Keep the database's answer to ``name`` (budgets, an account's prices): ``value()`` is
-        asked at most every ``REMEMBER_SECONDS``, so reads on the request path stay one query."""
+        asked at most every ``REMEMBER_SECONDS`` (``now``: this time anyway), so reads on the request
+        path stay one query."""
         with self.lock:
-            if time.monotonic() < self._remembered.get(name, float("-inf")) + REMEMBER_SECONDS:
+            if not now and time.monotonic() < self._remembered.get(name, float("-inf")) + REMEMBER_SECONDS:
                 return
             self._connection().execute("INSERT INTO seen (name, payload) VALUES (?, ?) ON CONFLICT (name)"
                                        " DO UPDATE SET payload = excluded.payload", (name, json.dumps(value())))

@@ -55,12 +55,20 @@ _SCHEMA = (
         hold_id {serial}, account TEXT NOT NULL, tags TEXT NOT NULL, credits {real} NOT NULL,
         time TEXT NOT NULL, seq {int})""",
     "CREATE INDEX IF NOT EXISTS holds_seq ON holds (seq)",
+    """CREATE TABLE IF NOT EXISTS alerts (
+        tag_key TEXT NOT NULL, tag_value TEXT NOT NULL, threshold {real} NOT NULL, credit_limit {real} NOT NULL,
+        period_start TEXT NOT NULL, spent {real} NOT NULL, time TEXT NOT NULL,
+        PRIMARY KEY (tag_key, tag_value, threshold, credit_limit, period_start))""",
 )
 _ADDED_COLUMNS = (
     ("entries", "source", "TEXT"),  # ledgers from before credit sources
     ("entries", "tags", "TEXT NOT NULL DEFAULT '{}'"),  # ledgers from before tags
     ("entries", "http_status", "INTEGER"),  # ledgers from before named statuses
     ("entries", "uid", "TEXT"),  # ledgers from before the spool
+    ("budgets", "alerts", "TEXT"),  # ledgers from before alerts and periods (NULL: no alerts, all time)
+    ("budgets", "period", "TEXT"),
+    ("budgets", "tz", "TEXT"),
+    ("budgets", "webhook", "TEXT"),
 )
 """Columns later versions added: a ledger file from an earlier version gets them when opened."""
 

@@ -250,7 +250,7 @@ class Runner:
             self._failed(entry, exc)
             return
         except BudgetExceededError as exc:  # a tag's budget refused it before it was sent: nothing ran
-            self.state.stopped = str(exc)
+            self.state.stopped = self.state.stopped or f"{exc}; the rows left wait for a run after the limit is raised"
             entry.status, entry.error = "skipped", self.state.stopped
             self.journal.save(entry)
             return

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PUBLIC = [
     "APIConnectionError", "APIError", "APIKeyExpiredError", "APITimeoutError", "AdminTokenRequiredError",
-    "AsyncClient", "AsyncCreateResult", "AsyncImage", "AuthenticationError", "BadRequestError", "Batch", "Budget", "BudgetExceededError", "BudgetWarning", "Chain",
+    "Alert", "AsyncClient", "AsyncCreateResult", "AsyncImage", "AuthenticationError", "BadRequestError", "Batch", "Budget", "BudgetExceededError", "BudgetWarning", "Chain",
     "Client", "CollectionNotFoundError", "Config", "ConfigError", "ConflictError", "CreateResponse", "CreateResult",
     "DuplicateRequestIdError", "EditCancelledError", "EditFailedError", "EditLimitExceededError", "EditResult",
     "EmailTakenError", "EmptyMaskError", "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image",

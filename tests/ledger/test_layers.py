@@ -11,7 +11,8 @@ from pathlib import Path
 from tests.conftest import make_user
 
 LEDGER = Path(__file__).resolve().parents[2] / "imagekit" / "ledger"
-ORDER = ["entries", "columns", "store", "spool", "writer", "writes", "budgets", "prices", "reconcile", "forecasts", "book", "recorder"]
+ORDER = ["entries", "columns", "store", "periods", "spool", "writer", "writes", "budgets", "alerts", "prices", "reconcile",
+         "forecasts", "book", "recorder"]
 """Lowest first: a module may import those before it."""
 
 
