@@ -134,10 +134,10 @@ seconds = _typed("seconds", _seconds)
 positive = _typed("positive", _positive)
 def _zone(text: str) -> str:
     from ..errors import ConfigError
-    from ..ledger.forecasts import zone
+    from ..ledger.periods import checked_zone
 
     try:
-        zone(text)
+        checked_zone(text)
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     return text

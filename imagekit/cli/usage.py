@@ -89,7 +89,7 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
     from datetime import UTC, datetime
 
     from ..ledger import Ledger
-    from ..ledger.forecasts import period_bounds
+    from ..ledger.periods import period_bounds
     from ..ownership import owned
     from ..reports.periods import shown_period, spend_by_period
     from ..reports.report import waiting_note

@@ -20,10 +20,9 @@ import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..errors import ConfigError
 from .entries import BALANCE, Entry
+from .periods import PERIODS, checked_period, checked_zone, period_bounds
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,11 +30,8 @@ if TYPE_CHECKING:
 
     from .budgets import Budget
 
-__all__ = ["PERIODS", "MIN_HISTORY", "ACCOUNT", "UNTAGGED", "zone", "checked_period", "period_bounds", "spending",
-           "Rate", "rate", "runs_out", "balance_now", "forecast"]
+__all__ = ["MIN_HISTORY", "ACCOUNT", "UNTAGGED", "spending", "Rate", "rate", "runs_out", "balance_now", "forecast"]
 
-PERIODS = ("day", "week", "month")
-"""The periods a budget resets after (a week starts on Monday), each in a time zone."""
 MIN_HISTORY = timedelta(days=1)
 """The spending history a forecast needs: less says too little about a rate per day."""
 WEEK_HOURS = 7 * 24
@@ -51,37 +47,6 @@ period of the next year exhausts is not exhausted."""
 SMOOTH_HOURS = 3
 """A week replayed is smoothed over this many hours: last week's bursts came at chance times."""
 _HOUR = timedelta(hours=1)
-
-
-def zone(tz: str) -> ZoneInfo:
-    """The time zone named ``tz`` (an IANA name: ``Europe/Berlin``, ``UTC``), or one clear line."""
-    try:
-        return ZoneInfo(str(tz))
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"tz {tz!r} is not a time zone: give an IANA name such as 'Europe/Berlin' or 'UTC'") from None
-
-
-def checked_period(period: str | None) -> str | None:
-    """``period`` if it is one of ``PERIODS`` (or None: nothing resets), else one clear line."""
-    if period is not None and period not in PERIODS:
-        raise ConfigError(f"period {period!r} is not a period: one of {', '.join(PERIODS)} (or None: no reset)")
-    return period
-
-
-def period_bounds(at: datetime, period: str, tz: str = "UTC") -> tuple[datetime, datetime]:
-    """The start and end (UTC) of the ``period`` that holds ``at``, its days as the clock in ``tz``
-    shows them: a day may last 23 or 25 hours where the clock changes."""
-    local = at.astimezone(zone(tz))
-    start = local.replace(hour=0, minute=0, second=0, microsecond=0, fold=0)
-    if checked_period(period) == "week":
-        start = (start - timedelta(days=start.weekday())).replace(fold=0)
-    elif period == "month":
-        start = start.replace(day=1)
-    if period == "month":
-        end = start.replace(year=start.year + start.month // 12, month=start.month % 12 + 1)
-    else:  # wall-clock arithmetic: the next midnight, whatever the clock did meanwhile
-        end = start + timedelta(days=7 if period == "week" else 1)
-    return start.astimezone(UTC), end.replace(fold=0).astimezone(UTC)
 
 
 def spending(frame: pd.DataFrame) -> pd.DataFrame:
@@ -234,7 +199,7 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
     import pandas as pd
 
     checked_period(period)
-    zone(tz)
+    checked_zone(tz)
     now = now or datetime.now(UTC)
     spent = spending(frame)
     rows: list[dict[str, Any]] = []
@@ -249,7 +214,7 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
     table = pd.DataFrame(rows).set_index("name")
     table.index.name = by or "name"
     for column in ("resets", "runs_out"):
-        table[column] = pd.to_datetime(table[column], utc=True).dt.tz_convert(zone(tz))
+        table[column] = pd.to_datetime(table[column], utc=True).dt.tz_convert(checked_zone(tz))
     order = table.drop(index=ACCOUNT).sort_values("spent", ascending=False, kind="stable").index
     return table.loc[[*order, ACCOUNT]]
 

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import ConfigError
 
-__all__ = ["PERIODS", "checked_period", "checked_zone", "bounds", "stamp", "during"]
+__all__ = ["PERIODS", "checked_period", "checked_zone", "bounds", "period_bounds", "stamp", "during"]
 
 PERIODS = ("day", "week", "month")
 """The periods a budget may reset on (None: it never resets)."""
@@ -22,7 +22,7 @@ PERIODS = ("day", "week", "month")
 def checked_period(period: str | None) -> str | None:
     """``period`` if it is one of ``PERIODS`` or None; else a one-line ConfigError."""
     if period is not None and period not in PERIODS:
-        raise ConfigError(f"a budget's period is 'day', 'week', 'month' or None (all time), not {period!r}")
+        raise ConfigError(f"period {period!r} is not a period: one of day, week, month (or None: all time)")
     return period
 
 
@@ -31,7 +31,7 @@ def checked_zone(tz: str) -> ZoneInfo:
     try:
         return ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError, TypeError):
-        raise ConfigError(f"a budget's time zone is an IANA name such as 'Europe/Berlin' or 'UTC', not {tz!r}") from None
+        raise ConfigError(f"tz {tz!r} is not a time zone: give an IANA name such as 'Europe/Berlin' or 'UTC'") from None
 
 
 def bounds(period: str | None, tz: str, at: datetime) -> tuple[datetime | None, datetime | None]:
@@ -39,6 +39,12 @@ def bounds(period: str | None, tz: str, at: datetime) -> tuple[datetime | None, 
     (an aware datetime); (None, None) for all time."""
     if period is None:
         return None, None
+    return period_bounds(at, period, tz)
+
+
+def period_bounds(at: datetime, period: str, tz: str = "UTC") -> tuple[datetime, datetime]:
+    """``bounds`` of a period that is one (not all time)."""
+    checked_period(period)
     zone = checked_zone(tz)
     local = at.astimezone(zone)
     day = local.date()

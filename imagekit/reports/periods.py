@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..ledger.forecasts import ACCOUNT, UNTAGGED, forecast, period_bounds, spending, zone
+from ..ledger.forecasts import ACCOUNT, UNTAGGED, forecast, spending
+from ..ledger.periods import checked_zone, period_bounds
 
 if TYPE_CHECKING:
     from ..ledger.budgets import Budget
@@ -51,7 +52,7 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
     table = pd.concat([table, pd.DataFrame([total], index=[TOTAL])])
     table.insert(2, "change", (table["spent"] - table["before"]) / table["before"].where(table["before"] != 0))
     table.index.name = key
-    table["runs_out"] = pd.to_datetime(table["runs_out"], utc=True).dt.tz_convert(zone(tz))
+    table["runs_out"] = pd.to_datetime(table["runs_out"], utc=True).dt.tz_convert(checked_zone(tz))
     table.attrs["now"] = pd.Timestamp(now)
     return table
 

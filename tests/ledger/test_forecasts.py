@@ -13,7 +13,8 @@ import pytest
 
 from imagekit.errors import ConfigError
 from imagekit.ledger import Budget, Entry, Ledger, Status
-from imagekit.ledger.forecasts import ACCOUNT, Rate, forecast, period_bounds, rate, runs_out, spending
+from imagekit.ledger.forecasts import ACCOUNT, Rate, forecast, rate, runs_out, spending
+from imagekit.ledger.periods import period_bounds
 from tests.ledger.traces import SCENARIOS, TRACES, outcomes
 from tests.workflows.conftest import public_style
 

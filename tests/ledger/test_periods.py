@@ -50,7 +50,7 @@ def test_consecutive_days_meet_across_a_whole_year_of_clock_changes():
 
 
 @pytest.mark.parametrize(("options", "said"), [
-    ({"period": "year"}, "'day', 'week', 'month' or None"),
+    ({"period": "year"}, "one of day, week, month"),
     ({"period": "month", "tz": "Mars/Olympus"}, "IANA name"),
     ({"alerts": (0.5, 0)}, "share of the limit"),
     ({"alerts": ("80%",)}, "share of the limit"),
