@@ -12,6 +12,7 @@ workflows, which import the ledger):
 - ``budgets``: caps per tag value, held and settled in the store;
 - ``prices``: the one price model, used by the recorder and by every estimate;
 - ``reconcile``: the balances the service reported against the entries;
+- ``export``: one row per charge, as CSV, Parquet or a FinOps FOCUS file;
 - ``book``: ``Ledger``, the account's book over a store;
 - ``recorder``: the HTTP hook a client wires in to feed its ledger.
 """

@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import config as _config
 from ..errors import LedgerUnavailableError
-from . import budgets, reconcile as _reconcile
+from . import budgets, export as _export, reconcile as _reconcile
 from .budgets import Budget
 from .columns import COLUMNS, checked, entry_of, row_of, warn_unreadable
 from .entries import BALANCE, Entry, Source, Status, now
+from .export import Moment, SpendExport
 from .spool import spool_for
 from .store import checked_location, is_url, open_store, shown_location
 from .writer import writer_for, writers
@@ -210,6 +211,17 @@ class Ledger:
     def total(self, account: str | None = None) -> float:
         """Credits charged, net of refunds."""
         return sum(entry.credits or 0 for entry in self.entries(account))
+
+    def export(self, dest: str | os.PathLike[str], format: str = "csv", *, account: str | None = None,
+               overwrite: bool = False, credit_price: float | None = None, currency: str = "USD",
+               since: Moment = None, until: Moment = None) -> SpendExport:
+        """Write one row per charge, with its tags, to the file ``dest`` (a path or any fsspec URL):
+        ``format`` ``csv``, ``parquet`` or ``focus`` (FinOps FOCUS 1.0, its costs ``credit_price``
+        per credit in ``currency``); entries of ``account`` (default: this ledger's; "" for all)
+        made ``since`` and before ``until`` (dates or times, UTC unless they say). An existing
+        file is replaced only with ``overwrite`` (see ``export``)."""
+        return _export.write(self.entries(account), dest, format, overwrite=overwrite, credit_price=credit_price,
+                             currency=currency, since=_export.moment(since), until=_export.moment(until))
 
     def to_pandas(self, account: str | None = None) -> pd.DataFrame:
         """The entries as a DataFrame (default: this ledger's account; "" for all) with ``time``
