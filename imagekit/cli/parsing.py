@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "folder_option", "ledger_option", "journal_option"]
+__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "price", "folder_option", "ledger_option", "journal_option"]
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -111,6 +111,13 @@ def _location(what: str) -> Callable[[str], str]:
 
 
 port = _typed("port", _port)
+def _price(text: str) -> float:
+    value = _number(text)
+    if value < 0:
+        raise ValueError(f"{text}: give a price of 0 or more")
+    return value
+
+
 def _days(text: str) -> float:
     value = _positive(text)
     if value > 3660:
@@ -121,6 +128,7 @@ def _days(text: str) -> float:
 seconds = _typed("seconds", _seconds)
 positive = _typed("positive", _positive)
 days = _typed("days", _days)
+price = _typed("price", _price)
 folder_option = _typed("folder", _folder)
 ledger_option = _typed("ledger", _location("a ledger"))
 journal_option = _typed("journal", _location("a journal"))

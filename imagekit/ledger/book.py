@@ -35,7 +35,7 @@ from .export import Moment, SpendExport
 from .spool import spool_for
 from .store import checked_location, is_url, open_store, shown_location
 from .writer import writer_for, writers
-from .writes import WRITES, insert, set_credits, upsert_price
+from .writes import WRITES, insert, price_create, set_credits, upsert_price
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -125,6 +125,13 @@ class Ledger:
         elif entry.uid is not None and not (self._spool and self._spool.settle(entry.uid, credits, source.value)):
             self._write("settle", {"uid": entry.uid, "credits": credits, "source": source.value},
                         lambda: set_credits(self._store, "uid", entry.uid, credits, source.value))
+
+    def price_create(self, group_id: str, credits: float) -> None:
+        """Give the create that carried ``group_id`` what its images' metadata showed it cost (``priced``),
+        unless its answer reported it: a share the reconciliation gave it is corrected."""
+        payload = {"account": self.account, "group_id": group_id, "credits": float(credits),
+                   "source": Source.PRICED.value}
+        self._write("settle", payload, lambda: price_create(self._store, **payload))
 
     def reading(self, balance: float) -> None:
         """Record a balance the service showed, unless the last entry is the same reading."""
@@ -220,8 +227,9 @@ class Ledger:
         per credit in ``currency``); entries of ``account`` (default: this ledger's; "" for all)
         made ``since`` and before ``until`` (dates or times, UTC unless they say). An existing
         file is replaced only with ``overwrite`` (see ``export``)."""
+        start, end = _export.moment(since), _export.moment(until)  # a mistake is said before the ledger is read
         return _export.write(self.entries(account), dest, format, overwrite=overwrite, credit_price=credit_price,
-                             currency=currency, since=_export.moment(since), until=_export.moment(until))
+                             currency=currency, since=start, until=end)
 
     def to_pandas(self, account: str | None = None) -> pd.DataFrame:
         """The entries as a DataFrame (default: this ledger's account; "" for all) with ``time``

@@ -381,7 +381,19 @@ class Runner:
             entry.error = f"still generating after {self.options.timeout:g}s"
         else:
             await self.window.succeeded()
+            self._priced(entry)
         self.journal.save(entry)
+
+    def _priced(self, entry: RowRecord) -> None:
+        """Tell the ledger what the row's create cost, as its images' metadata showed (before the
+        refunds, which are entries of their own), where its answer did not say: a share of a
+        balance the reconciliation gave it earlier is corrected, so its entry is the row's."""
+        shown = [image["credits"] for image in entry.images if image.get("credits") is not None]
+        if self.ledger is None or not entry.group_id or not shown or entry.credits is None:
+            return
+        refunded = sum(image["credits"] for image in entry.images
+                       if image["status"] == FAILED and image.get("credits") is not None)
+        self.ledger.price_create(entry.group_id, entry.credits + refunded)
 
     def _price_seen(self, row: Row, entry: RowRecord, image: ImageRecord, unit: float) -> None:
         correction = unit - image.pop("guess")
