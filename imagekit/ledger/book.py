@@ -35,7 +35,7 @@ from .export import Moment, SpendExport
 from .spool import spool_for
 from .store import checked_location, is_url, open_store, shown_location
 from .writer import writer_for, writers
-from .writes import WRITES, insert, price_create, set_credits, upsert_price
+from .writes import WRITES, insert, set_credits, upsert_price
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -131,7 +131,7 @@ class Ledger:
         unless its answer reported it: a share the reconciliation gave it is corrected."""
         payload = {"account": self.account, "group_id": group_id, "credits": float(credits),
                    "source": Source.PRICED.value}
-        self._write("settle", payload, lambda: price_create(self._store, **payload))
+        self._write("settle", payload, lambda: WRITES["settle"](self._store, payload))
 
     def reading(self, balance: float) -> None:
         """Record a balance the service showed, unless the last entry is the same reading."""

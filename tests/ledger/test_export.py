@@ -12,8 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from imagekit.errors import ConfigError
-from imagekit.ledger import Entry, Ledger, Source, Status
-from imagekit.ledger import export as spend
+from imagekit.ledger import Entry, Ledger, Source, Status, export as spend
 from imagekit.ownership import NotOursError
 from tests.focus import FocusValidator
 from tests.helpers import control, run_console
