@@ -123,6 +123,7 @@ def test_a_folder_or_a_missing_folder_is_not_a_file_to_write(book, tmp_path):
         book.export(tmp_path / "nowhere" / "spend.csv")
 
 
+@pytest.mark.slow(25)
 def test_a_focus_file_passes_the_finops_validator_and_a_broken_one_does_not(book, tmp_path, focus_validator):
     book.export(tmp_path / "focus.csv", "focus", credit_price=0.01)
     valid, said = focus_validator.validate(tmp_path / "focus.csv")
@@ -133,12 +134,13 @@ def test_a_focus_file_passes_the_finops_validator_and_a_broken_one_does_not(book
     assert not valid and "BillingCurrency" in said  # the validator does read what it is given
 
 
+@pytest.mark.slow(40)
 def test_a_real_run_exports_exactly_and_focus_passes_the_validator(connect, box, tmp_path, focus_validator):
     """Both faces: tagged creates (some of whose images fail and are refunded) and an edit."""
     ik = connect()
-    control(box, "POST", "faults", {"fail_generation_rate": 0.5, "seed": 5})
+    control(box, "POST", "faults", {"fail_generation_rate": 0.5, "seed": 7})
     with ik.tags(experiment="grid-a"):
-        batch = ik.batch([f"prompt {i}" for i in range(6)], style=public_style(box), tags={"run": "1"})
+        batch = ik.batch([f"prompt {i}" for i in range(8)], style=public_style(box), count=2, tags={"run": "1"})
         batch.run(progress=False)
     control(box, "DELETE", "faults")
     done = batch.to_pandas().query("status == 'COMPLETED'")

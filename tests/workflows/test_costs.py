@@ -15,6 +15,12 @@ from tests.helpers import control
 from .conftest import public_style
 
 
+@pytest.fixture
+def ledger_location(either_ledger) -> str:
+    """Each test on a SQLite ledger and on PostgreSQL: what the runner tells the ledger reaches both."""
+    return either_ledger
+
+
 def ledger_by_image(ledger: imagekit.ledger.Ledger) -> dict[int, float]:
     """What the ledger says each image cost, net: its share of the entries naming it (refunds included)."""
     found: dict[int, float] = defaultdict(float)
