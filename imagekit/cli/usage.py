@@ -84,7 +84,7 @@ def add_export_command(usage: Any) -> None:
     export.add_argument("--ledger", type=ledger_option, default=argparse.SUPPRESS,
                         help="ledger: a SQLite file or a postgresql:// URL (default: $IMAGEKIT_LEDGER_URL, else "
                              "$IMAGEKIT_HOME/ledger.sqlite)")
-    export.add_argument("--account", default="", help="only this account's charges (default: every account)")
+    export.add_argument("--account", help="only this account's charges (default: every account)")
     export.add_argument("--since", help="only charges made at or after this date or time (ISO 8601, UTC)")
     export.add_argument("--until", help="only charges made before this date or time (ISO 8601, UTC)")
     export.add_argument("--credit-price", type=price, help="focus: what one credit costs, in --currency")

@@ -227,8 +227,8 @@ class Ledger:
         per credit in ``currency``); entries of ``account`` (default: this ledger's; "" for all)
         made ``since`` and before ``until`` (dates or times, UTC unless they say). An existing
         file is replaced only with ``overwrite`` (see ``export``)."""
-        start, end = _export.moment(since), _export.moment(until)  # a mistake is said before the ledger is read
-        return _export.write(self.entries(account), dest, format, overwrite=overwrite, credit_price=credit_price,
+        start, end = _export.moment(since), _export.moment(until)
+        return _export.write(lambda: self.entries(account), dest, format, overwrite=overwrite, credit_price=credit_price,
                              currency=currency, since=start, until=end)
 
     def to_pandas(self, account: str | None = None) -> pd.DataFrame:

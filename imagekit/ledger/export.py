@@ -20,7 +20,7 @@ import io
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import IO, Any
@@ -128,37 +128,39 @@ def charges(entries: Iterable[Entry], since: datetime | None = None,
     return found, left_out
 
 
-def write(entries: Iterable[Entry], dest: Location, format: str = "csv", *, overwrite: bool = False,
+def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = "csv", *, overwrite: bool = False,
           credit_price: float | None = None, currency: str = "USD", provider: str = PROVIDER,
           since: datetime | None = None, until: datetime | None = None) -> SpendExport:
-    """Write the charges among ``entries`` to the file ``dest`` (see the module)."""
+    """Write the charges among ``entries()`` to the file ``dest`` (see the module); the ledger is read
+    once the options and ``dest`` are found fit."""
     if format not in FORMATS:
         raise ConfigError(f"format={format!r}: one of {', '.join(FORMATS)}")
     if format == "focus":
-        _check_money(credit_price, currency)
+        currency = _checked_money(credit_price, currency)
     elif credit_price is not None:
         raise ConfigError(f"credit_price= is for format='focus' (a {format} export counts credits)")
+    if since and until and until <= since:
+        raise ConfigError(f"until {until.isoformat()} is not after since {since.isoformat()}: nothing could be exported")
+    if not str(dest).strip() or str(dest).endswith(("/", "\\")):
+        raise ConfigError(f"{str(dest)!r}: name a file to write (not a folder)")
     store, name = split(dest)
-    if not name:
-        raise ConfigError(f"{dest}: name a file to write")
     if not store.remote and not store.exists():
         raise ConfigError(f"no folder {store.location} to write {name} in (create it first)")
     if not store.remote and os.path.isdir(store.url(name)):
         raise ConfigError(f"{store.url(name)} is a folder: name a file to write")
     if not overwrite and store.exists(name):
         raise NotOursError(f"{store.url(name)} exists: pass overwrite=True (--overwrite) to replace it")
-    found, left_out = charges(entries, since, until)
+    parquet = name.endswith(".parquet") if format == "focus" else format == "parquet"
+    if parquet:
+        require("pyarrow", "parquet")
+    found, left_out = charges(entries(), since, until)
     if format == "focus":
         rows = [_focus_row(entry, time, float(credit_price or 0), currency, provider) for entry, time in found]
         columns = FOCUS_COLUMNS
-        parquet = name.endswith(".parquet")
     else:
         tag_names = sorted({tag for entry, _ in found for tag in entry.tags})
         rows = [_row(entry, time, tag_names) for entry, time in found]
         columns = COLUMNS | {f"tag_{tag}": "string" for tag in tag_names}
-        parquet = format == "parquet"
-    if parquet:
-        require("pyarrow", "parquet")  # before anything is opened
     store.make()  # an object store's bucket (a local folder exists already)
     with store.writer(name) as sink:
         (_write_parquet if parquet else _write_csv)(sink, rows, columns)
@@ -166,15 +168,17 @@ def write(entries: Iterable[Entry], dest: Location, format: str = "csv", *, over
     return SpendExport(store.url(name), format, len(rows), total, dict(left_out))
 
 
-def _check_money(credit_price: float | None, currency: str) -> None:
+def _checked_money(credit_price: float | None, currency: str) -> str:
+    """The currency's code, once the price and the currency are fit for a FOCUS file."""
     if credit_price is None:
         raise ConfigError("format='focus' needs credit_price= (--credit-price): what one credit costs in "
                           f"{currency} (FOCUS costs are money, not credits)")
     if isinstance(credit_price, bool) or not isinstance(credit_price, int | float) or not credit_price >= 0 \
             or credit_price == float("inf"):
         raise ConfigError(f"credit_price={credit_price!r}: give a price of 0 or more")
-    if not (isinstance(currency, str) and len(currency) == 3 and currency.isalpha() and currency.isupper()):
+    if not (isinstance(currency, str) and len(currency) == 3 and currency.isascii() and currency.isalpha()):
         raise ConfigError(f"currency={currency!r}: give an ISO 4217 code such as USD or EUR")
+    return currency.upper()
 
 
 def _row(entry: Entry, time: datetime, tag_names: list[str]) -> dict[str, Any]:

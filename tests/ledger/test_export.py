@@ -71,7 +71,7 @@ def test_a_time_range_keeps_the_charges_made_in_it(book, tmp_path):
 
 
 def test_focus_rows_are_billed_by_the_month_and_a_refund_is_a_credit(book, tmp_path):
-    book.export(tmp_path / "focus.csv", "focus", credit_price=0.01, currency="EUR")
+    book.export(tmp_path / "focus.csv", "focus", credit_price=0.01, currency="eur")
     frame = pd.read_csv(tmp_path / "focus.csv")
     assert list(frame["ChargeCategory"]) == ["Usage", "Credit", "Usage"]
     assert list(frame["BillingPeriodStart"]) == ["2026-12-01T00:00:00.000Z"] + ["2027-01-01T00:00:00.000Z"] * 2
@@ -107,8 +107,10 @@ def test_an_existing_file_is_replaced_only_when_asked_and_a_failure_leaves_the_o
     ({"format": "focus", "credit_price": -1}, "a price of 0 or more"),
     ({"format": "focus", "credit_price": True}, "a price of 0 or more"),
     ({"format": "focus", "credit_price": 0.01, "currency": "euro"}, "ISO 4217"),
+    ({"format": "focus", "credit_price": 0.01, "currency": "€"}, "ISO 4217"),
     ({"format": "csv", "credit_price": 0.01}, "is for format='focus'"),
     ({"since": "last tuesday"}, "not a date or time"),
+    ({"since": "2026-12-01", "until": "2026-11-01"}, "is not after since"),
 ])
 def test_a_mistake_is_one_line_and_nothing_is_written(book, tmp_path, options, said):
     with pytest.raises(ConfigError, match=said):
@@ -119,6 +121,10 @@ def test_a_mistake_is_one_line_and_nothing_is_written(book, tmp_path, options, s
 def test_a_folder_or_a_missing_folder_is_not_a_file_to_write(book, tmp_path):
     with pytest.raises(ConfigError, match="is a folder: name a file"):
         book.export(tmp_path)
+    for folder in (f"{tmp_path}/new/", ""):
+        with pytest.raises(ConfigError, match="name a file to write"):
+            book.export(folder)
+    assert not (tmp_path / "new").exists()
     with pytest.raises(ConfigError, match=r"no folder .* \(create it first\)"):
         book.export(tmp_path / "nowhere" / "spend.csv")
 
