@@ -32,7 +32,10 @@ def entry(operation: str, credits: float | None, time: str, status: Status = Sta
 @pytest.fixture
 def book(tmp_path) -> Ledger:
     """A ledger of one account: two charges and a refund across a year's turn, and what is no charge."""
-    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    return filled(Ledger(tmp_path / "ledger.sqlite", account="acct"))
+
+
+def filled(ledger: Ledger) -> Ledger:
     for each in (entry("create", 4.0, "2026-12-31T23:30:00.000+00:00", image_ids=[7, 8], style_id=3,
                        tags={"experiment": "grid-a"}),
                  entry("refund", -2.0, "2027-01-01T00:10:00.000+00:00", Status.REFUNDED, image_ids=[8],
@@ -62,6 +65,18 @@ def test_one_row_per_charge_with_its_tags_reads_back_to_the_ledgers_total(book, 
     assert table.column("credits").to_pylist() == [4.0, -2.0, 3.5] and table.column("image_ids").to_pylist()[0] == [7, 8]
     assert str(table.schema.field("time").type) == "timestamp[ms, tz=UTC]"
     assert pd.read_parquet(tmp_path / "spend.parquet")["credits"].sum() == book.total()
+
+
+@pytest.mark.postgres
+def test_a_shared_ledger_on_postgresql_exports_the_same_rows(book, postgres, tmp_path):
+    shared = filled(Ledger(postgres.new_database(), account="acct"))
+    for format, name in (("csv", "spend.csv"), ("focus", "focus.csv")):
+        price = {"credit_price": 0.01} if format == "focus" else {}
+        book.export(tmp_path / f"sqlite-{name}", format, **price)
+        shared.export(tmp_path / f"postgresql-{name}", format, **price)
+        here, there = (pd.read_csv(tmp_path / f"{kind}-{name}").drop(columns=["uid", "x_EntryUid"], errors="ignore")
+                       for kind in ("sqlite", "postgresql"))  # each entry was made with a uid of its own
+        pd.testing.assert_frame_equal(here, there)
 
 
 def test_a_time_range_keeps_the_charges_made_in_it(book, tmp_path):
