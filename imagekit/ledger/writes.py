@@ -1,6 +1,6 @@
 """The statements that write to a ledger: an entry (once per uid), a price (an upsert), a settlement
-(an entry's credits, by seq or uid, or a create's by its group id). Each is idempotent, so a write that waited in the spool may be
-tried again safely."""
+(an entry's credits, by seq or uid, or a create's by its group id). Each is idempotent, so a write
+that waited in the spool may be tried again safely."""
 
 from __future__ import annotations
 
