@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "folder_option", "ledger_option", "journal_option",
-           "tag_name", "time_zone"]
+__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "price", "folder_option", "ledger_option",
+           "journal_option", "tag_name", "time_zone"]
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -112,6 +112,13 @@ def _location(what: str) -> Callable[[str], str]:
 
 
 port = _typed("port", _port)
+def _price(text: str) -> float:
+    value = _number(text)
+    if value < 0:
+        raise ValueError(f"{text}: give a price of 0 or more")
+    return value
+
+
 def _days(text: str) -> float:
     value = _positive(text)
     if value > 3660:
@@ -146,6 +153,7 @@ def _zone(text: str) -> str:
 days = _typed("days", _days)
 tag_name = _typed("tag name", _tag_name)
 time_zone = _typed("time zone", _zone)
+price = _typed("price", _price)
 folder_option = _typed("folder", _folder)
 ledger_option = _typed("ledger", _location("a ledger"))
 journal_option = _typed("journal", _location("a journal"))

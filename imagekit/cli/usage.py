@@ -8,7 +8,7 @@ from typing import Any
 
 from ..config import SANDBOX_SERVICE, home_dir
 from ..errors import ConfigError
-from .parsing import command, days, folder_option, ledger_option, tag_name, time_zone
+from .parsing import command, days, folder_option, ledger_option, price, tag_name, time_zone
 
 
 def add_usage_command(commands: Any) -> None:
@@ -30,6 +30,7 @@ def add_usage_command(commands: Any) -> None:
                                                                     "e.g. Europe/Berlin)")
     usage.add_argument("--days", type=days, default=7.0, help="days of spend the forecast follows")
     usage.set_defaults(run=cmd_usage)
+    add_export_command(usage)
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
@@ -114,4 +115,34 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
         with owned(out, "imagekit usage") as folder, folder.writer(name) as sink:
             table.to_csv(sink)
         print(f"\nWrote {Path(out) / name}")
+    return 0
+
+
+def add_export_command(usage: Any) -> None:
+    """``imagekit usage export DEST``: the ledger's charges as a file (``imagekit usage`` alone stays the report)."""
+    verbs = usage.add_subparsers(dest="verb", metavar="export")
+    export = command(verbs, "export", "write one row per charge of the ledger, with its tags, to a file or any "
+                                      "fsspec URL: CSV, Parquet or a FinOps FOCUS 1.0 file (reads the ledger only)")
+    export.add_argument("dest", help="the file to write (a path or a URL such as s3://bucket/spend.csv)")
+    export.add_argument("--format", choices=("csv", "parquet", "focus"), default="csv",
+                        help="csv, parquet, or focus (FOCUS 1.0: a CSV file, Parquet if DEST ends in .parquet)")
+    export.add_argument("--ledger", type=ledger_option, default=argparse.SUPPRESS,
+                        help="ledger: a SQLite file or a postgresql:// URL (default: $IMAGEKIT_LEDGER_URL, else "
+                             "$IMAGEKIT_HOME/ledger.sqlite)")
+    export.add_argument("--account", help="only this account's charges (default: every account)")
+    export.add_argument("--since", help="only charges made at or after this date or time (ISO 8601, UTC)")
+    export.add_argument("--until", help="only charges made before this date or time (ISO 8601, UTC)")
+    export.add_argument("--credit-price", type=price, help="focus: what one credit costs, in --currency")
+    export.add_argument("--currency", default="USD", help="focus: the ISO 4217 currency of --credit-price")
+    export.add_argument("--overwrite", action="store_true", help="replace DEST if it exists")
+    export.set_defaults(run=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ..ledger import Ledger
+
+    ledger = Ledger(getattr(args, "ledger", None))
+    done = ledger.export(args.dest, args.format, account=args.account, overwrite=args.overwrite,
+                         credit_price=args.credit_price, currency=args.currency, since=args.since, until=args.until)
+    print(f"{done}, from the ledger at {ledger.location}")
     return 0

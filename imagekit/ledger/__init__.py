@@ -15,6 +15,7 @@ workflows, which import the ledger):
 - ``prices``: the one price model, used by the recorder and by every estimate;
 - ``reconcile``: the balances the service reported against the entries;
 - ``forecasts``: when budgets and credits run out at the recent rate, counting each period's reset;
+- ``export``: one row per charge, as CSV, Parquet or a FinOps FOCUS file;
 - ``book``: ``Ledger``, the account's book over a store;
 - ``recorder``: the HTTP hook a client wires in to feed its ledger.
 """

@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import config as _config
 from ..errors import BudgetExceededError, LedgerUnavailableError
-from . import alerts as _alerts, budgets, forecasts, reconcile as _reconcile
+from . import alerts as _alerts, budgets, export as _export, forecasts, reconcile as _reconcile
 from .alerts import Alert
 from .budgets import DEFAULT_ALERTS, Budget
 from .columns import COLUMNS, checked, entry_of, row_of, warn_unreadable
 from .entries import BALANCE, Entry, Source, Status, now
+from .export import Moment, SpendExport
 from .spool import spool_for
 from .store import checked_location, is_url, open_store, shown_location
 from .writer import writer_for, writers
@@ -146,6 +147,13 @@ class Ledger:
 
         return self._read(check, list)
 
+    def price_create(self, group_id: str, credits: float) -> None:
+        """Give the create that carried ``group_id`` what its images' metadata showed it cost (``priced``),
+        unless its answer reported it: a share the reconciliation gave it is corrected."""
+        payload = {"account": self.account, "group_id": group_id, "credits": float(credits),
+                   "source": Source.PRICED.value}
+        self._write("settle", payload, lambda: WRITES["settle"](self._store, payload))
+
     def reading(self, balance: float) -> None:
         """Record a balance the service showed, unless the last entry is the same reading."""
         last = self._read(lambda: self._store.fetchone("SELECT operation, balance FROM entries WHERE account = ? "
@@ -231,6 +239,18 @@ class Ledger:
     def total(self, account: str | None = None) -> float:
         """Credits charged, net of refunds."""
         return sum(entry.credits or 0 for entry in self.entries(account))
+
+    def export(self, dest: str | os.PathLike[str], format: str = "csv", *, account: str | None = None,
+               overwrite: bool = False, credit_price: float | None = None, currency: str = "USD",
+               since: Moment = None, until: Moment = None) -> SpendExport:
+        """Write one row per charge, with its tags, to the file ``dest`` (a path or any fsspec URL):
+        ``format`` ``csv``, ``parquet`` or ``focus`` (FinOps FOCUS 1.0, its costs ``credit_price``
+        per credit in ``currency``); entries of ``account`` (default: this ledger's; "" for all)
+        made ``since`` and before ``until`` (dates or times, UTC unless they say). An existing
+        file is replaced only with ``overwrite`` (see ``export``)."""
+        start, end = _export.moment(since), _export.moment(until)
+        return _export.write(lambda: self.entries(account), dest, format, overwrite=overwrite, credit_price=credit_price,
+                             currency=currency, since=start, until=end)
 
     def to_pandas(self, account: str | None = None) -> pd.DataFrame:
         """The entries as a DataFrame (default: this ledger's account; "" for all) with ``time``

@@ -268,7 +268,12 @@ class ChainResult(Generic[H]):
 
     def _stopped(self, record: StepRecord, exc: BaseException) -> ChainResult[H]:
         started = record.pop("started")
-        record.update(latency=round(time.monotonic() - started, 4), status=_status(exc), error=str(exc))
+        status = _status(exc)
+        ledger = self.image.client.ledger
+        # What the ledger holds for its request; else nothing, unless it may have run ("uncertain")
+        known = ledger.credits_of(record["request_id"]) if ledger is not None else None
+        record.update(latency=round(time.monotonic() - started, 4), status=status, error=str(exc),
+                      credits=known if known is not None or status == "uncertain" else 0.0)
         self._lineage.append(record)
         self.failed_step, self.error = record["step"], exc
         return self

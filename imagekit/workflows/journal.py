@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..models.status import FAILED
+
 if TYPE_CHECKING:
     from .feed import Feed
     from .options import RunOptions
@@ -93,10 +95,14 @@ class RowRecord:
         return cls(**values)
 
     def image_credits(self, image: ImageRecord) -> float | None:
-        """Credits of one of its images: the image's own, else an even share of the row's."""
+        """What one of its images cost, net, as the ledger has it: nothing for a failed one (refunded,
+        or never charged), else its own price, else an even share of the row's among those not failed."""
+        if image.get("status") == FAILED:
+            return 0.0
         if image.get("credits") is not None:
             return float(image["credits"])
-        return self.credits / len(self.images) if self.credits is not None and self.images else None
+        billed = [each for each in self.images if each.get("status") != FAILED]
+        return self.credits / len(billed) if self.credits is not None and billed else None
 
 
 FIELDS = ("key", "status", "attempts", "group_id", "low_id", "sent_at", "images", "credits", "error", "latency",

@@ -95,6 +95,8 @@ class Runner:
         """Image metadata shows group ids: creates go side by side, synchronously (see the module)."""
         self._charged_here: set[str] = set()
         """Rows whose create this run charged (not an earlier, interrupted one)."""
+        self._reported: set[str] = set()
+        """Rows whose create's answer said what it cost (its ledger entry has it: ``_priced`` skips them)."""
         self.pace = Pace(options.poll_interval)
         """When to poll a generation (learned from those settled)."""
         self._poll_policy = replace(client.config.retry, max_retries=0)
@@ -257,8 +259,10 @@ class Runner:
         images = [{"id": image.id, "status": image.status, "error": getattr(image.info, "generation_error", None),
                    "file": None} for image in result.images]
         charged = result.credits_charged
-        if charged is not None and images and all(image["status"] != FAILED for image in images):
-            self.prices.learn(row.price_key, charged / len(images))
+        if charged is not None:
+            self._reported.add(row.key)
+            if images and all(image["status"] != FAILED for image in images):
+                self.prices.learn(row.price_key, charged / len(images))
         self._created(row, entry, images, charged)
 
     def _failed(self, entry: RowRecord, exc: APIError) -> None:
@@ -384,7 +388,19 @@ class Runner:
             entry.error = f"still generating after {self.options.timeout:g}s"
         else:
             await self.window.succeeded()
+            self._priced(row, entry)
         self.journal.save(entry)
+
+    def _priced(self, row: Row, entry: RowRecord) -> None:
+        """Tell the ledger what the row's create cost, as its images' metadata showed (before the
+        refunds, which are entries of their own), where its answer did not say: a share of a
+        balance the reconciliation gave it earlier is corrected, so its entry is the row's."""
+        shown = [image["credits"] for image in entry.images if image.get("credits") is not None]
+        if self.ledger is None or row.key in self._reported or not entry.group_id or not shown or entry.credits is None:
+            return
+        refunded = sum(image["credits"] for image in entry.images
+                       if image["status"] == FAILED and image.get("credits") is not None)
+        self.ledger.price_create(entry.group_id, entry.credits + refunded)
 
     def _price_seen(self, row: Row, entry: RowRecord, image: ImageRecord, unit: float) -> None:
         correction = unit - image.pop("guess")

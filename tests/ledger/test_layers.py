@@ -12,7 +12,7 @@ from tests.conftest import make_user
 
 LEDGER = Path(__file__).resolve().parents[2] / "imagekit" / "ledger"
 ORDER = ["entries", "columns", "store", "periods", "spool", "writer", "writes", "budgets", "alerts", "prices", "reconcile",
-         "forecasts", "book", "recorder"]
+         "forecasts", "export", "book", "recorder"]
 """Lowest first: a module may import those before it."""
 
 
