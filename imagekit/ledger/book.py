@@ -463,7 +463,7 @@ class Ledger:
                      if kind == "entry" and payload.get("credits")}  # their alerts waited with them
             for kind, payload in waiting:  # and those of the entries settled meanwhile
                 if kind == "settle" and payload["credits"]:
-                    by = "uid" if "uid" in payload else "seq"
+                    by = next(key for key in ("uid", "seq", "group_id") if key in payload)  # see WRITES["settle"]
                     if row := self._store.fetchone(f"SELECT tags, account, time FROM entries WHERE {by} = ?",
                                                    (payload[by],)):
                         spent.add((row[0], row[1], row[2]))

@@ -37,7 +37,10 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
     spent = spending(ledger)
     values = spent["tags"].map(lambda tags: (tags or {}).get(key, UNTAGGED))
     earlier = (spent["time"] >= pd.Timestamp(previous)) & (spent["time"] < pd.Timestamp(previous + (now - start)))
-    table = outlook.drop(index=ACCOUNT)[["spent", "per_day", "runs_out"]].copy()
+    this = (spent["time"] >= pd.Timestamp(start)) & (spent["time"] <= pd.Timestamp(now))
+    table = outlook.drop(index=ACCOUNT)[["per_day", "runs_out"]].copy()
+    # This period's spending, whatever period a tag's budget counts over (an all-time one, a month).
+    table.insert(0, "spent", spent[this].groupby(values[this])["credits"].sum().reindex(table.index).fillna(0.0))
     table.insert(1, "before", spent[earlier].groupby(values[earlier])["credits"].sum().reindex(table.index).fillna(0.0))
     table = table.sort_values(["spent", "before"], ascending=False, kind="stable")
     table = table[(table["spent"] != 0) | (table["before"] != 0) | table["runs_out"].notna()]
@@ -47,7 +50,7 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
                   "runs_out": rest["runs_out"].min()}
         table = pd.concat([table.iloc[:top], pd.DataFrame([folded], index=[f"other ({len(rest)} values)"])])
     whole = outlook.loc[ACCOUNT]
-    total = {"spent": whole["spent"], "before": float(spent.loc[earlier, "credits"].sum()), "per_day": whole["per_day"],
+    total = {"spent": float(spent.loc[this, "credits"].sum()), "before": float(spent.loc[earlier, "credits"].sum()), "per_day": whole["per_day"],
              "runs_out": pd.NaT}
     table = pd.concat([table, pd.DataFrame([total], index=[TOTAL])])
     table.insert(2, "change", (table["spent"] - table["before"]) / table["before"].where(table["before"] != 0))

@@ -342,10 +342,9 @@ class Runner:
         charged = sum(float(meta.credit_cost or 0) for meta in found.values())
         self._created(row, entry, [_image(image_id) for image_id in found], charged, earlier)
         if self.ledger is not None:
-            self.ledger.record(Entry(operation="create", status=Status.RECOVERED, image_ids=entry.image_ids,
-                                           group_id=entry.group_id, credits=charged, source=Source.PRICED,
-                                           style_id=row.style,
-                                           error="answer lost; images found by probing"))
+            self._book(Entry(operation="create", status=Status.RECOVERED, image_ids=entry.image_ids,
+                             group_id=entry.group_id, credits=charged, source=Source.PRICED, style_id=row.style,
+                             error="answer lost; images found by probing"))
 
     async def _settle(self, row: Row, entry: RowRecord) -> None:
         """Wait until no image of the row is PENDING (holding the row's place in the window)."""
@@ -400,7 +399,8 @@ class Runner:
             return
         refunded = sum(image["credits"] for image in entry.images
                        if image["status"] == FAILED and image.get("credits") is not None)
-        self.ledger.price_create(entry.group_id, entry.credits + refunded)
+        ledger, group_id, credits = self.ledger, entry.group_id, entry.credits + refunded
+        ledger.later(lambda: ledger.price_create(group_id, credits))  # off the loop: the database may not answer
 
     def _price_seen(self, row: Row, entry: RowRecord, image: ImageRecord, unit: float) -> None:
         correction = unit - image.pop("guess")
@@ -414,9 +414,16 @@ class Runner:
         self.state.spent -= image["credits"]
         entry.credits = (entry.credits or 0) - image["credits"]
         if self.ledger is not None:
-            self.ledger.record(Entry(operation="refund", status=Status.REFUNDED, image_ids=[image["id"]],
-                                           group_id=entry.group_id, credits=-image["credits"], source=Source.PRICED,
-                                           error=image["error"]))
+            self._book(Entry(operation="refund", status=Status.REFUNDED, image_ids=[image["id"]],
+                             group_id=entry.group_id, credits=-image["credits"], source=Source.PRICED,
+                             error=image["error"]))
+
+    def _book(self, entry: Entry) -> None:
+        """Record ``entry`` in the ledger on its writer's thread: a shared ledger's database that stops
+        answering never holds up the loop that sends the requests."""
+        ledger = self.ledger
+        assert ledger is not None
+        ledger.later(lambda: ledger.record(entry))
 
     async def _download(self, row: Row, entry: RowRecord) -> None:
         """Save finished images into the output store with their provenance, then close the row."""

@@ -25,6 +25,7 @@ journal (and pays for nothing twice).
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -171,7 +172,7 @@ def load_sweep(path: str | Path) -> SweepFile:
     for key in ("out_dir", "journal"):  # the file's own folder, wherever it is run from: a rerun finds its journal
         value = settings.get(key)
         if isinstance(value, str) and value and not is_url(value) and not Path(value).is_absolute():
-            settings[key] = str(path.absolute().parent / value)
+            settings[key] = os.path.relpath(path.absolute().parent / value)  # as short as the working folder allows
     sweep = SweepFile(path, axes, defaults, settings)
     try:  # every row's mistakes at once, with the settings' ones
         if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):

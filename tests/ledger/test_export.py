@@ -4,6 +4,7 @@ accepts, at a path or on S3, and never over a file unless asked."""
 
 from __future__ import annotations
 
+import errno
 import json
 from datetime import UTC, datetime
 
@@ -11,7 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from imagekit.errors import ConfigError
+from imagekit.errors import ConfigError, StorageUnavailableError
 from imagekit.ledger import Entry, Ledger, Source, Status, export as spend
 from imagekit.ownership import NotOursError
 from tests.focus import FocusValidator
@@ -106,10 +107,10 @@ def test_an_existing_file_is_replaced_only_when_asked_and_a_failure_leaves_the_o
 
     def cut_short(sink, rows, columns):
         sink.write(b"time,account\n")
-        raise OSError("disk full")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(spend, "_write_csv", cut_short)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(StorageUnavailableError, match="could not write spend.csv: the disk is full"):
         book.export(mine, overwrite=True)
     assert mine.read_text() == "my own numbers\n" and [p.name for p in mine.parent.iterdir()] == ["spend.csv"]
     monkeypatch.undo()

@@ -119,7 +119,7 @@ def test_a_budget_s_own_period_wins_over_the_forecast_s():
     plain = forecast(frame, [Budget("experiment", "a", 20.0)], by="experiment", now=NOW)
     assert own.loc["a", "period"] == "day" and own.loc["a", "spent"] == 12  # since midnight in Berlin
     assert own.loc["a", "runs_out"] == pd.Timestamp(NOW + timedelta(hours=8))
-    assert plain.loc["a", "period"] == "month" and plain.loc["a", "left"] == 20 - 47
+    assert plain.loc["a", "period"] == "" and plain.loc["a", "left"] == 20 - 47  # a budget of all time
     assert plain.loc["a", "runs_out"] == pd.Timestamp(NOW)  # spent already
 
 
@@ -143,7 +143,7 @@ def test_ledger_forecast_gives_each_tag_and_the_account(ledger_location):
             record(ledger, when, 2.5, experiment="grid-a")
             record(ledger, when, 0.5, experiment="grid-b")
     ledger.record(Entry(operation="balance", status=Status.ANSWERED, balance=240.0, tags={}))
-    ledger.set_budget(experiment="grid-a", limit=1000)
+    ledger.set_budget(experiment="grid-a", limit=1000, period="week", tz=BERLIN)
     table = ledger.forecast(by="experiment", period="week", tz=BERLIN)
     assert list(table.index) == ["grid-a", "grid-b", ACCOUNT] and table.index.name == "experiment"
     assert {"spent", "per_day", "limit", "left", "resets", "runs_out"} <= set(table.columns)
@@ -155,9 +155,12 @@ def test_ledger_forecast_gives_each_tag_and_the_account(ledger_location):
     account = table.loc[ACCOUNT]
     assert account["left"] == 240 and account["per_day"] == pytest.approx(12, rel=0.05)
     assert abs(account["runs_out"] - pd.Timestamp(now + timedelta(days=20))) < pd.Timedelta(days=1)
-    ledger.set_budget(experiment="grid-a", limit=float(table.loc["grid-a", "spent"]) + 5)
+    ledger.set_budget(experiment="grid-a", limit=float(table.loc["grid-a", "spent"]) + 5, period="week", tz=BERLIN)
     soon = ledger.forecast(by="experiment", period="week", tz=BERLIN).loc["grid-a", "runs_out"]
     assert pd.Timestamp(now + timedelta(hours=6)) < soon < pd.Timestamp(now + timedelta(hours=20))  # 2 of its 6-hourly 2.5
+    ledger.set_budget(experiment="grid-a", limit=1000)  # all time: it never resets, so 900 left at 10 a day last
+    lasting = ledger.forecast(by="experiment", period="week", tz=BERLIN).loc["grid-a", "runs_out"]
+    assert abs(lasting - pd.Timestamp(now + timedelta(days=90))) < pd.Timedelta(days=2)
 
 
 def test_an_empty_ledger_forecasts_nothing(ledger_location):

@@ -80,7 +80,7 @@ def test_a_weekly_report_names_the_top_ten_folds_the_rest_and_reads_as_a_person_
                                 image_ids=[1], tags={"experiment": f"exp-{number}"}))
     ledger.set_budget(experiment="exp-12", limit=1)  # spent already
     spent = ledger.forecast(by="experiment", period="week").loc["exp-11", "spent"]
-    ledger.set_budget(experiment="exp-11", limit=float(spent) + 40)  # 40 left at 48 a day
+    ledger.set_budget(experiment="exp-11", limit=float(spent) + 40, period="week")  # 40 left this week at 48 a day
     env = {"IMAGEKIT_HOME": str(tmp_path / "home")}
     done = run_console("usage", "--by", "experiment", "--period", "week", "--ledger", location, cwd=tmp_path, env=env)
     assert done.returncode == 0 and not done.stderr, done.stderr
