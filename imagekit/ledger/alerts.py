@@ -163,9 +163,9 @@ def _offer(store: Store, budget: Budget, share: float, at: datetime) -> list[Ale
 
 
 def _deliver(location: str, budget: Budget, alert: Alert) -> None:
-    """The alert as a log line, a notebook banner, the callback and the webhook."""
-    log.warning("imagekit: %s", alert)
-    _banner(alert)
+    """The alert as a notebook banner (in a kernel) or a warning in the log (INFO under a banner: one
+    notice on the page, not two), the callback and the webhook."""
+    log.log(logging.INFO if _banner(alert) else logging.WARNING, "imagekit: %s", alert)
     with _callbacks_lock:
         callback = _callbacks.get((location, budget.key, budget.value))
     if callback is not None:
@@ -177,17 +177,18 @@ def _deliver(location: str, budget: Budget, alert: Alert) -> None:
         webhooks().send(budget.webhook, alert.to_json())
 
 
-def _banner(alert: Alert) -> None:
-    """A one-line banner in a notebook (when this process is a notebook's kernel)."""
+def _banner(alert: Alert) -> bool:
+    """A one-line banner in a notebook (when this process is a notebook's kernel); whether it showed."""
     if "IPython" not in sys.modules or "ipykernel" not in sys.modules:
-        return
+        return False
     from IPython import get_ipython
     from IPython.display import HTML, display
 
     if get_ipython() is None:
-        return
+        return False
     display(HTML(f'<div style="padding:6px 10px;border-left:4px solid #d97706;background:#fef3c7;color:#78350f">'
                  f"&#9888; {html.escape(str(alert))}</div>"))  # type: ignore[no-untyped-call]
+    return True
 
 
 class Webhooks:

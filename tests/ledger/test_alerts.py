@@ -323,6 +323,8 @@ def test_in_a_notebook_an_alert_shows_as_a_banner(tmp_path):
                if message["msg_type"] == "display_data" and "text/html" in message["content"]["data"]]
     [banner] = banners
     assert "budget experiment=nb reached 100% of its limit: 2 of 2 credits spent" in banner
+    streamed = "".join(message["content"].get("text", "") for message in shown if message["msg_type"] == "stream")
+    assert "reached 100%" not in streamed  # one notice on the page: no warning line under the banner
 
 
 def test_new_shares_of_a_budget_set_again_alert_though_others_were_sent(tmp_path, clock):
