@@ -165,9 +165,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..sandbox.api.app import create_app
-    from ..sandbox.domain.faults import quiet_dropped_connections
-    from ..sandbox.domain.seed import initialize, is_initialized
-    from ..sandbox.serving.sockets import is_loopback, listening_sockets
+    from ..sandbox.serving.sockets import is_loopback
+    from ..sandbox.serving.start import start
     from ..sandbox.serving.workers import serve_workers
     from ..sandbox.store.datadir import DataDirError
     from ..sandbox.store.disk import LOW_SPACE
@@ -181,21 +180,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            spec_exact=args.spec_exact, controls=not args.no_controls,
                            controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host),
                            worker_header=args.worker_header, render_cache_mb=args.render_cache_mb)
-        try:
-            sandbox.claim()
-            try:
-                sockets = listening_sockets(args.host, args.port, args.workers)
-            except OSError as exc:
-                raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-            if not is_initialized(sandbox):
-                print(f"Initialised {args.data}; demo API key: {initialize(sandbox)}", flush=True)
-        except BaseException:
-            sandbox.close()
-            raise
+        started = start(sandbox, args.host, args.port, args.workers)
+    sockets = started.sockets
+    if started.seeded:
+        print(f"Initialised {args.data}; demo API key: {started.demo_key}", flush=True)
     shortage = sandbox.disk.shortage(sandbox.renderer.cache.limit + LOW_SPACE)
     if shortage:
         print(f"warning: {shortage}", file=sys.stderr, flush=True)
-    quiet_dropped_connections()
     port = sockets[0].getsockname()[1]
     mode = ", spec-exact" if args.spec_exact else ""
     workers = f", {args.workers} workers" if args.workers > 1 else ""

@@ -60,33 +60,26 @@ class EmbeddedSandbox:
 
         from .api.app import create_app
         from .domain.accounts import sandbox_identity
-        from .domain.faults import quiet_dropped_connections
-        from .domain.seed import initialize
         from .service import Sandbox
-        from .serving.sockets import is_loopback, listening_socket
+        from .serving.sockets import is_loopback
+        from .serving.start import start
         from .settings import SandboxSettings
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
         settings = SandboxSettings(data_dir=self.data_dir, latency=self._latency,
                                    **{"controls_need_token": not is_loopback(self._host), **self._extra})
-        self.sandbox = Sandbox(settings, upgrade=True)
+        started = start(Sandbox(settings, upgrade=True), self._host, self._port, demo_key=True)
+        self.sandbox, [sock], self.api_key = started.sandbox, started.sockets, started.demo_key or ""
         try:
-            self.sandbox.claim()  # before anything is written: a folder another process serves stays theirs
-        except BaseException:
-            self.sandbox.close()
-            raise
-        try:
-            self.api_key = initialize(self.sandbox)
             with self.sandbox.db.write() as session:
                 self.identity = sandbox_identity(session)
-            sock = listening_socket(self._host, self._port)
         except BaseException:
+            sock.close()
             self.sandbox.close()
             raise
         config = uvicorn.Config(create_app(settings, self.sandbox), log_level="warning", access_log=False,
                                 timeout_keep_alive=30, limit_concurrency=512)
         self._server = uvicorn.Server(config)
-        quiet_dropped_connections()
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
                                         name="imagekit-sandbox", daemon=True)
         self._thread.start()
