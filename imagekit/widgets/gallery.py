@@ -11,7 +11,7 @@ from ipywidgets import CallbackDispatcher
 from traitlets import Bool, Int, List, Unicode, observe
 
 from ..media import thumbnail_png, to_png
-from ._assets import asset_text
+from ._assets import asset_module, asset_text
 
 __all__ = ["Gallery"]
 
@@ -31,7 +31,7 @@ def caption(item: Any) -> str:
 class Gallery(anywidget.AnyWidget):
     """Thumbnails of Image handles (or PIL images); click one to select or unselect it."""
 
-    _esm = asset_text("gallery.js")
+    _esm = asset_module("gallery.js")
     _css = asset_text("gallery.css")
 
     thumbnails = List(Unicode(), help="data: URLs of the thumbnails, in order").tag(sync=True)
