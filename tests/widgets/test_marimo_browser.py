@@ -63,6 +63,13 @@ SHOWN = """async (el) => {
 }"""
 
 
+def shoot(tab, shots: Path, name: str) -> None:
+    """A screenshot of the page, kept with the test's and in /tmp/widgets-shots/ for people to look at."""
+    tab.screenshot(path=shots / f"{name}.png")
+    SHOTS.mkdir(exist_ok=True)
+    shutil.copy(shots / f"{name}.png", SHOTS / f"marimo-{name}.png")
+
+
 class MarimoPainter(Painter):
     """The painter's view in a marimo page; the kernel's mask and state from the files the app writes."""
 
@@ -105,9 +112,7 @@ class MarimoPainter(Painter):
         return kernel
 
     def shot(self, name: str) -> None:
-        super().shot(name)
-        SHOTS.mkdir(exist_ok=True)
-        shutil.copy(self.folder / f"{name}.png", SHOTS / f"marimo-{name}.png")
+        shoot(self.page, self.folder, name)
 
 
 @pytest.fixture
@@ -170,3 +175,60 @@ def test_strokes_eraser_box_grow_and_clean_up_reach_the_kernel(painter, lab_sand
     assert painter.root.locator("figcaption").inner_text() == "result 1024×576"
     painter.shot("cleaned-up")
     keep_figures(shots, {"one stroke at 1024x576 in marimo": one_stroke})
+
+
+def test_the_studio_in_marimo_says_what_to_use(chromium, lab_sandbox, tmp_path, shots):
+    _, key = make_user(lab_sandbox, "pro")
+    app = tmp_path / "studio_app.py"
+    app.write_text(app_source("import imagekit\nfrom imagekit.widgets import PromptStudio\n"
+                              "studio = PromptStudio(imagekit.connect())\nstudio"))
+    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
+                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
+    server.start()
+    tab = new_tab(chromium)
+    try:
+        tab.goto(server.url)
+        line = tab.locator(".ik-studio-elsewhere")
+        line.wait_for()
+        assert "open this notebook in JupyterLab or Notebook 7" in line.inner_text()
+        assert tab.get_by_text("not supported").count() == 0  # marimo's banner for Jupyter widgets
+        shoot(tab, shots, "studio")
+    finally:
+        tab.close()
+        server.stop()
+
+
+def test_a_gallery_in_marimo_selects(chromium, lab_sandbox, tmp_path, shots):
+    """The studio's marimo line sends people to the Gallery: its selection reaches the kernel there."""
+    _, key = make_user(lab_sandbox, "pro")
+    chosen = tmp_path / "selected.json"
+    app = tmp_path / "gallery_app.py"
+    app.write_text(app_source(f"""
+import json, os, imagekit
+from imagekit.widgets import Gallery
+ik = imagekit.connect()
+result = ik.create("a paper boat", style=ik.styles()[0].style_id, count=2)
+gallery = Gallery(result.images)
+def keep(images):
+    with open({str(chosen)!r} + ".part", "w") as out:
+        json.dump([image.id for image in images], out)
+    os.replace({str(chosen)!r} + ".part", {str(chosen)!r})
+gallery.on_select(keep)
+gallery
+"""))
+    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
+                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
+    server.start()
+    tab = new_tab(chromium)
+    try:
+        tab.goto(server.url)
+        tiles = tab.locator('.ik-gallery[data-count="2"] figure.ik-tile')
+        tiles.nth(1).click()
+        tab.locator("figure.ik-tile.ik-selected").wait_for()
+        wait_until(chosen.is_file, timeout=60, what="the selection reaching the kernel")
+        (picked,) = json.loads(chosen.read_text())
+        assert tiles.nth(1).locator("figcaption").inner_text() == f"#{picked}"
+        shoot(tab, shots, "gallery")
+    finally:
+        tab.close()
+        server.stop()
