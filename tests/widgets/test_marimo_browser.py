@@ -232,3 +232,57 @@ gallery
     finally:
         tab.close()
         server.stop()
+
+
+def test_an_outpaint_frame_dragged_in_marimo_is_the_one_sent(chromium, lab_sandbox, tmp_path, shots):
+    """A drag sets canvas, location and size together (three keys, one by one): all reach the kernel."""
+    _, key = make_user(lab_sandbox, "pro")
+    state = tmp_path / "frame.json"
+    app = tmp_path / "framer_app.py"
+    app.write_text(app_source(f"""
+import json, os, imagekit
+from imagekit.widgets import OutpaintFramer
+ik = imagekit.connect()
+framer = OutpaintFramer(ik.create("a red fox", style=ik.styles()[0].style_id, count=1, ratio="16:9").images[0])
+def keep(change=None):
+    with open({str(state)!r} + ".part", "w") as out:
+        json.dump({{"canvas": framer.canvas, "location": framer.location, "size": framer.size,
+                   "result": framer.result.id if framer.result is not None else None}}, out)
+    os.replace({str(state)!r} + ".part", {str(state)!r})
+framer.observe(keep, names=["canvas", "location", "size", "status"])
+keep()
+framer
+"""))
+    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
+                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
+    server.start()
+    tab = new_tab(chromium)
+    try:
+        tab.goto(server.url)
+        root = tab.locator('.ik-framer[data-ready="1"]')
+        board = root.locator(".ik-board")
+        board.wait_for(state="visible")
+        scale = float(board.get_attribute("data-scale"))
+        handle = root.locator('[data-handle="w"]').bounding_box()
+        x, y = handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2
+        tab.mouse.move(x, y)
+        tab.mouse.down()
+        tab.mouse.move(x - 200 * scale, y, steps=8)  # the left edge 200 px out: the original moves right
+        tab.mouse.up()
+
+        def framed() -> bool:
+            frame = json.loads(state.read_text())
+            return abs(frame["canvas"][0] - 1224) <= 2 and abs(frame["location"][0] - 200) <= 2
+        wait_until(framed, timeout=60, what="the dragged frame reaching the kernel")
+        frame = json.loads(state.read_text())
+        assert frame["canvas"][1] == 576 and frame["size"] == [1024, 576], frame
+        root.locator('button[data-action="outpaint"]').click()
+        tab.wait_for_function("el => Number(el.dataset.results || 0) >= 1", arg=root.element_handle())
+        wait_until(lambda: json.loads(state.read_text())["result"] is not None, timeout=60, what="the result")
+        served = served_edit(lab_sandbox, json.loads(state.read_text())["result"])
+        assert served["params"]["canvasSize"] == frame["canvas"]
+        assert served["params"]["originalImageLocation"] == frame["location"]
+        shoot(tab, shots, "outpainted")
+    finally:
+        tab.close()
+        server.stop()
