@@ -15,8 +15,7 @@ import imagekit
 from imagekit.widgets import MaskPainter
 ik = imagekit.connect()
 image = ik.create({prompt!r}, style=ik.styles()[0].style_id, count=1, ratio={ratio!r}).images[0]{then}
-painter = MaskPainter(image, brush_size={brush})
-{before_shown}
+painter = MaskPainter(image, brush_size={brush}){before_shown and chr(10) + before_shown.strip()}
 painter
 """
 
