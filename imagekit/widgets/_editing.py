@@ -15,7 +15,7 @@ from PIL import Image as PILImage
 from traitlets import Bool, Int, Unicode
 
 from ._common import binary_trait, load_picture, plain_error
-from .snapshot import side_by_side, with_picture
+from .snapshot import opaque, side_by_side, with_picture
 
 log = logging.getLogger("imagekit.widgets")
 
@@ -60,7 +60,7 @@ class EditingWidget(anywidget.AnyWidget):
         Its mime bundle carries it as JPEG for views without widgets; a cell can show it to keep it."""
         picture = PILImage.open(io.BytesIO(self.image_data))
         scale = min(1.0, self.max_view / picture.width)
-        shown = self._drawn(picture.convert("RGB").resize(
+        shown = self._drawn(opaque(picture).resize(
             (max(1, round(picture.width * scale)), max(1, round(picture.height * scale))), PILImage.Resampling.LANCZOS))
         if not self.result_data:
             return shown

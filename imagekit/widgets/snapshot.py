@@ -22,9 +22,19 @@ GAP = 8
 """Pixels of white between the pictures laid side by side."""
 
 
+def opaque(picture: PILImage.Image) -> PILImage.Image:
+    """The picture in RGB, anything transparent (a cut-out's background) on white, as the widgets show it."""
+    if picture.mode in ("RGBA", "LA", "PA") or (picture.mode == "P" and "transparency" in picture.info):
+        rgba = picture.convert("RGBA")
+        sheet = PILImage.new("RGB", rgba.size, "white")
+        sheet.paste(rgba, mask=rgba.getchannel("A"))
+        return sheet
+    return picture.convert("RGB")
+
+
 def side_by_side(pictures: Sequence[PILImage.Image], height: int) -> PILImage.Image:
     """``pictures`` scaled to ``height`` and laid left to right on white."""
-    scaled = [picture.convert("RGB").resize((max(1, round(picture.width * height / picture.height)), height),
+    scaled = [opaque(picture).resize((max(1, round(picture.width * height / picture.height)), height),
                                             PILImage.Resampling.LANCZOS) for picture in pictures]
     sheet = PILImage.new("RGB", (sum(p.width for p in scaled) + GAP * (len(scaled) - 1), height), "white")
     left = 0
