@@ -24,6 +24,7 @@ from ._assets import asset_module, asset_text
 from ._common import binary_trait, plain_error
 from ._editing import credits_text
 from .outpaint import Outpainting
+from .snapshot import scaled
 
 __all__ = ["MaskPainter"]
 
@@ -177,7 +178,7 @@ class MaskPainter(Outpainting):
         """The mask over the picture, in its colour and opacity, as the painter shows it."""
         if not self.mask_png:
             return picture
-        alpha = self.mask.resize(picture.size, PILImage.Resampling.BILINEAR).point(lambda v: round(v * self.opacity))
+        alpha = scaled(self.mask, picture.size).point(lambda v: round(v * self.opacity))
         return PILImage.composite(PILImage.new("RGB", picture.size, self.mask_color), picture, alpha)
 
     def _mask_arrived(self, change: dict) -> None:

@@ -99,3 +99,12 @@ def test_a_cut_out_shows_on_white():
     assert picture.getpixel((5, 5)) == (255, 255, 255) and picture.getpixel((50, 50)) == (200, 30, 30)
     sheet = Gallery([cutout]).snapshot()
     assert sheet.getpixel((5, 5)) == (255, 255, 255)
+
+
+def test_the_picture_follows_a_new_image():
+    painter = MaskPainter(Image.new("RGB", (64, 48), "red"))
+    assert painter.snapshot().getpixel((10, 10)) == (255, 0, 0)
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), "blue").save(out, format="PNG")
+    painter.image_data = out.getvalue()  # as continue_on_result shows the result
+    assert painter.snapshot().getpixel((10, 10)) == (0, 0, 255)
