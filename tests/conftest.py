@@ -25,7 +25,7 @@ from tests.postgres import PostgresServer
 
 _emails = itertools.count()
 
-NEEDS = {"postgres": "postgres", "lab": "browser"}
+NEEDS = {"postgres": "postgres", "lab": "browser", "chromium": "browser"}
 """Fixtures that need more than Python, and the marker of every test that uses one (directly or
 through another fixture). Parameters that put a test on PostgreSQL carry ``postgres`` themselves
 (``tests.helpers.on_both_databases``, ``either_ledger``): a fixture asked for by name at run time

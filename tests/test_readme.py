@@ -78,3 +78,18 @@ def test_the_sweep_files_numbers_are_the_programs(tmp_path, monkeypatch, capsys)
         assert len(printed) == len(shown), (argv, printed)
         for said, expected in zip(printed, shown):
             assert said.startswith(expected[:-3]) if expected.endswith("...") else said == expected, (said, expected)
+
+
+def test_the_front_end_table_names_tests_that_exist():
+    """Each front end the README calls tested names the tests (or notebook) that test it, and they exist;
+    the others say they are known by reasoning only."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Where the widgets run", 1)[1].split("\n#", 1)[0]
+    rows = [line.split("|")[1:-1] for line in section.splitlines() if line.startswith("| ") and "---" not in line]
+    known = {row[0].strip(): row[-1].strip() for row in rows[1:]}
+    assert {"JupyterLab 4", "Notebook 7", "marimo 0.25", "VS Code", "Google Colab"} <= set(known)
+    for front_end, how in known.items():
+        assert how.startswith(("tested:", "by reasoning only")), (front_end, how)
+        for name in re.findall(r"`([\w/*.]+\.py)`", how) if how.startswith("tested:") else ():
+            found = list(ROOT.glob(name)) or list((ROOT / "tests" / "widgets").glob(name))
+            assert found, (front_end, name)

@@ -1,6 +1,8 @@
 // Choice, browser side: a labelled group of buttons, one of them chosen (a radio group).
 // The group is named by its visible label; arrow keys move the choice, as in any radio group.
 
+import { listen, save } from "./model.js";
+
 function render({ model, el }) {
   el.classList.add("ik-choice");
   const label = Object.assign(document.createElement("span"), { className: "ik-choice-label" });
@@ -12,8 +14,7 @@ function render({ model, el }) {
 
   const choose = (index) => {
     if (model.get("disabled")) return;
-    model.set("index", index);
-    model.save_changes();
+    save(model, { index });
   };
   const draw = () => {
     const chosen = model.get("index");
@@ -38,10 +39,9 @@ function render({ model, el }) {
     group.querySelector('[aria-checked="true"]')?.focus();
   });
 
-  const events = "change:labels change:index change:description change:disabled";
-  model.on(events, draw);
+  const stop = listen(model, { "labels index description disabled": draw });
   draw();
-  return () => model.off(events, draw);
+  return stop;
 }
 
 export default { render };

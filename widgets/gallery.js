@@ -1,5 +1,7 @@
 // Gallery, browser side: a grid of thumbnails; a click selects or unselects one.
 
+import { listen, save } from "./model.js";
+
 function render({ model, el }) {
   el.classList.add("ik-gallery");
   const grid = document.createElement("div");
@@ -11,8 +13,7 @@ function render({ model, el }) {
     const next = chosen.includes(index)
       ? chosen.filter((i) => i !== index)
       : model.get("multiple") ? [...chosen, index] : [index];
-    model.set("selected", next);
-    model.save_changes();
+    save(model, { selected: next });
   };
 
   const draw = () => {
@@ -33,10 +34,9 @@ function render({ model, el }) {
     el.dataset.count = String(model.get("thumbnails").length);
   };
 
-  const events = "change:thumbnails change:captions change:selected";
-  model.on(events, draw);
+  const stop = listen(model, { "thumbnails captions selected": draw });
   draw();
-  return () => model.off(events, draw);
+  return stop;
 }
 
 export default { render };

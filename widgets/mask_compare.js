@@ -1,6 +1,8 @@
 // Before and after: the result laid over the original inside the zoomed stage (so zoom and pan apply
 // to both), shown right of a divider that is dragged, or moved with the arrow keys when focused.
 
+import { save } from "./model.js";
+
 export function comparer(model, stage) {
   const after = Object.assign(document.createElement("img"), {
     className: "ik-after", alt: "the edit's result, right of the divider", draggable: false, hidden: true,
@@ -13,7 +15,7 @@ export function comparer(model, stage) {
   handle.title = "drag, or use the arrow keys (Shift: by tens), to move between the original and the result";
   stage.append(after, handle);
 
-  const set = (value) => { model.set("divider", Math.min(1, Math.max(0, value))); model.save_changes(); };
+  const set = (value) => save(model, { divider: Math.min(1, Math.max(0, value)) });
   let dragging = false;
   const follow = (event) => {
     const rect = stage.getBoundingClientRect(); // zoom and pan included

@@ -2,6 +2,8 @@
 // (fill prompt, negative prompt, Fill, Clean up, progress, Continue on result). Every control has an
 // accessible name; sliders say their value; tool buttons say whether they are pressed.
 
+import { save } from "./model.js";
+
 export function make(tag, className, props = {}) {
   const node = Object.assign(document.createElement(tag), props);
   if (className) node.className = className;
@@ -23,13 +25,6 @@ export function show(img, data) {
 export function ownKeys(el) {
   el.setAttribute("data-lm-suppress-shortcuts", "true");
   el.addEventListener("focusin", (event) => event.target.setAttribute("data-lm-suppress-shortcuts", "true"));
-}
-
-// Listen to model changes; returns a function that stops listening.
-export function listen(model, handlers) {
-  const pairs = Object.entries(handlers);
-  pairs.forEach(([event, handler]) => model.on(event, handler));
-  return () => pairs.forEach(([event, handler]) => model.off(event, handler));
 }
 
 // The result beside the original: its image, a caption with its size, `more` buttons, and "Continue on
@@ -109,10 +104,9 @@ function field(parent, label, placeholder) {
 }
 
 export function controls(model, actions) {
-  const save = (name, value) => { model.set(name, value); model.save_changes(); };
   const tools = make("div", "ik-toolbar", { role: "toolbar" });
   tools.setAttribute("aria-label", "mask tools");
-  const pick = (tool, shape) => { model.set({ tool, ...(shape ? { shape } : {}), mode: "mask" }); model.save_changes(); };
+  const pick = (tool, shape) => save(model, { tool, ...(shape ? { shape } : {}), mode: "mask" });
   const brush = button(tools, "brush", "Brush", "paint the mask (B)", () => pick("brush", "stroke"));
   const eraser = button(tools, "eraser", "Eraser", "unpaint; with Box or Lasso, take the shape away (E)", () => pick("eraser"));
   const box = button(tools, "box", "Box", "drag a rectangle to add; Alt or the eraser takes it away (M)", () => pick("brush", "box"));
@@ -121,12 +115,12 @@ export function controls(model, actions) {
     () => pick("brush", "lasso"));
   const longSide = Math.max(model.get("width"), model.get("height"));
   const size = slider(tools, "Size", { min: 1, max: Math.max(8, Math.round(longSide / 4)), step: 1 },
-    (v) => `${v} px`, (v) => save("brush_size", v));
+    (v) => `${v} px`, (v) => save(model, { brush_size: v }));
   const opacity = slider(tools, "Opacity", { min: 0, max: 1, step: 0.05 },
-    (v) => `${Math.round(v * 100)}%`, (v) => save("opacity", v));
+    (v) => `${Math.round(v * 100)}%`, (v) => save(model, { opacity: v }));
   const colourWrap = make("label", "ik-slider", { textContent: "Colour" });
   const colour = make("input", "", { type: "color" });
-  colour.addEventListener("input", () => save("mask_color", colour.value));
+  colour.addEventListener("input", () => save(model, { mask_color: colour.value }));
   colourWrap.append(colour);
   tools.append(colourWrap);
   button(tools, "undo", "Undo", "undo the last change (Ctrl+Z)", actions.undo);

@@ -6,9 +6,10 @@
 
 import { BitMask, encodePng, maskFromImage, rgb } from "./mask_bits.js";
 import { comparer } from "./mask_compare.js";
-import { controls, listen, make, ownKeys, resultPane, show } from "./mask_controls.js";
+import { controls, make, ownKeys, resultPane, show } from "./mask_controls.js";
 import { shapeTool } from "./mask_shapes.js";
 import { zoomable } from "./mask_view.js";
+import { listen, save } from "./model.js";
 import { FRAME_KEYS, framing } from "./outpaint_frame.js";
 
 const HISTORY_BYTES = 160 * 2 ** 20; // undo and redo bands kept (19 full-height strokes at 8192 px), oldest dropped first
@@ -37,7 +38,7 @@ function render({ model, el }) {
     title: "show the result over the original, split by a divider you drag or move with the arrow keys",
   });
   compareButton.dataset.action = "compare";
-  compareButton.addEventListener("click", () => { model.set("compare", !model.get("compare")); model.save_changes(); });
+  compareButton.addEventListener("click", () => save(model, { compare: !model.get("compare") }));
   const { pane: result, image: resultImage } = resultPane(model, el,
     "paint on the result next; the mask and its history stay (an outpaint's starts with an empty mask)", [compareButton]);
   const comparison = comparer(model, stage);
@@ -109,8 +110,7 @@ function render({ model, el }) {
       const buffer = await encodePng(rows, ...size);
       revision = model.get("revision") + 1;
       pending = { revision, start, bytes: buffer.byteLength, encodeMs: performance.now() - start };
-      model.set({ mask_png: new DataView(buffer), revision });
-      model.save_changes();
+      save(model, { mask_png: new DataView(buffer), revision });
     }).catch((error) => { // one lost sync must not stop the ones after it
       el.dataset.syncError = String(error);
       console.error("MaskPainter: the mask did not reach the kernel", error);
@@ -143,9 +143,9 @@ function render({ model, el }) {
     shapes.fit(width, height, stage.style.transform);
     draw();
   });
-  const setBrush = (size) => { model.set("brush_size", Math.max(1, Math.round(size))); model.save_changes(); };
-  const setTool = (tool, shape) => { model.set({ tool, ...(shape ? { shape } : {}), mode: "mask" }); model.save_changes(); };
-  const toggleMode = () => { model.set("mode", model.get("mode") === "outpaint" ? "mask" : "outpaint"); model.save_changes(); };
+  const setBrush = (size) => save(model, { brush_size: Math.max(1, Math.round(size)) });
+  const setTool = (tool, shape) => save(model, { tool, ...(shape ? { shape } : {}), mode: "mask" });
+  const toggleMode = () => save(model, { mode: model.get("mode") === "outpaint" ? "mask" : "outpaint" });
   const actions = {
     undo: () => step(undo, redo),
     redo: () => step(redo, undo),
@@ -325,17 +325,17 @@ function render({ model, el }) {
   const resized = new ResizeObserver(draw);
   resized.observe(view);
   const stop = listen(model, {
-    "change:image_data": showImage,
-    "change:result_data": showResult,
-    "change:compare change:divider": compare,
-    "change:mask_png": onMask,
-    "change:received": onReceived,
-    "change:opacity": onOpacity,
-    "change:mask_color": onColour,
-    "change:width change:height": onSize,
-    "change:canvas change:location change:size change:outpaint_price change:frame_problem change:busy change:editable": framer.refresh,
-    "change:mode": onMode,
-    "change:tool change:shape change:subject_price change:brush_size change:opacity change:mask_color change:status change:busy change:editable": refresh,
+    image_data: showImage,
+    result_data: showResult,
+    "compare divider": compare,
+    mask_png: onMask,
+    received: onReceived,
+    opacity: onOpacity,
+    mask_color: onColour,
+    "width height": onSize,
+    "canvas location size outpaint_price frame_problem busy editable": framer.refresh,
+    mode: onMode,
+    "tool shape subject_price brush_size opacity mask_color status busy editable": refresh,
   });
   resize();
   showImage();

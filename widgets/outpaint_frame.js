@@ -5,6 +5,7 @@
 // drawn here as it moves and reaches the kernel once, when released.
 
 import { make } from "./mask_controls.js";
+import { save } from "./model.js";
 
 const STEP = 64; // image pixels an arrow key moves an edge
 const MARGIN = 0.15; // room around the frame on the board, as a share of its longer side, to drag into
@@ -79,9 +80,8 @@ export function framing(model, send, outpaint) {
     const price = model.get("outpaint_price");
     label.textContent = `${x1 - x0}×${y1 - y0}${price ? ` · ${price}` : ""}`;
   };
-  const save = (canvas, location, size = [frame.w, frame.h]) => {
-    model.set({ canvas, location, size });
-    model.save_changes();
+  const place = (canvas, location, size = [frame.w, frame.h]) => {
+    save(model, { canvas, location, size });
   };
 
   let drag = null;
@@ -108,7 +108,7 @@ export function framing(model, send, outpaint) {
   const release = (event) => {
     if (!drag || event.pointerId !== drag.id) return;
     drag = null;
-    save([frame.x1 - frame.x0, frame.y1 - frame.y0], [-frame.x0, -frame.y0]);
+    place([frame.x1 - frame.x0, frame.y1 - frame.y0], [-frame.x0, -frame.y0]);
     refit();
     layout();
   };
@@ -128,8 +128,7 @@ export function framing(model, send, outpaint) {
   const typed = (name, which) => (value) => {
     const pair = [...model.get(name)];
     pair[which] = value;
-    model.set(name, pair);
-    model.save_changes();
+    save(model, { [name]: pair });
   };
   const inputs = [
     ["Canvas width", "canvas", 0], ["Canvas height", "canvas", 1], ["Left", "location", 0], ["Top", "location", 1],

@@ -1,7 +1,8 @@
 // OutpaintFramer, browser side: the outpaint frame of outpaint_frame.js on its own, with the result
 // beside the original and "Continue on result".
 
-import { listen, make, ownKeys, resultPane, show } from "./mask_controls.js";
+import { make, ownKeys, resultPane, show } from "./mask_controls.js";
+import { listen } from "./model.js";
 import { framing } from "./outpaint_frame.js";
 
 function render({ model, el }) {
@@ -37,10 +38,10 @@ function render({ model, el }) {
     frame.refresh();
   };
   const stop = listen(model, {
-    "change:image_data change:width change:height": showImage,
-    "change:result_data": showResult,
-    "change:canvas change:location change:size change:outpaint_price change:frame_problem change:editable": frame.refresh,
-    "change:busy change:status": onBusy,
+    "image_data width height": showImage,
+    result_data: showResult,
+    "canvas location size outpaint_price frame_problem editable": frame.refresh,
+    "busy status": onBusy,
   });
   showImage();
   showResult();

@@ -15,6 +15,7 @@ from PIL import Image as PILImage
 from traitlets import Bool, Int, Unicode
 
 from ._common import binary_trait, load_picture, plain_error
+from .snapshot import opaque, scaled, side_by_side, with_picture
 
 log = logging.getLogger("imagekit.widgets")
 
@@ -49,6 +50,34 @@ class EditingWidget(anywidget.AnyWidget):
         self._result_callbacks = CallbackDispatcher()
         self._pool: ThreadPoolExecutor | None = None
         self.on_msg(self._browser_asked)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        # The live widget where a widget manager runs; this picture on GitHub, nbviewer and nbconvert's HTML.
+        return with_picture(super()._repr_mimebundle_(**kwargs), self.snapshot)
+
+    def snapshot(self) -> PILImage.Image:
+        """The widget as a picture: the image as shown (at most ``max_view`` wide), the result beside it.
+        Its mime bundle carries it as JPEG for views without widgets; a cell can show it to keep it."""
+        shown = self._drawn(self._fitted().copy())
+        if not self.result_data:
+            return shown
+        return side_by_side([shown, PILImage.open(io.BytesIO(self.result_data))], shown.height)
+
+    def _fitted(self) -> PILImage.Image:
+        """The image at most ``max_view`` wide, kept for the next picture of the same image (decoding a
+        large one is most of the work)."""
+        kept: tuple[bytes, PILImage.Image] | None = getattr(self, "_kept", None)
+        if kept is not None and kept[0] is self.image_data and kept[1].width == min(self.max_view, self.width):
+            return kept[1]
+        picture = PILImage.open(io.BytesIO(self.image_data))
+        scale = min(1.0, self.max_view / picture.width)
+        fitted = scaled(opaque(picture), (max(1, round(picture.width * scale)), max(1, round(picture.height * scale))))
+        self._kept = (self.image_data, fitted)
+        return fitted
+
+    def _drawn(self, picture: PILImage.Image) -> PILImage.Image:
+        """The image as the widget shows it, at the picture's size (subclasses draw on it)."""
+        return picture
 
     def _prices(self, *operations: str) -> dict[str, float | None]:
         """The plan's exact price of each edit operation (None when unknown), from one account read."""

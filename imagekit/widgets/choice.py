@@ -8,7 +8,7 @@ from typing import Any
 import anywidget
 from traitlets import Bool, Int, List, TraitError, Unicode, validate
 
-from ._assets import asset_text
+from ._assets import asset_module, asset_text
 
 __all__ = ["Choice"]
 
@@ -16,7 +16,7 @@ __all__ = ["Choice"]
 class Choice(anywidget.AnyWidget):
     """Pick one of ``options`` ((label, value) pairs or plain values); ``value`` is the chosen value."""
 
-    _esm = asset_text("choice.js")
+    _esm = asset_module("choice.js")
     _css = asset_text("choice.css")
 
     description = Unicode("", help="the group's visible label, which also names it").tag(sync=True)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import base64
+import io
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import anywidget
 from ipywidgets import CallbackDispatcher
+from PIL import Image as PILImage
 from traitlets import Bool, Int, List, Unicode, observe
 
 from ..media import thumbnail_png, to_png
-from ._assets import asset_text
+from ._assets import asset_module, asset_text
+from .snapshot import side_by_side, with_picture
 
 __all__ = ["Gallery"]
 
@@ -31,7 +34,7 @@ def caption(item: Any) -> str:
 class Gallery(anywidget.AnyWidget):
     """Thumbnails of Image handles (or PIL images); click one to select or unselect it."""
 
-    _esm = asset_text("gallery.js")
+    _esm = asset_module("gallery.js")
     _css = asset_text("gallery.css")
 
     thumbnails = List(Unicode(), help="data: URLs of the thumbnails, in order").tag(sync=True)
@@ -48,6 +51,15 @@ class Gallery(anywidget.AnyWidget):
 
     def __repr__(self) -> str:
         return f"Gallery({len(self.thumbnails)} images, {len(self.selected)} selected)"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return with_picture(super()._repr_mimebundle_(**kwargs), self.snapshot)
+
+    def snapshot(self) -> PILImage.Image | None:
+        """The thumbnails side by side (None when there are none): what views without widgets show."""
+        pictures = [PILImage.open(io.BytesIO(base64.b64decode(url.partition(",")[2])))
+                    for url in self.thumbnails if url]
+        return side_by_side(pictures, min(p.height for p in pictures)) if pictures else None
 
     def show(self, images: Iterable[Any]) -> None:
         """Show ``images`` instead of what is shown now, with nothing selected."""

@@ -24,6 +24,7 @@ from ._assets import asset_module, asset_text
 from ._common import binary_trait, plain_error
 from ._editing import credits_text
 from .outpaint import Outpainting
+from .snapshot import scaled
 
 __all__ = ["MaskPainter"]
 
@@ -38,7 +39,8 @@ class MaskPainter(Outpainting):
     ``select_subject`` (the Subject button) the subject the service's background removal finds; ``fill()`` and ``clean_up()`` (or the widget's own buttons) edit the image
     with it (Image handles only) and show the result beside the original; ``continue_on_result()`` (or
     its button) paints on the result next. The outpaint mode (``mode="outpaint"``, key O) frames a
-    larger canvas as ``OutpaintFramer`` does; ``outpaint(canvas, location)`` runs it.
+    larger canvas as ``OutpaintFramer`` does; ``outpaint(canvas, location)`` runs it. ``snapshot()`` is
+    the image with its mask (and the result) as a picture: what views without widgets show.
     """
 
     _esm = asset_module("mask_painter.js")
@@ -171,6 +173,13 @@ class MaskPainter(Outpainting):
         prices = self._prices("outpaint") if kept else self._prices("outpaint", "removeBg")
         self.outpaint_price = credits_text(prices["outpaint"])
         self.subject_price = "free" if kept else credits_text(prices["removeBg"])
+
+    def _drawn(self, picture: PILImage.Image) -> PILImage.Image:
+        """The mask over the picture, in its colour and opacity, as the painter shows it."""
+        if not self.mask_png:
+            return picture
+        alpha = scaled(self.mask, picture.size).point(lambda v: round(v * self.opacity))
+        return PILImage.composite(PILImage.new("RGB", picture.size, self.mask_color), picture, alpha)
 
     def _mask_arrived(self, change: dict) -> None:
         self.received = self.revision

@@ -20,6 +20,7 @@ from ..validation import PROMPT_LIMIT, check_create
 from ._common import plain_error
 from .choice import Choice
 from .gallery import Gallery
+from .snapshot import with_picture
 
 __all__ = ["PromptStudio"]
 
@@ -95,10 +96,27 @@ class PromptStudio:
     def __repr__(self) -> str:
         return f"PromptStudio(count={self.count_picker.value}, images={len(self.gallery.items)}, selected={len(self.selected)})"
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict]:
+        # anywidget's metadata: Colab runs its custom widget manager (which the Choice and Gallery
+        # anywidgets inside need) only for outputs that carry it; {} anywhere else.
+        from anywidget._util import get_repr_metadata
+
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
-        return bundle
+        return with_picture(bundle, self.snapshot), get_repr_metadata()
+
+    def _mime_(self) -> tuple[str, str]:
+        """What marimo shows (only marimo asks for ``_mime_``): it runs no Jupyter widgets, so a line
+        saying what to use there rather than its bare "not supported" banner."""
+        return "text/html", (
+            '<p class="ik-studio-elsewhere">PromptStudio is built of Jupyter widgets, which marimo does not run: '
+            "open this notebook in JupyterLab or Notebook 7 for it, or here call <code>ik.create(prompt, "
+            "style=...)</code> and show the images with <code>imagekit.widgets.Gallery(result.images)</code>; "
+            "<code>MaskPainter</code> and <code>OutpaintFramer</code> work in marimo.</p>")
+
+    def snapshot(self) -> Any:
+        """The gallery as a picture (None before any image): what views without widgets show."""
+        return self.gallery.snapshot()
 
     def close(self) -> None:
         """Stop the worker thread and close the widgets (the client stays open)."""

@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,21 +57,34 @@ def lab(lab_sandbox, tmp_path_factory) -> Iterator[Lab]:
 
 
 @pytest.fixture(scope="package")
-def page(lab):
-    """A chromium page showing the lab, ready for commands."""
+def chromium() -> Iterator[Any]:
+    """Headless chromium (a Playwright Browser) for the package's browser tests."""
     if not CHROMIUM.is_file():
         pytest.fail(f"browser tests need chromium at {CHROMIUM}: apt-get install -y chromium", pytrace=False)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tab.set_default_timeout(60_000)
-        tab.goto(f"{lab.url}/lab")
-        tab.wait_for_function("window.jupyterapp !== undefined")
-        tab.evaluate("async () => { await window.jupyterapp.restored; }")
-        yield tab
+        yield browser
         browser.close()
+
+
+def new_tab(chromium: Any) -> Any:
+    """A page of the size the widget tests measure against, waiting up to a minute for anything."""
+    tab = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    tab.set_default_timeout(60_000)
+    return tab
+
+
+@pytest.fixture(scope="package")
+def page(chromium, lab):
+    """A chromium page showing the lab, ready for commands."""
+    tab = new_tab(chromium)
+    tab.goto(f"{lab.url}/lab")
+    tab.wait_for_function("window.jupyterapp !== undefined")
+    tab.evaluate("async () => { await window.jupyterapp.restored; }")
+    yield tab
+    tab.close()
 
 
 OUTPUT = Path(__file__).parents[2] / "test-output" / "widgets"

@@ -7,14 +7,15 @@ from PIL import Image, ImageDraw
 
 
 def painter_setup(prompt: str = "a red fox in the snow", ratio: str = "1:1", brush: int = 64,
-                  then: str = "") -> str:
-    """Notebook code: a generated image (plus ``then``, e.g. an enhance) in a MaskPainter named painter."""
+                  then: str = "", before_shown: str = "") -> str:
+    """Notebook code: a generated image (plus ``then``, e.g. an enhance) in a MaskPainter named painter
+    (``before_shown`` runs between making it and showing it)."""
     return f"""
 import imagekit
 from imagekit.widgets import MaskPainter
 ik = imagekit.connect()
 image = ik.create({prompt!r}, style=ik.styles()[0].style_id, count=1, ratio={ratio!r}).images[0]{then}
-painter = MaskPainter(image, brush_size={brush})
+painter = MaskPainter(image, brush_size={brush}){before_shown and chr(10) + before_shown.strip()}
 painter
 """
 

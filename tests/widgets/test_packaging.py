@@ -37,7 +37,7 @@ def test_a_widget_module_carries_its_siblings_inline():
     linked = asset_module("mask_painter.js")
     assert './mask_bits.js' in (ROOT / "widgets" / "mask_painter.js").read_text()
     assert "./" not in "".join(re.findall(r"from\s*\"([^\"]*)\"", linked))
-    assert linked.count('from "data:text/javascript;base64,') == 6  # mask_bits, _compare, _controls, _shapes, _view, outpaint_frame
+    assert linked.count('from "data:text/javascript;base64,') == 7  # mask_bits, _compare, _controls, _shapes, _view, outpaint_frame, model
 
 
 def test_wheel_ships_the_assets_and_an_installed_copy_loads_them(tmp_path):

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import io
+import sys
+import types
+
 import httpx
 import pytest
 from PIL import Image
@@ -141,3 +146,30 @@ def test_gallery_selection_single_and_multiple():
     assert gallery.captions == ["40x30"] * 3 and repr(gallery) == "Gallery(3 images, 1 selected)"
     gallery.show(items[:1])
     assert gallery.selected == [] and len(gallery.thumbnails) == 1
+
+
+def test_the_studio_shows_its_gallery_where_no_widget_runs(studio):
+    data, metadata = studio._repr_mimebundle_()
+    assert "image/jpeg" not in data and studio.snapshot() is None  # nothing generated: nothing to picture
+    assert data["text/plain"] == repr(studio) and metadata == {}  # no Colab here: no Colab metadata
+    studio.generate().result(timeout=120)
+    data, _ = studio._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data and "text/html" not in data
+    picture = Image.open(io.BytesIO(base64.b64decode(data["image/jpeg"])))
+    assert picture.size == studio.snapshot().size == studio.gallery.snapshot().size
+
+
+def test_in_colab_the_studio_carries_the_widget_manager_metadata(studio, monkeypatch):
+    # Colab's own module as Colab's kernel holds it: what anywidget reads to write its metadata.
+    url = "https://ssl.gstatic.com/colaboratory-static/widgets/colab-cdn-widget-manager/abc/manager.min.js"
+    output = types.ModuleType("google.colab.output")
+    output.enable_custom_widget_manager = lambda: None  # type: ignore[attr-defined]
+    output._widgets = types.SimpleNamespace(_installed_url=url)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "google.colab.output", output)
+    _, metadata = studio._repr_mimebundle_()
+    assert metadata == {"application/vnd.jupyter.widget-view+json": {"colab": {"custom_widget_manager": {"url": url}}}}
+
+
+def test_marimo_is_told_what_to_use_instead_of_the_studio(studio):
+    mime, text = studio._mime_()  # only marimo asks for _mime_
+    assert mime == "text/html" and "JupyterLab" in text and "Gallery" in text and "MaskPainter" in text

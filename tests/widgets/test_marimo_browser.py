@@ -1,0 +1,288 @@
+"""MaskPainter in marimo (``marimo run``), in headless chromium: strokes, eraser, box, grow, clean up.
+
+marimo implements the anywidget model interface and nothing more, so this is where a JS habit only
+JupyterLab forgives (several keys in one ``set``, several events in one ``on``) loses the work. The
+app writes what its kernel holds (each mask revision as PNG, the painter's state as JSON) into a folder
+the test reads: every mask the page shows is compared with the kernel's, pixel for pixel.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from imagekit.widgets import mask_ops
+from tests.conftest import make_user
+from tests.helpers import wait_until
+
+from .conftest import keep_figures, new_tab, served_edit
+from .marimo import MarimoApp, app_source
+from .painting import Painter, iou, painter_setup, stroke
+
+SIZE = (1024, 576)
+BRUSH = 48
+SHOTS = Path("/tmp/widgets-shots")  # the screenshots looked at by people as well as kept per test
+
+# Kernel -> files: each mask revision as it arrives (browser or kernel), and the painter's state.
+REPORT = """
+import json, os, pathlib
+kernel = pathlib.Path({folder!r})
+def keep(name, data):
+    part = kernel / f".{{name}}.part"
+    part.write_bytes(data)
+    os.replace(part, kernel / name)  # whole or not at all: the test reads while the app writes
+def keep_mask(p):
+    p.save_mask(kernel / ".mask.png")
+    os.replace(kernel / ".mask.png", kernel / f"mask-{{p.revision}}.png")
+def keep_state(change=None):
+    result = painter.result.id if painter.result is not None else None
+    keep("state.json", json.dumps({{"tool": painter.tool, "shape": painter.shape, "status": painter.status,
+                                    "busy": painter.busy, "result": result}}).encode())
+painter.on_mask(keep_mask)
+painter.observe(keep_state, names=["tool", "shape", "status", "busy", "result_data"])
+keep_state()
+"""
+
+# The page's mask as its canvas shows it (alpha set = painted), and how canvas pixels map to the image.
+SHOWN = """async (el) => {
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const view = el.querySelector('.ik-view').getBoundingClientRect();
+  const canvas = el.querySelector('canvas.ik-mask');
+  const rgba = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  const on = new Array(canvas.width * canvas.height);
+  for (let i = 0; i < on.length; i++) on[i] = rgba[i * 4 + 3] ? 1 : 0;
+  return { vw: view.width, vh: view.height, dpr: devicePixelRatio, cw: canvas.width, ch: canvas.height,
+           zoom: el.dataset.zoom || '1.00', on };
+}"""
+
+
+def shoot(tab, shots: Path, name: str) -> None:
+    """A screenshot of the page, kept with the test's and in /tmp/widgets-shots/ for people to look at."""
+    tab.screenshot(path=shots / f"{name}.png")
+    SHOTS.mkdir(exist_ok=True)
+    shutil.copy(shots / f"{name}.png", SHOTS / f"marimo-{name}.png")
+
+
+class MarimoPainter(Painter):
+    """The painter's view in a marimo page; the kernel's mask and state from the files the app writes."""
+
+    def __init__(self, page, folder: Path, kernel: Path) -> None:
+        super().__init__(SimpleNamespace(page=page), folder)
+        self.kernel = kernel
+
+    def revision(self) -> int:
+        """The newest mask revision the page knows: its own last sync, or the kernel's last it loaded."""
+        return max(int(self.root.get_attribute(name) or 0) for name in ("data-synced", "data-loaded"))
+
+    def kernel_mask(self, name: str) -> np.ndarray:
+        path = self.kernel / f"mask-{self.revision()}.png"
+        wait_until(path.is_file, timeout=60, what=f"the kernel's mask {path.name}")
+        shutil.copy(path, self.folder / f"mask-{name}.png")
+        return np.asarray(Image.open(path)) > 0
+
+    def state(self) -> dict:
+        return json.loads((self.kernel / "state.json").read_text())
+
+    def wait_state(self, **expected) -> dict:
+        wait_until(lambda: {k: self.state()[k] for k in expected} == expected, timeout=60,
+                   what=f"the kernel's painter reaching {expected}")
+        return self.state()
+
+    def shown(self) -> np.ndarray:
+        """The page's mask sampled at the canvas's pixels, as the widget maps them (fitted, unzoomed)."""
+        page = self.page.evaluate(SHOWN, self.root.element_handle())
+        assert page["zoom"] == "1.00", page["zoom"]
+        return np.array(page["on"], bool).reshape(page["ch"], page["cw"]), page
+
+    def assert_kernel_shows(self, name: str) -> np.ndarray:
+        """The kernel's mask, checked equal to the page's canvas at every canvas pixel."""
+        kernel = self.kernel_mask(name)
+        on, page = self.shown()
+        # The same arithmetic as the widget's paint(), in the same doubles: canvas pixel -> image pixel.
+        xs = [int((((i + 0.5) / page["dpr"]) / 1) * (SIZE[0] / page["vw"])) for i in range(page["cw"])]
+        ys = [int((((j + 0.5) / page["dpr"]) / 1) * (SIZE[1] / page["vh"])) for j in range(page["ch"])]
+        np.testing.assert_array_equal(on, kernel[np.ix_(ys, xs)], err_msg=f"page and kernel differ: {name}")
+        return kernel
+
+    def shot(self, name: str) -> None:
+        shoot(self.page, self.folder, name)
+
+
+@pytest.fixture
+def painter(chromium, lab_sandbox, tmp_path, shots) -> Iterator[MarimoPainter]:
+    """A MaskPainter of a generated 1024x576 image in a marimo app, open in a chromium page."""
+    _, key = make_user(lab_sandbox, "pro")
+    kernel = tmp_path / "kernel"
+    kernel.mkdir()
+    app = tmp_path / "painter_app.py"
+    app.write_text(app_source(painter_setup(ratio="16:9", brush=BRUSH, before_shown=REPORT.format(folder=str(kernel)))))
+    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
+                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
+    server.start()
+    tab = new_tab(chromium)
+    try:
+        tab.goto(server.url)
+        yield MarimoPainter(tab, shots, kernel)
+        tab.screenshot(path=shots / "final.png")
+    finally:
+        tab.close()
+        server.stop()
+
+
+@pytest.mark.slow(40)
+def test_strokes_eraser_box_grow_and_clean_up_reach_the_kernel(painter, lab_sandbox, shots):
+    assert painter.size == SIZE
+    painted = stroke((150, 150), (700, 420), BRUSH, SIZE)
+    painter.drag((150, 150), (700, 420))
+    first = painter.assert_kernel_shows("stroke")
+    assert iou(first, painted) >= 0.8, iou(first, painted)
+    one_stroke = painter.sync_stats()
+
+    painter.click("eraser")
+    painter.wait_state(tool="eraser")  # a tool button reaches the kernel (several keys, one by one)
+    erased = stroke((600, 80), (300, 500), BRUSH, SIZE)
+    painter.drag((600, 80), (300, 500))
+    second = painter.assert_kernel_shows("erased")
+    assert iou(second, painted & ~erased) >= 0.8, iou(second, painted & ~erased)
+    assert (second & erased).sum() < 0.05 * erased.sum()
+    painter.shot("erased")
+
+    painter.click("box")
+    painter.wait_state(tool="brush", shape="box")
+    painter.drag((800, 300), (950, 500), steps=6)
+    boxed = painter.assert_kernel_shows("box")
+    expected = second | mask_ops.box(SIZE, (800, 300, 950, 500))
+    assert iou(boxed, expected) >= 0.97, iou(boxed, expected)
+
+    painter.kernel_change("grow")  # by the Amount (4 px): the kernel grows it and the page shows it
+    grown = painter.assert_kernel_shows("grown")
+    np.testing.assert_array_equal(grown, mask_ops.grow(boxed, 4))
+    painter.shot("grown")
+
+    painter.click("clean-up")
+    painter.wait_result(1)
+    state = painter.wait_state(busy=False, status="")
+    assert state["result"] is not None, state
+    served = served_edit(lab_sandbox, state["result"])
+    assert served["size"] == SIZE and served["credits"] > 0, served
+    assert painter.root.locator("figcaption").inner_text() == "result 1024×576"
+    painter.shot("cleaned-up")
+    keep_figures(shots, {"one stroke at 1024x576 in marimo": one_stroke})
+
+
+def test_the_studio_in_marimo_says_what_to_use(chromium, lab_sandbox, tmp_path, shots):
+    _, key = make_user(lab_sandbox, "pro")
+    app = tmp_path / "studio_app.py"
+    app.write_text(app_source("import imagekit\nfrom imagekit.widgets import PromptStudio\n"
+                              "studio = PromptStudio(imagekit.connect())\nstudio"))
+    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
+                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
+    server.start()
+    tab = new_tab(chromium)
+    try:
+        tab.goto(server.url)
+        line = tab.locator(".ik-studio-elsewhere")
+        line.wait_for()
+        assert "open this notebook in JupyterLab or Notebook 7" in line.inner_text()
+        assert tab.get_by_text("not supported").count() == 0  # marimo's banner for Jupyter widgets
+        shoot(tab, shots, "studio")
+    finally:
+        tab.close()
+        server.stop()
+
+
+def test_a_gallery_in_marimo_selects(chromium, lab_sandbox, tmp_path, shots):
+    """The studio's marimo line sends people to the Gallery: its selection reaches the kernel there."""
+    _, key = make_user(lab_sandbox, "pro")
+    chosen = tmp_path / "selected.json"
+    app = tmp_path / "gallery_app.py"
+    app.write_text(app_source(f"""
+import json, os, imagekit
+from imagekit.widgets import Gallery
+ik = imagekit.connect()
+result = ik.create("a paper boat", style=ik.styles()[0].style_id, count=2)
+gallery = Gallery(result.images)
+def keep(images):
+    with open({str(chosen)!r} + ".part", "w") as out:
+        json.dump([image.id for image in images], out)
+    os.replace({str(chosen)!r} + ".part", {str(chosen)!r})
+gallery.on_select(keep)
+gallery
+"""))
+    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
+                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
+    server.start()
+    tab = new_tab(chromium)
+    try:
+        tab.goto(server.url)
+        tiles = tab.locator('.ik-gallery[data-count="2"] figure.ik-tile')
+        tiles.nth(1).click()
+        tab.locator("figure.ik-tile.ik-selected").wait_for()
+        wait_until(chosen.is_file, timeout=60, what="the selection reaching the kernel")
+        (picked,) = json.loads(chosen.read_text())
+        assert tiles.nth(1).locator("figcaption").inner_text() == f"#{picked}"
+        shoot(tab, shots, "gallery")
+    finally:
+        tab.close()
+        server.stop()
+
+
+def test_an_outpaint_frame_dragged_in_marimo_is_the_one_sent(chromium, lab_sandbox, tmp_path, shots):
+    """A drag sets canvas, location and size together (three keys, one by one): all reach the kernel."""
+    _, key = make_user(lab_sandbox, "pro")
+    state = tmp_path / "frame.json"
+    app = tmp_path / "framer_app.py"
+    app.write_text(app_source(f"""
+import json, os, imagekit
+from imagekit.widgets import OutpaintFramer
+ik = imagekit.connect()
+framer = OutpaintFramer(ik.create("a red fox", style=ik.styles()[0].style_id, count=1, ratio="16:9").images[0])
+def keep(change=None):
+    with open({str(state)!r} + ".part", "w") as out:
+        json.dump({{"canvas": framer.canvas, "location": framer.location, "size": framer.size,
+                   "result": framer.result.id if framer.result is not None else None}}, out)
+    os.replace({str(state)!r} + ".part", {str(state)!r})
+framer.observe(keep, names=["canvas", "location", "size", "status"])
+keep()
+framer
+"""))
+    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
+                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
+    server.start()
+    tab = new_tab(chromium)
+    try:
+        tab.goto(server.url)
+        root = tab.locator('.ik-framer[data-ready="1"]')
+        board = root.locator(".ik-board")
+        board.wait_for(state="visible")
+        scale = float(board.get_attribute("data-scale"))
+        handle = root.locator('[data-handle="w"]').bounding_box()
+        x, y = handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2
+        tab.mouse.move(x, y)
+        tab.mouse.down()
+        tab.mouse.move(x - 200 * scale, y, steps=8)  # the left edge 200 px out: the original moves right
+        tab.mouse.up()
+
+        def framed() -> bool:
+            frame = json.loads(state.read_text())
+            return abs(frame["canvas"][0] - 1224) <= 2 and abs(frame["location"][0] - 200) <= 2
+        wait_until(framed, timeout=60, what="the dragged frame reaching the kernel")
+        frame = json.loads(state.read_text())
+        assert frame["canvas"][1] == 576 and frame["size"] == [1024, 576], frame
+        root.locator('button[data-action="outpaint"]').click()
+        tab.wait_for_function("el => Number(el.dataset.results || 0) >= 1", arg=root.element_handle())
+        wait_until(lambda: json.loads(state.read_text())["result"] is not None, timeout=60, what="the result")
+        served = served_edit(lab_sandbox, json.loads(state.read_text())["result"])
+        assert served["params"]["canvasSize"] == frame["canvas"]
+        assert served["params"]["originalImageLocation"] == frame["location"]
+        shoot(tab, shots, "outpainted")
+    finally:
+        tab.close()
+        server.stop()
