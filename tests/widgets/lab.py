@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlparse
@@ -20,6 +18,8 @@ import httpx
 
 from tests.helpers import TLS, free_port, wait_until
 
+from .served import Served
+
 CHROMIUM = Path(os.environ.get("IMAGEKIT_TEST_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -27,56 +27,30 @@ CHROMIUM_FLAGS = [
 ]
 
 
-class Lab:
+class Lab(Served):
     """A JupyterLab server in a subprocess, with its own config, data and root directories."""
+
+    name = "JupyterLab"
+    health = "/api/status"
 
     def __init__(self, home: Path, env: dict[str, str]) -> None:
         self.root = home / "root"
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         config = home / "config"
         (config / "labconfig").mkdir(parents=True)
         (config / "labconfig" / "page_config.json").write_text(json.dumps(
             {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
         self.root.mkdir()
-        self.log = home / "lab.log"
-        self._env = {**os.environ, **env, "JUPYTER_CONFIG_DIR": str(config),
-                     "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "IPYTHONDIR": str(home / "ipython")}
-        self._argv = [
+        lab_env = {**os.environ, **env, "JUPYTER_CONFIG_DIR": str(config),
+                   "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "IPYTHONDIR": str(home / "ipython")}
+        argv = [
             sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
             "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
             "--ServerApp.allow_root=True", "--LabApp.expose_app_in_browser=True",
             "--JupyterNotebookApp.expose_app_in_browser=True",
             f"--ServerApp.root_dir={self.root}", f"--LabApp.workspaces_dir={home / 'workspaces'}",
         ]
-        self.process: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 60.0) -> None:
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(self._argv, env=self._env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited with {self.process.returncode}:\n{self.tail()}")
-            try:
-                if httpx.get(f"{self.url}/api/status", timeout=2, verify=TLS).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"JupyterLab did not answer within {timeout} s:\n{self.tail()}")
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        super().__init__(argv, lab_env, f"http://127.0.0.1:{self.port}", home / "lab.log")
 
     def new_notebook(self, name: str) -> str:
         """Create an empty Python notebook in the server's root; returns its path."""

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -115,6 +117,21 @@ class MarimoPainter(Painter):
         shoot(self.page, self.folder, name)
 
 
+@contextmanager
+def opened(app: Path, chromium, lab_sandbox, key: str, tmp_path: Path) -> Iterator[Any]:
+    """``app`` served by marimo as the user of ``key`` on ``lab_sandbox``, open in a chromium tab."""
+    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
+                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
+    server.start()
+    tab = new_tab(chromium)
+    try:
+        tab.goto(server.url)
+        yield tab
+    finally:
+        tab.close()
+        server.stop()
+
+
 @pytest.fixture
 def painter(chromium, lab_sandbox, tmp_path, shots) -> Iterator[MarimoPainter]:
     """A MaskPainter of a generated 1024x576 image in a marimo app, open in a chromium page."""
@@ -123,17 +140,9 @@ def painter(chromium, lab_sandbox, tmp_path, shots) -> Iterator[MarimoPainter]:
     kernel.mkdir()
     app = tmp_path / "painter_app.py"
     app.write_text(app_source(painter_setup(ratio="16:9", brush=BRUSH, before_shown=REPORT.format(folder=str(kernel)))))
-    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
-                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
-    server.start()
-    tab = new_tab(chromium)
-    try:
-        tab.goto(server.url)
+    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
         yield MarimoPainter(tab, shots, kernel)
         tab.screenshot(path=shots / "final.png")
-    finally:
-        tab.close()
-        server.stop()
 
 
 @pytest.mark.slow(40)
@@ -182,20 +191,12 @@ def test_the_studio_in_marimo_says_what_to_use(chromium, lab_sandbox, tmp_path, 
     app = tmp_path / "studio_app.py"
     app.write_text(app_source("import imagekit\nfrom imagekit.widgets import PromptStudio\n"
                               "studio = PromptStudio(imagekit.connect())\nstudio"))
-    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
-                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
-    server.start()
-    tab = new_tab(chromium)
-    try:
-        tab.goto(server.url)
+    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
         line = tab.locator(".ik-studio-elsewhere")
         line.wait_for()
         assert "open this notebook in JupyterLab or Notebook 7" in line.inner_text()
         assert tab.get_by_text("not supported").count() == 0  # marimo's banner for Jupyter widgets
         shoot(tab, shots, "studio")
-    finally:
-        tab.close()
-        server.stop()
 
 
 def test_a_gallery_in_marimo_selects(chromium, lab_sandbox, tmp_path, shots):
@@ -216,12 +217,7 @@ def keep(images):
 gallery.on_select(keep)
 gallery
 """))
-    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
-                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
-    server.start()
-    tab = new_tab(chromium)
-    try:
-        tab.goto(server.url)
+    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
         tiles = tab.locator('.ik-gallery[data-count="2"] figure.ik-tile')
         tiles.nth(1).click()
         tab.locator("figure.ik-tile.ik-selected").wait_for()
@@ -229,9 +225,6 @@ gallery
         (picked,) = json.loads(chosen.read_text())
         assert tiles.nth(1).locator("figcaption").inner_text() == f"#{picked}"
         shoot(tab, shots, "gallery")
-    finally:
-        tab.close()
-        server.stop()
 
 
 def test_an_outpaint_frame_dragged_in_marimo_is_the_one_sent(chromium, lab_sandbox, tmp_path, shots):
@@ -253,12 +246,7 @@ framer.observe(keep, names=["canvas", "location", "size", "status"])
 keep()
 framer
 """))
-    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
-                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
-    server.start()
-    tab = new_tab(chromium)
-    try:
-        tab.goto(server.url)
+    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
         root = tab.locator('.ik-framer[data-ready="1"]')
         board = root.locator(".ik-board")
         board.wait_for(state="visible")
@@ -283,6 +271,3 @@ framer
         assert served["params"]["canvasSize"] == frame["canvas"]
         assert served["params"]["originalImageLocation"] == frame["location"]
         shoot(tab, shots, "outpainted")
-    finally:
-        tab.close()
-        server.stop()
