@@ -62,6 +62,8 @@ class OwnedFolder:
         """What this run recorded."""
         self.aside: list[str] = []
         """What an earlier run wrote, set aside until this run ends (a local folder)."""
+        self.touched = False
+        """Whether ``open`` began to change the folder (before that, ``undo`` has nothing to undo)."""
 
     def __repr__(self) -> str:
         return f"OwnedFolder({self.location!r}, {self.writer_name!r})"
@@ -97,6 +99,7 @@ class OwnedFolder:
                                "replace it")
         self.made = not self.store.exists()
         self.marked = self.store.exists(MANIFEST)
+        self.touched = True  # from here on, undo puts the folder back as it was
         if ASIDE in earlier:  # a run killed before it ended left one: the results before it are gone
             self.store.remove(ASIDE)
             earlier.remove(ASIDE)
@@ -116,7 +119,8 @@ class OwnedFolder:
         (folder / ASIDE).mkdir()
         for name in earlier:
             os.replace(folder / name, folder / ASIDE / name)
-        self.names, self.aside = [ASIDE], earlier
+            self.aside.append(name)  # one by one: an interruption here puts back what moved
+        self.names = [ASIDE]
 
     def finish(self) -> None:
         """This run succeeded: the earlier run's results set aside go."""
@@ -155,16 +159,19 @@ class OwnedFolder:
 
     def undo(self) -> None:
         """Remove what this run wrote, put back what it set aside, and remove the manifest when this
-        run made it, and the folder likewise."""
+        run made it, and the folder likewise; nothing before ``open`` began to change it."""
+        if not self.touched:
+            return
         for name in self.names:
-            if name != ASIDE:
+            if name != ASIDE and name not in self.earlier:  # an earlier run's not yet set aside stays
                 self.store.remove(name)
-        if self.aside:
-            folder = Path(self.location)
-            for name in self.aside:
-                os.replace(folder / ASIDE / name, folder / name)
+        folder = Path(self.location)
+        for name in self.aside:
+            os.replace(folder / ASIDE / name, folder / name)
+        if self.aside or (not self.store.remote and (folder / ASIDE).exists()):
             self.store.remove(ASIDE)
-        self.names, self.aside = self.aside, []
+        self.names = [name for name in self.earlier if self.store.exists(name)]  # what is there again
+        self.aside = []
         if self.marked:  # the folder stays ours, listing what is in it again
             self._write()
         else:
@@ -197,8 +204,8 @@ def owned(location: Location, writer: str, replace: bool = True, adopt: Iterable
     made there matching ``adopt`` recorded at its end; what the block wrote is removed again when it
     raises (a closed pipe and Ctrl+C included)."""
     folder = OwnedFolder(location, writer)
-    folder.open(replace)  # outside: a folder it refuses is left exactly as it is
     try:
+        folder.open(replace)  # a folder it refuses is left as it is: undo begins where open began to change it
         try:
             yield folder
         finally:

@@ -73,7 +73,8 @@ async def store_missing(journal: Journal, rows: Sequence[Row], store: Store,
                         client_of: Callable[[str | None], AsyncClient]) -> int:
     """Store again each image of a done row that ``store`` does not hold under its name (it lost the
     file, or this run writes elsewhere), downloaded by the account that made it (``client_of``);
-    the number stored. An image the service no longer has is left as it is, with a warning."""
+    the number stored (a file the store holds, that the journal named another way, is only
+    refiled). An image the service no longer has is left as it is, with a warning."""
     present = set(await anyio.to_thread.run_sync(store.names))  # one listing, not a look per file
     entries = await anyio.to_thread.run_sync(journal.load)
     stored = 0
@@ -84,7 +85,8 @@ async def store_missing(journal: Journal, rows: Sequence[Row], store: Store,
         moved = False
         for number, image in enumerate(entry.images):
             name = file_name(row, number)
-            if image["status"] == FAILED or (name in present and _same(image.get("file"), store, name)):
+            missing = name not in present
+            if image["status"] == FAILED or (not missing and _same(image.get("file"), store, name)):
                 continue
             client = client_of(entry.account)
             try:
@@ -93,7 +95,7 @@ async def store_missing(journal: Journal, rows: Sequence[Row], store: Store,
             except APIError as exc:
                 log.warning("imagekit: image %s of row %s cannot be stored again: %s", image["id"], row.key, exc)
                 continue
-            moved, stored = True, stored + 1
+            moved, stored = True, stored + missing  # a file there already, named another way: refiled only
         if moved:
             await anyio.to_thread.run_sync(journal.refile, entry)
     return stored
