@@ -148,8 +148,14 @@ class LocalJournal:
         """The rows not finished, one at a time; every row is in the journal from the start, pending
         until tried, so that ``status`` counts the whole batch."""
         with self._lock, self._writing():
-            self._db.executemany("INSERT INTO rows (key, status) VALUES (?, 'pending') ON CONFLICT (key) DO NOTHING",
-                                 [(row.key,) for row in rows])
+            self._db.execute("BEGIN")  # one transaction, not one per row
+            try:
+                self._db.executemany("INSERT INTO rows (key, status) VALUES (?, 'pending') ON CONFLICT (key) DO NOTHING",
+                                     [(row.key,) for row in rows])
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
         return LocalFeed(rows, self, options, bar, state)
 
     def renew(self) -> None:
