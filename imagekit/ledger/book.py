@@ -277,10 +277,12 @@ class Ledger:
         ``period`` (``day``, ``week``, ``month`` in ``tz``) counts spending per period, the limit
         resetting at each turn (None: all time). ``alerts`` (shares) are sent once per share and
         period, ledger-wide: a log line, a notebook banner, ``on_alert(alert)`` in this process, and
-        a JSON POST to ``webhook`` (see ``alerts``). Replaces an earlier budget of the same tag value."""
+        a JSON POST to ``webhook`` (see ``alerts``). Replaces an earlier budget of the same tag value;
+        its ``on_alert`` stays unless another is given (raising a limit keeps the callback)."""
         key, value = self._budget_of(tag, tag_values)
         budgets.define(self._store, key, value, limit, warn_at, hard, alerts, period, tz, webhook)
-        _alerts.register(self._store.location, key, value, on_alert)
+        if on_alert is not None:
+            _alerts.register(self._store.location, key, value, on_alert)
         if self._spool:
             self._spool.remember("budgets", lambda: budgets.known(self._store), now=True)
         self._settled()

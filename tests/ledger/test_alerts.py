@@ -334,6 +334,10 @@ def test_new_shares_of_a_budget_set_again_alert_though_others_were_sent(tmp_path
     spend(ledger, 5, clock.at)
     ledger.set_budget(experiment="grid-a", limit=10, alerts=(0.5, 0.9), hard=False, warn_at=None, on_alert=got.append)
     spend(ledger, 4, clock.at)
-    ledger.set_budget(experiment="grid-a", limit=20, alerts=(0.5, 0.9), hard=False, warn_at=None, on_alert=got.append)
+    ledger.set_budget(experiment="grid-a", limit=20, alerts=(0.5, 0.9), hard=False, warn_at=None)  # the callback stays
     spend(ledger, 1, clock.at)  # a new limit: its shares are new alerts
     assert [(alert.threshold, alert.limit, alert.spent) for alert in got] == [(0.5, 10, 5), (0.9, 10, 9), (0.5, 20, 10)]
+    ledger.remove_budget(experiment="grid-a")  # removing a budget removes its callback
+    ledger.set_budget(experiment="grid-a", limit=30, alerts=(0.2,), hard=False, warn_at=None)
+    spend(ledger, 1, clock.at)
+    assert len(got) == 3
