@@ -101,17 +101,12 @@ def _folder(text: str) -> str:
 
 def _location(what: str) -> Callable[[str], str]:
     def check(text: str) -> str:
-        from ..errors import ConfigError
         from ..ledger.store import checked_location
 
-        try:
-            return checked_location(text, what)
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
+        return checked_location(text, what)  # its ConfigError is a ValueError: ``_typed`` says it
     return check
 
 
-port = _typed("port", _port)
 def _price(text: str) -> float:
     value = _number(text)
     if value < 0:
@@ -127,29 +122,22 @@ def _days(text: str) -> float:
 
 
 def _tag_name(text: str) -> str:
-    from ..errors import ConfigError
     from ..tags import checked_tags
 
-    try:
-        checked_tags({text: None})
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
+    checked_tags({text: None})
     return text
 
 
-seconds = _typed("seconds", _seconds)
-positive = _typed("positive", _positive)
 def _zone(text: str) -> str:
-    from ..errors import ConfigError
     from ..ledger.periods import checked_zone
 
-    try:
-        checked_zone(text)
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
+    checked_zone(text)
     return text
 
 
+port = _typed("port", _port)
+seconds = _typed("seconds", _seconds)
+positive = _typed("positive", _positive)
 days = _typed("days", _days)
 tag_name = _typed("tag name", _tag_name)
 time_zone = _typed("time zone", _zone)
