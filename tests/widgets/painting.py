@@ -30,6 +30,29 @@ def stroke(start, end, width: int, size: tuple[int, int]) -> np.ndarray:
     return np.asarray(picture) > 0
 
 
+# Resolves with the element's box once it has kept still for a few animation frames: running a cell
+# below a widget scrolls the notebook to it a frame or more after the cell ends, later under load, and a
+# drag measured before that lands beside the widget. Frames, not milliseconds, so load only slows it.
+_SETTLED_BOX = """async ([el, frames]) => {
+  const box = () => JSON.stringify(el.getBoundingClientRect());
+  let last = box(), still = 0;
+  while (still < frames) {
+    await new Promise(requestAnimationFrame);
+    const now = box();
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+  const {x, y, width, height} = el.getBoundingClientRect();
+  return {x, y, width, height};
+}"""
+
+
+def settled_box(locator, frames: int = 5) -> dict:
+    """The box of ``locator``'s element, in view and no longer moving (see ``_SETTLED_BOX``)."""
+    locator.scroll_into_view_if_needed()
+    return locator.page.evaluate(_SETTLED_BOX, [locator.element_handle(), frames])
+
+
 def iou(a: np.ndarray, b: np.ndarray) -> float:
     return (a & b).sum() / (a | b).sum()
 
@@ -52,7 +75,7 @@ class Painter:
 
     def drag(self, *points, steps: int = 24) -> None:
         """One stroke through ``points`` (image pixels), as a mouse drag; waits until the kernel has it."""
-        box = self.picture.bounding_box()
+        box = settled_box(self.picture)
         scale = box["width"] / self.size[0]
         synced = self.synced
         self.page.mouse.move(box["x"] + points[0][0] * scale, box["y"] + points[0][1] * scale)
@@ -78,8 +101,12 @@ class Painter:
             self.wait_synced(synced + 1)
 
     def wait_synced(self, revision: int) -> None:
-        self.page.wait_for_function(
-            "([el, n]) => Number(el.dataset.synced || 0) >= n", arg=[self.root.element_handle(), revision])
+        try:
+            self.page.wait_for_function(
+                "([el, n]) => Number(el.dataset.synced || 0) >= n", arg=[self.root.element_handle(), revision])
+        except Exception as error:  # say what the page shows, not only that time ran out
+            state = self.root.evaluate("el => ({...el.dataset})")
+            raise AssertionError(f"the kernel never had mask revision {revision}; the painter's state: {state}") from error
 
     def set_mask(self, code: str) -> None:
         """Set the mask in the kernel (``code`` is the value) and wait until the page shows it."""

@@ -9,7 +9,7 @@ import ast
 from tests.helpers import wait_until
 
 from .conftest import in_both_frontends, served_edit
-from .painting import Painter, painter_setup
+from .painting import Painter, painter_setup, settled_box
 
 PRICE = "print(f\"{next(c.credit for c in ik.me().plan.credit_cost_info if c.type == 'outpaint'):g}\")"
 
@@ -25,7 +25,7 @@ class Board:
     def drag(self, handle: str, dx: float, dy: float) -> None:
         """Drag a handle (n, se, w...) by (dx, dy) image pixels with the mouse."""
         scale = float(self.board.get_attribute("data-scale"))
-        box = self.root.locator(f'[data-handle="{handle}"]').bounding_box()
+        box = settled_box(self.root.locator(f'[data-handle="{handle}"]'))
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         self.page.mouse.move(x, y)
         self.page.mouse.down()

@@ -9,7 +9,7 @@ from PIL import Image
 from imagekit.widgets.mask_ops import box, grow, polygon, shrink, smooth
 
 from .conftest import in_both_frontends, keep_figures
-from .painting import Painter, iou, painter_setup
+from .painting import Painter, iou, painter_setup, settled_box
 
 SIZE = (1024, 1024)
 SQUARE = np.zeros(SIZE[::-1], bool)
@@ -78,7 +78,7 @@ def shape_drag(painter, points, alt: bool = False) -> None:
 
 def click_points(painter, points) -> None:
     """Click each point (image pixels) on the painter's view, one click apiece."""
-    box = painter.picture.bounding_box()
+    box = settled_box(painter.picture)
     scale = box["width"] / painter.size[0]
     for x, y in points:
         painter.page.mouse.click(box["x"] + x * scale, box["y"] + y * scale)
