@@ -107,15 +107,18 @@ class _ClientBase:
         """``with ik.tags(experiment="grid-a"):`` tags every operation inside (``imagekit.tags``)."""
         return _tags(mapping, **values)
 
-    def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
-               hard: bool = True, alerts: Sequence[float] | None = (0.5, 0.8, 1.0), period: str | None = None,
-               tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
-               **tag_values: object) -> Budget:
-        """Cap what one tag value (or, with none, this client's account) may spend, in this client's
-        ledger (shared by everyone writing to it): ``ik.budget(experiment="grid-a", limit=500,
-        period="month", tz="Europe/Berlin", on_alert=print)``; see ``Ledger.set_budget``."""
+    def _set_budget(self, tag: Mapping[str, object] | None, tag_values: Mapping[str, object], *, limit: float,
+                    warn_at: float | None, hard: bool, alerts: Sequence[float] | None, period: str | None,
+                    tz: str, on_alert: Callable[[Alert], object] | None, webhook: str | None,
+                    user: User | None = None) -> Budget:
+        """``budget``'s work, once the plan (``user``) is known where ``period`` is the plan's."""
         if self._ledger is None:
             raise ConfigError("budgets live in the ledger, and this client has none (ledger=False)")
+        if user is not None:  # the plan's own period: its month from the plan's start, or the UTC day
+            from .ledger.periods import plan_period
+
+            period = plan_period(user.plan.period if user.plan else None, user.plan_started_at)
+            tz = "UTC" if period == "day" else tz
         return self._ledger.set_budget(tag, limit=limit, warn_at=warn_at, hard=hard, alerts=alerts, period=period,
                                        tz=tz, on_alert=on_alert, webhook=webhook, **tag_values)
 
@@ -214,6 +217,18 @@ class Client(_ClientBase):
 
         return Batch(self, rows, tags=tags, name=name, keys=keys, **defaults)
 
+    def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
+               hard: bool = True, alerts: Sequence[float] | None = (0.5, 0.8, 1.0), period: str | None = None,
+               tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
+               **tag_values: object) -> Budget:
+        """Cap what one tag value (or, with none, this client's account) may spend, in this client's
+        ledger (shared by everyone writing to it): ``ik.budget(experiment="grid-a", limit=500,
+        period="month", tz="Europe/Berlin", on_alert=print)``; ``period="plan"`` counts over the plan's
+        own period (its month from the plan's start, as the service grants credit; asks the service
+        once). See ``Ledger.set_budget``."""
+        return self._set_budget(tag, tag_values, limit=limit, warn_at=warn_at, hard=hard, alerts=alerts, period=period,
+                                tz=tz, on_alert=on_alert, webhook=webhook, user=self.me() if period == "plan" else None)
+
 
 class AsyncClient(_ClientBase):
     """An asyncio client with the same methods and settings as Client, awaitable. Works under
@@ -292,6 +307,15 @@ class AsyncClient(_ClientBase):
         from .workflows.batch import Batch
 
         return Batch(self, rows, tags=tags, name=name, keys=keys, **defaults)
+
+    async def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
+                     hard: bool = True, alerts: Sequence[float] | None = (0.5, 0.8, 1.0), period: str | None = None,
+                     tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
+                     **tag_values: object) -> Budget:
+        """As ``Client.budget``; it awaits the service only for ``period="plan"``."""
+        user = await self.me() if period == "plan" else None
+        return self._set_budget(tag, tag_values, limit=limit, warn_at=warn_at, hard=hard, alerts=alerts, period=period,
+                                tz=tz, on_alert=on_alert, webhook=webhook, user=user)
 
 
 def _check(options: ClientOptions) -> None:

@@ -274,8 +274,8 @@ class Ledger:
         this ledger: ``set_budget(experiment="grid-a", limit=50)``; with no tag, this ledger's account
         (every account's when it has none). ``hard`` refuses new work past the limit
         (BudgetExceededError); ``warn_at`` (a share) warns this process first (BudgetWarning).
-        ``period`` (``day``, ``week``, ``month`` in ``tz``) counts spending per period, the limit
-        resetting at each turn (None: all time). ``alerts`` (shares) are sent once per share and
+        ``period`` (``day``, ``week``, ``month`` in ``tz``, or a plan month: ``ik.budget(period="plan")``
+        makes one) counts spending per period, the limit resetting at each turn (None: all time). ``alerts`` (shares) are sent once per share and
         period, ledger-wide: a log line, a notebook banner, ``on_alert(alert)`` in this process, and
         a JSON POST to ``webhook`` (see ``alerts``). Replaces an earlier budget of the same tag value;
         its ``on_alert`` stays unless another is given (raising a limit keeps the callback)."""

@@ -13,7 +13,8 @@ limit. The answer's entry replaces the hold in one transaction; an entry whose c
 known keeps its hold until they are (``Ledger.settle``). A hold whose process died unanswered stops
 counting after ``HOLD_SECONDS``.
 
-A budget may count over a *period* (``day``, ``week`` or ``month`` in a time zone; see ``periods``):
+A budget may count over a *period* (``day``, ``week`` or ``month`` in a time zone, or a plan's month;
+see ``periods``):
 then spent is what the entries of the current period cost, and a hard budget's limit is free again
 at the period's turn. Without one it counts all time. The budget of an *account* (no tag: key ``""``,
 value the account's id, or ``""`` for every account in the ledger) caps all its work, tagged or not.
@@ -69,8 +70,8 @@ class Budget:
     alerts: tuple[float, ...] = ()
     """Shares of ``limit`` at which an alert is sent, once per period (see ``alerts``)."""
     period: str | None = None
-    """``day``, ``week`` or ``month`` (in ``tz``) that ``spent`` counts over and the limit resets on;
-    None: all time."""
+    """``day``, ``week`` or ``month`` (in ``tz``), or a plan month (``month@<plan start>``), that
+    ``spent`` counts over and the limit resets on; None: all time."""
     tz: str = "UTC"
     """The IANA time zone the period's turns are in."""
     webhook: str | None = None

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .entries import BALANCE, Entry
-from .periods import PERIODS, checked_period, checked_zone, period_bounds
+from .periods import checked_period, checked_zone, period_bounds
 
 if TYPE_CHECKING:
     import numpy as np
@@ -223,10 +223,8 @@ def _row(name: str, spent: pd.DataFrame, budget: Budget | None, now: datetime, p
          days: float, balance: float | None = None) -> dict[str, Any]:
     import pandas as pd
 
-    if budget is not None:  # budgets that know their period (and time zone) say it themselves
-        own = getattr(budget, "period", period)
-        period = own if own is None or own in PERIODS else period  # the plan's: the one given
-        tz = str(getattr(budget, "tz", None) or tz)
+    if budget is not None:  # a budget's own period (a plan month too) and time zone win
+        period, tz = budget.period, budget.tz or tz
     start, end = period_bounds(now, period, tz) if period else (None, None)
     so_far = spent if start is None else spent[spent["time"] >= pd.Timestamp(start)]
     this_period = float(so_far.loc[so_far["time"] <= pd.Timestamp(now), "credits"].sum())

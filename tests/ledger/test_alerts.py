@@ -4,6 +4,7 @@ on loopback, and several processes sharing one PostgreSQL ledger sending each al
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -12,13 +13,14 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import psycopg
 import pytest
 
 import imagekit
-from imagekit.ledger import Alert, Entry, Ledger, Source, Status, alerts as alerts_module
-from imagekit.ledger.periods import stamp
+from imagekit.ledger import Alert, Budget, Entry, Ledger, Source, Status, alerts as alerts_module
+from imagekit.ledger.periods import plan_period, stamp
 from tests.helpers import wait_until
 from tests.ledger.webhooks import Receiver
 from tests.postgres import PostgresServer
@@ -294,6 +296,28 @@ def test_an_accounts_budget_refuses_untagged_work_and_alerts_when_full(connect):
     with pytest.raises(imagekit.BudgetExceededError, match=r"account \w+: 2 of 3 credits spent"):
         ik.create("two", style=style)
     assert [(alert.threshold, alert.account, alert.spent) for alert in got] == [(1.0, ik.ledger.account, 2)]
+
+
+def test_a_budget_on_the_plans_own_period_counts_the_month_the_service_grants_credit_in(connect):
+    ik = connect()
+    started = ik.me().plan_started_at
+    end = started.replace(month=started.month % 12 + 1, year=started.year + started.month // 12)  # fresh: not the 31st
+    budget = ik.budget(experiment="grid-a", limit=4, period="plan", tz="Europe/Berlin", warn_at=None)
+    assert (budget.period, budget.start, budget.end) == (plan_period("month", started), started, end)
+    style = ik.styles()[0]
+    with ik.tags(**GRID):
+        ik.create("one", style=style)
+        ik.create("two", style=style)
+        with pytest.raises(imagekit.BudgetExceededError,
+                           match=f"spent this plan month.*resets at {end.astimezone(ZoneInfo('Europe/Berlin')):%Y-%m-%d %H:%M}"):
+            ik.create("three", style=style)
+    assert ik.ledger.forecast(by="experiment").loc["grid-a", "resets"] == end
+
+    async def on_the_async_twin() -> Budget:
+        async with ik.to_async() as aik:
+            return await aik.budget(experiment="grid-b", limit=9, period="plan")
+
+    assert asyncio.run(on_the_async_twin()).period == budget.period
 
 
 NOTEBOOK_CELL = """

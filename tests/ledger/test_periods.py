@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import imagekit
-from imagekit.ledger.periods import bounds
+from imagekit.ledger.periods import bounds, plan_period
 
 
 def utc(*parts: int) -> datetime:
@@ -49,8 +49,39 @@ def test_consecutive_days_meet_across_a_whole_year_of_clock_changes():
         at += timedelta(days=1)
 
 
+PLAN_31 = plan_period("month", utc(2026, 1, 31, 9, 30))
+
+
+@pytest.mark.parametrize(("at", "start", "end"), [
+    # a plan month turns at the plan's start instant each month; past a short month's end, on its last day
+    (utc(2026, 1, 31, 9, 30), utc(2026, 1, 31, 9, 30), utc(2026, 2, 28, 9, 30)),
+    (utc(2026, 2, 28, 9, 29), utc(2026, 1, 31, 9, 30), utc(2026, 2, 28, 9, 30)),
+    (utc(2026, 2, 28, 9, 30), utc(2026, 2, 28, 9, 30), utc(2026, 3, 31, 9, 30)),
+    (utc(2026, 4, 30, 12), utc(2026, 4, 30, 9, 30), utc(2026, 5, 31, 9, 30)),
+    (utc(2028, 2, 29, 23), utc(2028, 2, 29, 9, 30), utc(2028, 3, 31, 9, 30)),
+    (utc(2027, 1, 1), utc(2026, 12, 31, 9, 30), utc(2027, 1, 31, 9, 30)),
+    (utc(2025, 12, 31, 10), utc(2025, 12, 31, 9, 30), utc(2026, 1, 31, 9, 30)),  # before the plan: as if it ran
+])
+def test_a_plan_month_turns_where_the_service_grants_the_monthly_credit(at, start, end):
+    assert PLAN_31 == "month@2026-01-31T09:30:00.000+00:00"
+    assert bounds(PLAN_31, "Asia/Tokyo", at) == (start, end)  # the plan's instant, whatever the zone shown
+
+
+def test_plan_months_meet_for_years_and_a_daily_plan_turns_at_utc_midnight():
+    period, at = plan_period("month", datetime(2026, 3, 30, 23, 59)), utc(2026, 3, 30, 23, 59)  # naive: UTC
+    for _ in range(60):
+        start, end = bounds(period, "UTC", at)
+        assert start <= at < end and start.day in (28, 29, 30) and bounds(period, "UTC", end)[0] == end
+        at = end
+    assert plan_period("day", utc(2026, 1, 31, 9, 30)) == "day"
+
+
 @pytest.mark.parametrize(("options", "said"), [
-    ({"period": "year"}, "one of day, week, month"),
+    ({"period": "year"}, "one of day, week, month, plan"),
+    ({"period": "plan"}, r"only the service knows: set the budget with ik.budget\(..., period='plan'\)"),
+    ({"period": "month@2026-01-31"}, "is not a plan month"),
+    ({"period": "month@2026-01-31T09:30:00"}, "is not a plan month"),
+    ({"period": "month@/etc/passwd"}, "is not a plan month"),
     ({"period": "month", "tz": "Mars/Olympus"}, "IANA name"),
     ({"alerts": (0.5, 0)}, "share of the limit"),
     ({"alerts": ("80%",)}, "share of the limit"),
