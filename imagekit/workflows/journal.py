@@ -75,7 +75,8 @@ class RowRecord:
     """Highest own image id known when the last attempt was sent: the probe starts above it."""
     sent_at: float | None = None
     images: list[ImageRecord] = field(default_factory=list)
-    """One dict per image: id, status, error, credits, file."""
+    """One dict per image, in the row's order: id, status, error, credits, file, and the ``group`` id of
+    the create that made it (one made again after a failure also the ``count`` it asked for: ``made``)."""
     credits: float | None = None
     error: str | None = None
     latency: float | None = None
@@ -96,13 +97,49 @@ class RowRecord:
 
     def image_credits(self, image: ImageRecord) -> float | None:
         """What one of its images cost, net, as the ledger has it: nothing for a failed one (refunded,
-        or never charged), else its own price, else an even share of the row's among those not failed."""
+        or never charged), else its own price, else an even share of what the row's others with a
+        price of their own leave."""
         if image.get("status") == FAILED:
             return 0.0
         if image.get("credits") is not None:
             return float(image["credits"])
         billed = [each for each in self.images if each.get("status") != FAILED]
-        return self.credits / len(billed) if self.credits is not None and billed else None
+        unpriced = [each for each in billed if each.get("credits") is None]
+        priced = sum(float(each["credits"]) for each in billed if each.get("credits") is not None)
+        return (self.credits - priced) / len(unpriced) if self.credits is not None else None
+
+    @property
+    def to_remake(self) -> int | None:
+        """How many images the row's next create makes: those of its images that failed (they were
+        refunded; the others are paid for and kept), or None when it has none yet (the whole row)."""
+        if not self.images:
+            return None
+        return sum(1 for image in self.images if image["status"] == FAILED)
+
+    def made(self, images: list[ImageRecord], credits: float, asked: int) -> None:
+        """Take the images a create of this row made (``credits`` its cost): the first ones, or, after
+        an attempt whose images partly failed, in the failed ones' places (``asked``: its count)."""
+        for image in images:
+            image["group"] = self.group_id
+        if not self.images:
+            self.images, self.credits = images, credits
+            return
+        for image in self.images:  # the kept ones' prices, before an even share would mix attempts
+            if image.get("credits") is None and image["status"] != FAILED:
+                image["credits"] = self.image_credits(image)
+        places = iter([n for n, image in enumerate(self.images) if image["status"] == FAILED])
+        for image in images:
+            image["count"] = asked
+            place = next(places, None)
+            if place is None:
+                self.images.append(image)
+            else:
+                self.images[place] = image
+        self.credits = (self.credits or 0.0) + credits
+
+    def attempt_images(self) -> list[ImageRecord]:
+        """The images its latest create made (an image without a ``group`` is the first create's)."""
+        return [image for image in self.images if image.get("group", self.group_id) == self.group_id]
 
 
 FIELDS = ("key", "status", "attempts", "group_id", "low_id", "sent_at", "images", "credits", "error", "latency",

@@ -45,7 +45,8 @@ def file_name(row: Row, number: int) -> str:
 
 def provenance_of(row: Row, entry: RowRecord, image: ImageRecord, base_url: str) -> Provenance:
     """How a batch image was made: its row's create, its group id, its credits, the service."""
-    return Provenance.of_create(image["id"], row.options["prompt"], row.options, request_id=entry.group_id,
+    options = {**row.options, "count": image["count"]} if "count" in image else row.options  # a remade one's create
+    return Provenance.of_create(image["id"], row.options["prompt"], options, request_id=image.get("group", entry.group_id),
                                 credits=entry.image_credits(image), service=base_url)
 
 

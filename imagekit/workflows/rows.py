@@ -12,12 +12,12 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..errors import ValidationError
 from ..ledger.prices import Prices, create_key
-from ..validation import all_mistakes, create_mistakes, resolve_style
+from ..validation import COUNTS, all_mistakes, create_mistakes, resolve_style
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,6 +82,15 @@ class Row:
     def cost(self, prices: Prices) -> float:
         """Credits its create costs (an upper bound while the price is unknown)."""
         return prices.create(self.style, self.collection, self.count)
+
+    def remaking(self, missing: int | None) -> Row:
+        """The create that makes ``missing`` of its images again (None: the row as it is): the
+        largest count the interface allows within them, so nothing already paid is made twice
+        (three missing: two now, one after)."""
+        if missing is None or missing == self.count:
+            return self
+        count = max(size for size in COUNTS if size <= max(missing, 1))
+        return replace(self, options={**self.options, "count": count})
 
 
 def make_rows(source: RowSource, defaults: Mapping[str, Any], where: str | None = None) -> list[Row]:

@@ -174,14 +174,18 @@ class Runner:
                 async with self._slot():
                     await self._settle(row, entry)
                 await self._download(row, entry)
-                return True
+                if entry.status != "pending":
+                    return True
+            if entry.to_remake == 0:  # every image made and kept (a run stopped before storing them)
+                entry.status = "created"
+                continue
             if self.state.stopped:
                 entry.status, entry.error = "skipped", self.state.stopped
                 self.journal.save(entry)
                 return True
             if self.out_of_credit:
                 return False
-            cost = row.cost(self.prices)
+            cost = row.remaking(entry.to_remake).cost(self.prices)
             if self.options.budget is not None and self.state.spent + self.state.reserved + cost > self.options.budget:
                 if self.state.spent + cost > self.options.budget:
                     self.state.stopped = f"budget of {self.options.budget:g} credits reached"
@@ -203,6 +207,8 @@ class Runner:
                 hold.release()
             if entry.status == "created":
                 await self._download(row, entry)
+                if entry.status == "pending":  # the rest of what an earlier attempt failed to make
+                    continue
             return True
 
     async def _create(self, row: Row, entry: RowRecord, hold: Hold) -> None:
@@ -222,6 +228,9 @@ class Runner:
             return
         if self.out_of_credit:  # learnt while this row waited for the lock
             raise _ToAnotherAccount
+        asked = row.remaking(entry.to_remake)  # after failed images: only those, in the interface's counts
+        for image in entry.images:  # made before images knew their create (a journal from before)
+            image.setdefault("group", entry.group_id)
         entry.attempts += 1
         entry.group_id = f"{row.key}.{entry.attempts}"
         entry.status, entry.low_id, entry.sent_at, entry.error = "sent", self.frontier, time.time(), None
@@ -229,7 +238,7 @@ class Runner:
         self.journal.save(entry)  # before the request leaves: a crash from here on is in doubt
         self._sent[row.key] = time.monotonic()
         try:
-            result = await self.client.images.create(**row.options, is_async=not self.tagged,
+            result = await self.client.images.create(**asked.options, is_async=not self.tagged,
                                                      group_id=entry.group_id)
         except APIConnectionError as exc:
             if exc.may_have_executed:
@@ -294,7 +303,9 @@ class Runner:
                  earlier: bool = False) -> None:
         """The row's create ran (in an ``earlier``, interrupted run, or this one); ``charged`` is what
         it cost, when the service said so. Otherwise its price is known (then exact) or guessed high,
-        and the guess is corrected once the images' metadata shows their creditCost (``_settle``)."""
+        and the guess is corrected once the images' metadata shows their creditCost (``_settle``).
+        After an attempt whose images partly failed, its images take the failed ones' places."""
+        asked = row.remaking(entry.to_remake).count
         if charged is None:
             unit = self.prices.exact(row.price_key)
             billed = [image for image in images if image["status"] != FAILED]  # failed at once: refunded
@@ -303,7 +314,8 @@ class Runner:
                 for image in billed:
                     image["guess"] = unit
             charged = unit * len(billed)
-        entry.status, entry.images, entry.credits = "created", images, charged
+        entry.made(images, charged, asked)
+        entry.status = "created"
         if not earlier:
             self.state.spent += charged
             self._charged_here.add(row.key)
@@ -324,8 +336,9 @@ class Runner:
         if recorded:  # the answer came back, but the process died before the journal heard of it
             self._created(row, entry, [_image(i) for i in recorded], charged, earlier)
             return
+        asked = row.remaking(entry.to_remake).count
         try:
-            found = await find_images(self.client, self.journal, entry, row.count, self.tagged, self.options)
+            found = await find_images(self.client, self.journal, entry, asked, self.tagged, self.options)
         except ImagekitError as exc:
             entry.status, entry.error = "uncertain", f"may have run; the probe failed: {exc}"
             self.journal.save(entry)
@@ -334,9 +347,9 @@ class Runner:
         if not found:
             self._back_to_pending(entry)
             raise _Retry(0.0)
-        if len(found) != row.count:
+        if len(found) != asked:
             entry.status = "uncertain"
-            entry.error = f"may have run; the probe found {len(found)} of {row.count} images"
+            entry.error = f"may have run; the probe found {len(found)} of {asked} images"
             self.journal.save(entry)
             return
         charged = sum(float(meta.credit_cost or 0) for meta in found.values())
@@ -394,12 +407,13 @@ class Runner:
         """Tell the ledger what the row's create cost, as its images' metadata showed (before the
         refunds, which are entries of their own), where its answer did not say: a share of a
         balance the reconciliation gave it earlier is corrected, so its entry is the row's."""
-        shown = [image["credits"] for image in entry.images if image.get("credits") is not None]
+        made = entry.attempt_images()
+        shown = [image["credits"] for image in made if image.get("credits") is not None]
         if self.ledger is None or row.key in self._reported or not entry.group_id or not shown or entry.credits is None:
             return
-        refunded = sum(image["credits"] for image in entry.images
-                       if image["status"] == FAILED and image.get("credits") is not None)
-        ledger, group_id, credits = self.ledger, entry.group_id, entry.credits + refunded
+        refunded = sum(image["credits"] for image in made if image["status"] == FAILED and image.get("credits") is not None)
+        earlier = sum(entry.image_credits(image) or 0.0 for image in entry.images if image not in made)
+        ledger, group_id, credits = self.ledger, entry.group_id, entry.credits - earlier + refunded
         ledger.later(lambda: ledger.price_create(group_id, credits))  # off the loop: the database may not answer
 
     def _price_seen(self, row: Row, entry: RowRecord, image: ImageRecord, unit: float) -> None:
@@ -445,9 +459,11 @@ class Runner:
                 entry.error = f"download failed: {exc}"
                 self.journal.save(entry)
                 return
-        failed = [image for image in entry.images if image["status"] == FAILED]
-        entry.status = "failed" if failed else "done"
-        entry.error = failed[0]["error"] or "generation failed" if failed else None
+        failed = [image for image in entry.attempt_images() if image["status"] == FAILED]
+        if failed:
+            entry.status, entry.error = "failed", failed[0]["error"] or "generation failed"
+        else:  # pending: images an earlier attempt failed to make are still to make (see ``Row.remaking``)
+            entry.status, entry.error = "pending" if entry.to_remake else "done", None
         self.journal.save(entry)
 
 

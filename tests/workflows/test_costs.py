@@ -4,6 +4,7 @@ the ledger holds for it, over runs with refunds, failures, lost answers and resu
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -97,3 +98,36 @@ def test_every_chain_step_and_export_row_costs_what_the_ledger_says(connect, box
     exported = pd.read_parquet(tmp_path / "steps.parquet", columns=["request_id", "credits"])
     assert len(exported) == 2 and [(row.request_id, row.credits) for row in exported.itertuples()
                                    if row.credits != pytest.approx(ledger[row.request_id])] == []
+
+
+@pytest.mark.slow(20)
+def test_a_row_whose_images_partly_failed_remakes_only_those_and_keeps_what_was_paid(connect, box, tmp_path):
+    """Rows of four images, some failing: the next run makes only the failed ones (in the interface's
+    counts: three missing are two, then one) into their places, and every image paid for stays."""
+    ik = connect()
+    style, out = public_style(box), tmp_path / "out"
+    journal = tmp_path / "journal.sqlite"
+    rows = [f"prompt {i}" for i in range(8)]
+    control(box, "POST", "faults", {"fail_generation_rate": 0.5, "seed": 3})
+    first = ik.batch(rows, style=style, count=4).run(progress=False, journal=journal, out_dir=out)
+    control(box, "DELETE", "faults")
+    made = first.to_pandas()
+    kept = made.loc[made["status"] == "COMPLETED", ["key", "image_id", "file"]]
+    failed = made.loc[made["status"] == "FAILED"].groupby("key").size()
+    assert len(failed) and (failed < 4).any(), failed  # some rows kept some images
+
+    second = ik.batch(rows, style=style, count=4).run(progress=False, journal=journal, out_dir=out)
+    frame = second.to_pandas()
+    assert set(frame["row_status"]) == {"done"} and set(frame["status"]) == {"COMPLETED"}, frame[["key", "image_id", "status", "row_status", "error", "attempts"]].to_string()
+    assert frame.groupby("key").size().eq(4).all()
+    assert set(map(tuple, kept.itertuples(index=False))) <= set(map(tuple, frame[["key", "image_id", "file"]].itertuples(index=False)))
+    assert frame["image_id"].is_unique and sorted(p.name for p in out.glob("*.png")) == sorted(
+        Path(file).name for file in frame["file"])  # one file per image, none overwritten
+
+    assert frame["credits"].nunique() == 1 and frame["credits"].sum() > 0  # each image its price, once
+    creates = [entry for entry in ik.ledger.entries() if entry.operation == "create"]
+    assert ik.ledger.total() == pytest.approx(frame["credits"].sum())  # nothing paid that the table lacks
+    assert sum(len(entry.image_ids) for entry in creates) == 32 + int(failed.sum())  # each failed one made once more
+    records = LocalJournal(journal).load()
+    remade = {key: n for key, n in failed.items() if n == 3}
+    assert all(records[key].attempts == 3 for key in remade)  # three missing: a create of two, then of one
