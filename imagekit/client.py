@@ -56,7 +56,8 @@ class _ClientBase:
         if self._ledger is not None:
             from .ledger.recorder import Recorder
 
-            self._http.hooks.append(Recorder(self._ledger, self._config))
+            # an account given (the embedded sandbox's, a derived client's) is kept; else the user's, once known
+            self._http.hooks.append(Recorder(self._ledger, self._config, adopts=options.get("account") is None))
 
     def _open(self, transport: Transport | None) -> None:
         raise NotImplementedError

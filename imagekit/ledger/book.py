@@ -9,8 +9,10 @@ and charges of requests whose answer was lost (tagged as the operation was).
 
 A ledger is a SQLite file (default ``$IMAGEKIT_HOME/ledger.sqlite``) or a PostgreSQL database a
 team shares (``IMAGEKIT_LEDGER_URL`` or ``ledger="postgresql://..."``; see ``store``). Entries are
-keyed by account (a hash of base URL and API key, never the key), so one ledger can serve several
-users and services. Budgets per tag value (or per account) live in it too, with the alerts they sent
+keyed by account, so one ledger can serve several users and services: a user on a service (a hash of
+the service's identity and the user's id, the same for every key the user has), known from the first
+time the service says whose the key is (``me()``); until then by a hash of base URL and API key (never
+the key), which then becomes another name of the user's account (``adopt``). Budgets per tag value (or per account) live in it too, with the alerts they sent
 (see ``budgets`` and ``alerts``). A SQLite file opens on the first entry: a client that does nothing
 writes nothing.
 """
@@ -38,7 +40,7 @@ from .export import Moment, SpendExport
 from .spool import spool_for
 from .store import checked_location, is_url, open_store, shown_location
 from .writer import writer_for, writers
-from .writes import WRITES, insert, set_credits, upsert_price
+from .writes import WRITES, aliases, insert, name_account, set_credits, upsert_price
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,9 +79,10 @@ class Ledger:
         self._store = open_store(location)
         self.path: Path | None = None if is_url(location) else Path(location)
         """The SQLite file (None for a ledger on PostgreSQL)."""
-        self.account = account
-        """The account this ledger records and shows ("" shows every account in the ledger)."""
+        self._account = account
         self._spool = None if self.path else spool_for(self._store.location)
+        self._aliases: dict[str, str] = self._known_aliases()
+        """Other names of accounts (an id made from an API key -> the user's), shared with twins."""
         self._writer = writer_for(str(self._spool.path)) if self._spool else None
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         """What time it is for budgets' periods (tests give their own)."""
@@ -97,12 +100,44 @@ class Ledger:
     def __repr__(self) -> str:
         return f"Ledger({self.location!r}, account={self.account!r})"
 
+    @property
+    def account(self) -> str:
+        """The account this ledger records and shows ("" shows every account in the ledger)."""
+        return self._aliases.get(self._account, self._account)
+
     def for_account(self, account: str) -> Ledger:
         """The same ledger, recording and showing ``account``."""
         twin = Ledger.__new__(Ledger)
-        twin._store, twin.path, twin.account, twin._spool = self._store, self.path, account, self._spool
-        twin._writer, twin.clock = self._writer, self.clock
+        twin._store, twin.path, twin._account, twin._spool = self._store, self.path, account, self._spool
+        twin._writer, twin.clock, twin._aliases = self._writer, self.clock, self._aliases
         return twin
+
+    def adopt(self, account: str) -> None:
+        """Know this ledger's account (an id made from the API key: ``account_of``) as ``account``, the
+        user's on the service (``user_account``), from now on and in every process: what the ledger
+        holds under the key's id becomes the user's (see ``writes.name_account``)."""
+        alias = self._account
+        if not alias or alias == account or self._aliases.get(alias) == account:
+            return
+        self._aliases[alias] = account
+        row = {"alias": alias, "account": account, "time": now()}
+        self._write("alias", row, lambda: name_account(self._store, row))
+        if self._spool:  # what a process on this machine opening the ledger knows at once, and the prices
+            self._spool.remember("aliases", lambda: dict(self._aliases), now=True)  # estimates use meanwhile
+            if (prices := self._spool.recall(f"prices:{alias}")) is not None:
+                self._spool.remember(f"prices:{account}", lambda: prices, now=True)
+
+    def _learn_aliases(self) -> dict[str, str]:
+        """The store's other names of accounts, known here from now on (read where the store is read
+        anyway: a client that does nothing opens nothing)."""
+        if self._account and self._store.exists():
+            self._aliases.update(aliases(self._store))
+        return dict(self._aliases)
+
+    def _known_aliases(self) -> dict[str, str]:
+        """The other names of accounts known before the store is opened: what this machine last saw of
+        a shared database's (none for a SQLite file, which is read when it is opened)."""
+        return dict(self._spool.recall("aliases") or {}) if self._spool is not None else {}
 
     def later(self, job: Callable[[], object]) -> None:
         """Do ``job`` (bookkeeping) on the writer's thread for a shared ledger, whose database may stop
@@ -125,6 +160,7 @@ class Ledger:
             self._alert([(entry.tags, entry.account, entry.time)])
         if entry.seq is not None and self._spool:  # what binds untagged work, learned off its path (see ``hold``)
             self._spool.remember("budgets", lambda: budgets.known(self._store))
+            self._spool.remember("aliases", self._learn_aliases)  # names other processes gave accounts
         return entry
 
     def settle(self, entry: Entry, credits: float, source: Source) -> None:
@@ -166,6 +202,7 @@ class Ledger:
         ``collection:<id>`` -> credits per operation or image (the last known while the database
         cannot be reached)."""
         def read() -> dict[str, float]:
+            self._learn_aliases()
             known = dict(self._store.fetchall("SELECT key, credits FROM prices WHERE account = ?", (self.account,)))
             if self._spool:  # what estimates use while the database cannot be asked
                 self._spool.remember(f"prices:{self.account}", lambda: known)
@@ -186,10 +223,11 @@ class Ledger:
     def entries(self, account: str | None = None, *, readings: bool = False) -> list[Entry]:
         """Entries of ``account`` (default: this ledger's; "" for all), oldest first; with
         ``readings``, the balance readings among them."""
-        account = self.account if account is None else account
         self.flush()
         if not self._store.exists():
             return []
+        self._learn_aliases()  # another process may have learnt whose this ledger's key is
+        account = self.account if account is None else account
         where = [("account = ?", account)] if account else []
         if not readings:
             where.append(("operation != ?", BALANCE))
@@ -321,6 +359,7 @@ class Ledger:
 
         def check() -> int | None:
             at = self.clock()
+            self._learn_aliases()  # the account's budget may be the user's, named by another process
             try:
                 held = budgets.hold(self._store, self.account, tags, cost, at)
             except BudgetExceededError as exc:
@@ -339,7 +378,7 @@ class Ledger:
         the writer, off the requests' path (``record``), and by ``set_budget`` at once."""
         assert self._spool is not None
         known = self._spool.recall("budgets") or []
-        return any(not key and value in (self.account, "") for key, value, _, _ in known)
+        return any(not key and value in (self.account, self._account, "") for key, value, _, _ in known)
 
     def reconcile(self) -> None:
         """Give entries whose credits are unknown the credits the balances show (see ``reconcile``).

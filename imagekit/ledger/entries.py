@@ -8,10 +8,12 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 from ..tags import current_tags
 
-__all__ = ["Entry", "Status", "Source", "BALANCE", "answered", "now", "account_of", "sandbox_account"]
+__all__ = ["Entry", "Status", "Source", "BALANCE", "answered", "now", "account_of", "sandbox_account", "service_of",
+           "user_account"]
 
 BALANCE = "balance"
 """The operation name of a balance reading (a read that showed the balance; not an operation)."""
@@ -49,8 +51,23 @@ def now() -> str:
 
 
 def account_of(base_url: str, api_key: str) -> str:
-    """A stable, non-secret id for one account on one service."""
+    """A stable, non-secret id for one API key on one service: the account's until the service says
+    whose key it is (``user_account``; the ledger then keeps this id as another name of that one)."""
     return hashlib.sha256(f"{base_url.rstrip('/')}\0{api_key}".encode()).hexdigest()[:16]
+
+
+def service_of(base_url: str) -> str:
+    """A service's identity: its base URL's scheme, host, port and path, spelt one way (an embedded
+    sandbox, whose port is new each session, is known by its data folder instead: ``sandbox_account``)."""
+    parts = urlsplit(base_url.strip())
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{(parts.hostname or '').lower()}:{port}{parts.path.rstrip('/')}"
+
+
+def user_account(service: str, user_id: int) -> str:
+    """The id of one user on one service (``service_of``): the same for every key the user has."""
+    return hashlib.sha256(f"user\0{service}\0{user_id}".encode()).hexdigest()[:16]
 
 
 def sandbox_account(identity: str) -> str:

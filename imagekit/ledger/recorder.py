@@ -25,7 +25,7 @@ from .._http import Call, Response, charge_of
 from ..tags import current_tags
 from .book import Ledger
 from .columns import Unfit, integer
-from .entries import Entry, Source, Status, answered
+from .entries import Entry, Source, Status, answered, service_of, user_account
 from .prices import FREE_OPERATIONS, Prices, create_key, edit_key
 
 if TYPE_CHECKING:
@@ -40,8 +40,10 @@ _BUCKETS = ("dailyCredit", "monthlyCredit", "defaultCredit")
 class Recorder:
     """The HTTP hook that feeds one ledger: entries for operations, prices and balances from reads."""
 
-    def __init__(self, ledger: Ledger, config: Config) -> None:
+    def __init__(self, ledger: Ledger, config: Config, *, adopts: bool = True) -> None:
         self.ledger, self.config, self.wire = ledger, config, config.wire
+        self.adopts = adopts
+        """Whether the user a ``me()`` shows names the ledger's account (not when one was given)."""
         self._unpriced: dict[int, tuple[Entry, str, int]] = {}
         """Image id -> the unpriced create that made it, its price key and the images it was charged
         for: the image's metadata shows the price."""
@@ -173,10 +175,12 @@ class Recorder:
     # --- reads: prices and balances ------------------------------------------------------------
 
     def _read_me(self, call: Call, response: Response) -> None:
-        """The plan's prices, and the balance."""
+        """Whose the key is, the plan's prices, and the balance."""
         payload = _json(response)
         if not isinstance(payload, dict):
             return
+        if self.adopts and (user_id := _integer(payload.get("userId"))) is not None:
+            self.ledger.adopt(user_account(service_of(self.config.base_url), user_id))
         for cost in (payload.get("Plan") or {}).get("CreditCostInfo") or []:
             if isinstance(cost, dict) and cost.get("type") and (credit := _number(cost.get("credit"))) is not None:
                 self.ledger.learn_price(f"cost:{cost['type']}", credit, Source.PRICED)

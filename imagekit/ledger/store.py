@@ -59,6 +59,8 @@ _SCHEMA = (
         tag_key TEXT NOT NULL, tag_value TEXT NOT NULL, threshold {real} NOT NULL, credit_limit {real} NOT NULL,
         period_start TEXT NOT NULL, spent {real} NOT NULL, time TEXT NOT NULL,
         PRIMARY KEY (tag_key, tag_value, threshold, credit_limit, period_start))""",
+    """CREATE TABLE IF NOT EXISTS accounts (
+        alias TEXT PRIMARY KEY, account TEXT NOT NULL, time TEXT NOT NULL)""",
 )
 _ADDED_COLUMNS = (
     ("entries", "source", "TEXT"),  # ledgers from before credit sources
