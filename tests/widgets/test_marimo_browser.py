@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import imagekit
 from imagekit.widgets import mask_ops
 from tests.conftest import make_user
 from tests.helpers import wait_until
@@ -186,21 +187,84 @@ def test_strokes_eraser_box_grow_and_clean_up_reach_the_kernel(painter, lab_sand
     keep_figures(shots, {"one stroke at 1024x576 in marimo": one_stroke})
 
 
-def test_the_studio_in_marimo_says_what_to_use(chromium, lab_sandbox, tmp_path, shots):
+STUDIO = """
+import json, os, imagekit
+from imagekit.widgets import PromptStudio
+studio = PromptStudio(imagekit.connect(), count=1)
+def keep(change=None):
+    state = {{"prompt": studio.controls.prompt, "style": studio.controls.style, "count": studio.controls.count,
+             "busy": studio.controls.busy, "images": [image.id for image in studio.gallery.items],
+             "selected": [image.id for image in studio.selected]}}
+    with open({path!r} + ".part", "w") as out:
+        json.dump(state, out)
+    os.replace({path!r} + ".part", {path!r})
+studio.controls.observe(keep, names=["prompt", "style", "count", "busy"])
+studio.gallery.on_select(keep)
+keep()
+studio
+"""
+
+
+def test_the_studio_in_marimo_generates_and_selects(chromium, lab_sandbox, tmp_path, shots):
+    """Type a prompt, pick a style and a count, Generate: the images show in the gallery, the balance is
+    the service's, and the image clicked is ``studio.selected`` in the kernel."""
     _, key = make_user(lab_sandbox, "pro")
+    kernel = tmp_path / "studio.json"
     app = tmp_path / "studio_app.py"
-    app.write_text(app_source("import imagekit\nfrom imagekit.widgets import PromptStudio\n"
-                              "studio = PromptStudio(imagekit.connect())\nstudio"))
-    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
-        line = tab.locator(".ik-studio-elsewhere")
-        line.wait_for()
-        assert "open this notebook in JupyterLab or Notebook 7" in line.inner_text()
+    app.write_text(app_source(STUDIO.format(path=str(kernel))))
+    with imagekit.Client(lab_sandbox.url, key) as ik, opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
+        def state() -> dict:
+            return json.loads(kernel.read_text()) if kernel.is_file() else {}
+
+        def wait_state(what: str, **expected) -> dict:
+            wait_until(lambda: {k: state().get(k) for k in expected} == expected, timeout=60, what=what)
+            return state()
+
+        root = tab.locator(".ik-studio .ik-studio-controls")
+        generate = root.locator("button.ik-generate")
+        root.locator(".ik-balance", has_text="credits left").wait_for()
+        root.get_by_role("textbox", name="Prompt").fill("x" * 1201)  # over the limit: Generate waits
+        wait_state("the long prompt reaching the kernel", prompt="x" * 1201)
+        root.locator(".ik-counter.ik-over", has_text="1201 / 1200 characters").wait_for()
+        tab.wait_for_function("b => b.disabled", arg=generate.element_handle())
+        root.get_by_role("textbox", name="Prompt").fill("a paper boat on a pond")
+        style = ik.styles()[1]
+        root.get_by_role("combobox", name="Style").select_option(index=1)
+        root.get_by_role("radiogroup", name="Count").get_by_role("radio", name="2").click()
+        wait_state("the settings reaching the kernel", prompt="a paper boat on a pond", style=style.style_id, count=2)
+        assert root.locator(".ik-counter").inner_text() == "22 / 1200 characters"
+        tab.wait_for_function("b => !b.disabled", arg=generate.element_handle())
+        shoot(tab, shots, "studio-ready")
+
+        generate.click()
+        tiles = tab.locator('.ik-studio .ik-gallery[data-count="2"] figure.ik-tile')
+        tiles.nth(1).locator("img.ik-thumb").wait_for()
+        tab.wait_for_function("imgs => imgs.every((img) => img.complete && img.naturalWidth > 0)",
+                              arg=tiles.locator("img.ik-thumb").element_handles())
+        images = wait_state("the images in the kernel", busy=False)["images"]
+        assert len(images) == 2 and [served_style(lab_sandbox, image) for image in images] == [style.style_id] * 2
+        root.locator(".ik-progress").wait_for(state="hidden")
+        assert root.locator(".ik-balance").inner_text() == f"{ik.usage().current_credit} credits left"
+        assert root.locator(".ik-message").inner_text() == ""
+
+        tiles.nth(1).click()
+        tab.locator("figure.ik-tile.ik-selected").wait_for()
+        wait_state("the selection reaching the kernel", selected=[images[1]])
+        assert tiles.nth(1).locator("figcaption").inner_text() == f"#{images[1]}"
         assert tab.get_by_text("not supported").count() == 0  # marimo's banner for Jupyter widgets
         shoot(tab, shots, "studio")
 
 
+def served_style(box, image_id: int) -> int | None:
+    """The style the sandbox made an image in (from its own records)."""
+    from imagekit.sandbox.store.tables import Image as Row
+
+    with box.sandbox.db.read() as session:
+        return session.get(Row, image_id).style_id
+
+
 def test_a_gallery_in_marimo_selects(chromium, lab_sandbox, tmp_path, shots):
-    """The studio's marimo line sends people to the Gallery: its selection reaches the kernel there."""
+    """A Gallery on its own in marimo: its selection reaches the kernel."""
     _, key = make_user(lab_sandbox, "pro")
     chosen = tmp_path / "selected.json"
     app = tmp_path / "gallery_app.py"
