@@ -86,18 +86,21 @@ function render({ model, el }) {
     counter.textContent = `${length} / ${model.get("limit")} characters`;
     counter.classList.toggle("ik-over", length > model.get("limit"));
   };
-  const drawPickers = () => {
-    const busy = model.get("busy");
+  const drawSource = () => {
     const chosen = model.get("source");
-    source.draw(sources.map(([, label]) => label), sources.findIndex(([name]) => name === chosen), busy);
+    source.draw(sources.map(([, label]) => label), sources.findIndex(([name]) => name === chosen), false);
     for (const [name, pane] of Object.entries(panes)) pane.hidden = name !== chosen;
-    fill(style, model.get("styles"), model.get("style"));
-    fill(ratio, model.get("ratios"), model.get("ratio"));
-    collection.value = String(model.get("collection"));
+  };
+  const drawStyle = () => fill(style, model.get("styles"), model.get("style"));
+  const drawRatio = () => fill(ratio, model.get("ratios"), model.get("ratio"));
+  const drawCollection = () => { collection.value = String(model.get("collection")); };
+  const drawCount = () => {
     const counts = model.get("counts");
-    count.draw(counts.map(String), counts.indexOf(model.get("count")), busy);
-    for (const control of [prompt, style, file, collection, ratio, enhance]) control.disabled = busy;
-    generate.disabled = busy || !model.get("ready");
+    count.draw(counts.map(String), counts.indexOf(model.get("count")), model.get("busy"));
+  };
+  const drawButtons = () => {
+    enhance.disabled = model.get("busy"); // the rest may change while images are made: a call takes them as it starts
+    generate.disabled = model.get("busy") || !model.get("ready");
   };
   const drawProgress = () => {
     progress.hidden = !model.get("working");
@@ -117,16 +120,18 @@ function render({ model, el }) {
   };
   const stop = listen(model, {
     "prompt limit": drawPrompt,
-    "source styles style ratios ratio collection counts count busy ready": drawPickers,
+    source: drawSource,
+    "styles style": drawStyle,
+    "ratios ratio": drawRatio,
+    collection: drawCollection,
+    "counts count busy": drawCount,
+    "busy ready": drawButtons,
     "working total done": drawProgress,
     "balance message error": drawStatus,
     suggestion: drawSuggestion,
   });
-  drawPrompt();
-  drawPickers();
-  drawProgress();
-  drawStatus();
-  drawSuggestion();
+  for (const draw of [drawPrompt, drawSource, drawStyle, drawRatio, drawCollection, drawCount, drawButtons,
+                      drawProgress, drawStatus, drawSuggestion]) draw();
   return stop;
 }
 

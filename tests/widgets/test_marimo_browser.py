@@ -236,7 +236,8 @@ def test_the_studio_in_marimo_generates_and_selects(studio, lab_sandbox, shots):
     wait_state("the long prompt reaching the kernel", prompt="x" * 1201)
     root.locator(".ik-counter.ik-over", has_text="1201 / 1200 characters").wait_for()
     tab.wait_for_function("b => b.disabled", arg=generate.element_handle())
-    root.get_by_role("textbox", name="Prompt").fill("a paper boat on a pond")
+    root.get_by_role("textbox", name="Prompt").fill("")
+    root.get_by_role("textbox", name="Prompt").press_sequentially("a paper boat on a pond")  # no keystroke lost
     style = ik.styles()[1]
     root.get_by_role("combobox", name="Style").select_option(index=1)
     root.get_by_role("radiogroup", name="Count").get_by_role("radio", name="2").click()
