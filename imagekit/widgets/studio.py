@@ -1,39 +1,100 @@
 """PromptStudio: write a prompt, pick a style, a reference image or a collection, and generate.
 
-Calls run on a worker thread, so the kernel stays free while images are made; progress and any error
-(in plain words) show inline, and after every call the balance shown is the one ``usage()`` reports.
-The images land in a Gallery with selection.
+Two anywidgets, so it runs wherever anywidgets do (JupyterLab, Notebook 7, marimo): ``StudioControls``
+(everything but the images) and a ``Gallery`` with selection, shown one above the other. Calls run on a
+worker thread, so the kernel stays free while images are made; progress and any error (in plain words)
+show inline, and after every call the balance shown is the one ``usage()`` reports.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-import ipywidgets as w
+import anywidget
 from ipywidgets import CallbackDispatcher
+from traitlets import Bool, Enum, Int, List, TraitError, Unicode, observe, validate
 
 from ..errors import GenerationFailedError
 from ..validation import PROMPT_LIMIT, check_create
-from ._common import plain_error
-from .choice import Choice
+from ._assets import asset_module, asset_text
+from ._common import binary_trait, plain_error
 from .gallery import Gallery
 from .snapshot import with_picture
 
-__all__ = ["PromptStudio"]
+__all__ = ["PromptStudio", "StudioControls"]
 
 RATIOS = [("square 1:1", "1:1"), ("portrait 3:4", "3:4"), ("landscape 4:3", "4:3"),
           ("tall 9:16", "9:16"), ("wide 16:9", "16:9")]
-SOURCES = [("Style", "style"), ("Reference image", "image"), ("Collection", "collection")]
+COUNTS = [1, 2, 4]
+
+
+class StudioControls(anywidget.AnyWidget):
+    """The studio's controls in one widget; its buttons send ``{"event": ...}`` messages that the
+    PromptStudio answers by setting the traits below."""
+
+    _esm = asset_module("studio.js")
+    _css = asset_text("studio.css")
+
+    prompt = Unicode("", help="the prompt as typed").tag(sync=True)
+    limit = Int(PROMPT_LIMIT, help="the most characters a prompt may have").tag(sync=True)
+    ready = Bool(False, help="whether the prompt may be sent: not blank, within the limit").tag(sync=True)
+    source = Enum(["style", "image", "collection"], "style", help="what the images follow").tag(sync=True)
+    styles = List(List(), help="the account's styles as [label, style id] pairs").tag(sync=True)
+    style = Int(None, allow_none=True, help="the chosen style's id").tag(sync=True)
+    reference = binary_trait("the reference image chosen in the page (empty: none)")
+    collection = Int(1, min=1, help="the collection's id").tag(sync=True)
+    ratios = List(List(), help="the ratios as [label, ratio] pairs").tag(sync=True)
+    ratio = Unicode("1:1", help="the chosen ratio").tag(sync=True)
+    counts = List(Int(), help="the image counts offered").tag(sync=True)
+    count = Int(4, help="how many images to make").tag(sync=True)
+    busy = Bool(False, help="whether a call is running (the controls wait)").tag(sync=True)
+    working = Bool(False, help="whether the progress bar shows").tag(sync=True)
+    done = Int(0, help="images finished so far").tag(sync=True)
+    total = Int(0, help="images asked for").tag(sync=True)
+    balance = Unicode("", help="the balance line, as usage() last reported it").tag(sync=True)
+    message = Unicode("", help="the last call's outcome in plain words ('' when it went well)").tag(sync=True)
+    error = Bool(False, help="whether the message reports an error").tag(sync=True)
+    suggestion = List(Unicode(), help="[initial, enhanced] prompts offered side by side ([]: none)").tag(sync=True)
+
+    def __init__(self, **traits: Any) -> None:
+        super().__init__(ratios=[list(pair) for pair in RATIOS], counts=COUNTS, **traits)
+        self._check_prompt()
+
+    def __repr__(self) -> str:
+        return f"StudioControls(source={self.source!r}, count={self.count}, busy={self.busy})"
+
+    @observe("prompt", "limit")
+    def _check_prompt(self, change: Any = None) -> None:
+        self.ready = 0 < len(self.prompt.strip()) and len(self.prompt) <= self.limit
+
+    @validate("ratio")
+    def _known_ratio(self, proposal: Any) -> str:
+        return _offered(proposal["value"], [value for _, value in self.ratios], "ratio")
+
+    @validate("count")
+    def _known_count(self, proposal: Any) -> int:
+        return _offered(proposal["value"], self.counts, "count")
+
+    @validate("style")
+    def _known_style(self, proposal: Any) -> int | None:
+        value = proposal["value"]
+        return value if value is None else _offered(value, [value for _, value in self.styles], "style")
+
+
+def _offered(value: Any, offered: list, what: str) -> Any:
+    if value not in offered:
+        raise TraitError(f"{what} {value!r} is not offered; choose one of {', '.join(map(repr, offered))}")
+    return value
 
 
 class PromptStudio:
     """Generate images from a notebook: prompt, source, ratio, count, enhance, Generate, gallery.
 
-    ``client`` defaults to ``imagekit.connect()``. ``studio.selected`` gives the chosen Image handles;
-    ``reference`` may be set to an Image handle, PIL image or path for reference-image mode.
+    ``client`` defaults to ``imagekit.connect()``. The settings are ``studio.controls``' traits
+    (``prompt``, ``source``, ``style``, ``collection``, ``ratio``, ``count``); ``studio.selected`` gives the
+    chosen Image handles; ``reference`` may be set to an Image handle, PIL image or path for reference mode.
     """
 
     def __init__(self, client: Any = None, *, prompt: str = "", count: int = 4, ratio: str = "1:1") -> None:
@@ -44,75 +105,48 @@ class PromptStudio:
         self.client = client
         """The client every call goes through."""
         self.reference: Any = None
-        """Reference image for the reference mode; an uploaded file is used when this is None."""
+        """Reference image for the reference mode; the file chosen in the page is used when this is None."""
         self.result: Any = None
         """The last CreateResult."""
+        self.controls = StudioControls(prompt=prompt, count=count, ratio=ratio)
+        """Everything but the images: the settings, the buttons, progress, balance and message."""
+        self.gallery = Gallery()
+        """The last call's images, with selection."""
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imagekit-studio")
         self._enhanced: tuple[str, str] | None = None
         self._callbacks = {"generate": CallbackDispatcher(), "error": CallbackDispatcher()}
-        self._build(prompt, count, ratio)
+        self._widget: Any = None
+        self.controls.on_msg(self._browser_asked)
         self._guarded(self._load_styles)  # at once: the pickers must be filled before the first click
 
-    def _build(self, prompt: str, count: int, ratio: str) -> None:
-        full = w.Layout(width="100%")
-        self.prompt_box = w.Textarea(prompt, description="Prompt", placeholder="Describe the image…", rows=3,
-                                     layout=full)
-        self.prompt_box.add_class("ik-prompt")
-        self.counter = w.HTML()
-        self.source_picker = Choice(SOURCES, "style", description="Source")
-        self.style_picker = w.Dropdown(description="Style", options=[])
-        self.upload = w.FileUpload(accept="image/*", multiple=False, description="Reference")
-        self.collection_box = w.BoundedIntText(1, min=1, max=2**31 - 1, description="Collection")
-        self.ratio_picker = w.Dropdown(description="Ratio", options=RATIOS, value=ratio)
-        self.count_picker = Choice([1, 2, 4], count, description="Count")
-        self.count_picker.add_class("ik-count")
-        self.enhance_button = w.Button(description="Enhance prompt", icon="magic")
-        self.generate_button = w.Button(description="Generate", button_style="primary")
-        self.generate_button.add_class("ik-generate")
-        self.suggestion = Suggestion(self.use_prompt)
-        self.progress = w.IntProgress(0, min=0, max=count, description="Generating",
-                                      layout=w.Layout(visibility="hidden"))
-        self.progress.add_class("ik-progress")
-        self.balance = w.HTML()
-        self.balance.add_class("ik-balance")
-        self.message = w.HTML()
-        self.message.add_class("ik-message")
-        self.gallery = Gallery()
-        self.source_box = w.HBox([self.style_picker])
-        self.widget = w.VBox([
-            self.prompt_box, self.counter, self.source_picker, self.source_box,
-            w.HBox([self.ratio_picker, self.count_picker]),
-            w.HBox([self.enhance_button, self.generate_button, self.progress, self.balance]),
-            self.suggestion.widget, self.message, self.gallery,
-        ])
-        """The widget tree; showing the studio shows this."""
-        self.widget.add_class("ik-studio")
-        self.prompt_box.observe(self._count_prompt, "value")
-        self.source_picker.observe(self._switch_source, "index")
-        self.enhance_button.on_click(lambda _: self.enhance())
-        self.generate_button.on_click(lambda _: self.generate())
-        self._count_prompt()
-
     def __repr__(self) -> str:
-        return f"PromptStudio(count={self.count_picker.value}, images={len(self.gallery.items)}, selected={len(self.selected)})"
+        return f"PromptStudio(count={self.controls.count}, images={len(self.gallery.items)}, selected={len(self.selected)})"
+
+    @property
+    def widget(self) -> Any:
+        """The controls above the gallery in one ipywidgets box: what Jupyter front ends show."""
+        if self._widget is None:
+            import ipywidgets as w
+
+            self._widget = w.VBox([self.controls, self.gallery])
+            self._widget.add_class("ik-studio")
+        return self._widget
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict]:
-        # anywidget's metadata: Colab runs its custom widget manager (which the Choice and Gallery
-        # anywidgets inside need) only for outputs that carry it; {} anywhere else.
+        # anywidget's metadata: Colab runs its custom widget manager (which the anywidgets inside need)
+        # only for outputs that carry it; {} anywhere else.
         from anywidget._util import get_repr_metadata
 
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         return with_picture(bundle, self.snapshot), get_repr_metadata()
 
-    def _mime_(self) -> tuple[str, str]:
-        """What marimo shows (only marimo asks for ``_mime_``): it runs no Jupyter widgets, so a line
-        saying what to use there rather than its bare "not supported" banner."""
-        return "text/html", (
-            '<p class="ik-studio-elsewhere">PromptStudio is built of Jupyter widgets, which marimo does not run: '
-            "open this notebook in JupyterLab or Notebook 7 for it, or here call <code>ik.create(prompt, "
-            "style=...)</code> and show the images with <code>imagekit.widgets.Gallery(result.images)</code>; "
-            "<code>MaskPainter</code> and <code>OutpaintFramer</code> work in marimo.</p>")
+    def _display_(self) -> Any:
+        """What marimo shows (only marimo asks for ``_display_``): the two anywidgets one above the other,
+        in a box of the class Jupyter's has."""
+        import marimo as mo
+
+        return mo.Html(f'<div class="ik-studio">{mo.vstack([self.controls, self.gallery]).text}</div>')
 
     def snapshot(self) -> Any:
         """The gallery as a picture (None before any image): what views without widgets show."""
@@ -121,8 +155,9 @@ class PromptStudio:
     def close(self) -> None:
         """Stop the worker thread and close the widgets (the client stays open)."""
         self._pool.shutdown(wait=True)
-        self.gallery.close()
-        _close_tree(self.widget)
+        for widget in (self.controls, self.gallery, self._widget):
+            if widget is not None:
+                widget.close()
 
     @property
     def selected(self) -> list[Any]:
@@ -134,16 +169,16 @@ class PromptStudio:
         """Generate with the current settings, without blocking; the Future gives the CreateResult."""
         try:  # checked as every create is, before anything is sent: the mistake shows inline
             options = self._options()
-            check_create(self.prompt_box.value, options)
+            check_create(self.controls.prompt, options)
         except ValueError as exc:
             return self._failed(exc)
-        return self._call(self._generate, self.prompt_box.value, options)
+        return self._call(self._generate, self.controls.prompt, options)
 
     def enhance(self) -> Future:
         """Text-to-prompt on the current prompt; shows both versions side by side to choose from (the
         prompt stays as it is until one is chosen)."""
-        style = self.style_picker.value if self.source_picker.value == "style" else None
-        return self._call(self._enhance, self.prompt_box.value, style)
+        style = self.controls.style if self.controls.source == "style" else None
+        return self._call(self._enhance, self.controls.prompt, style)
 
     def on_generate(self, callback: Callable[[Any], Any], remove: bool = False) -> None:
         """Call ``callback(result)`` with each CreateResult."""
@@ -153,18 +188,27 @@ class PromptStudio:
         """Call ``callback(exception)`` when a call fails (the message also shows inline)."""
         self._callbacks["error"].register_callback(callback, remove=remove)
 
-    def _call(self, work: Callable[..., Any], *args: Any) -> Future:
-        self._set_busy(True)
-        self.message.value = ""
-        return self._pool.submit(self._guarded, work, *args)
-
     def use_prompt(self, which: str) -> str:
         """Take the ``"enhanced"`` or the ``"initial"`` prompt the last ``enhance()`` offered."""
         if not self._enhanced:
             raise ValueError("nothing to choose from: run enhance() first")
-        self.prompt_box.value = self._enhanced[{"initial": 0, "enhanced": 1}[which]]
-        self.suggestion.hide()
-        return self.prompt_box.value
+        self.controls.prompt = self._enhanced[{"initial": 0, "enhanced": 1}[which]]
+        self.controls.suggestion = []
+        return self.controls.prompt
+
+    def _browser_asked(self, widget: Any, content: dict, buffers: Any) -> None:
+        """The page's buttons."""
+        event = content.get("event")
+        if event == "generate":
+            self.generate()
+        elif event == "enhance":
+            self.enhance()
+        elif event == "use" and content.get("which") in ("initial", "enhanced") and self._enhanced:
+            self.use_prompt(content["which"])
+
+    def _call(self, work: Callable[..., Any], *args: Any) -> Future:
+        self.controls.busy, self.controls.message, self.controls.error = True, "", False  # a second click waits
+        return self._pool.submit(self._guarded, work, *args)
 
     def _guarded(self, work: Callable[..., Any], *args: Any) -> Any:
         try:
@@ -173,9 +217,9 @@ class PromptStudio:
             self._show_error(exc)
             return None
         finally:  # every outcome: nothing left spinning, and the balance the service has now
-            self.progress.layout.visibility = "hidden"
+            self.controls.working = False
             self._show_balance()
-            self._set_busy(False)
+            self.controls.busy = False
 
     def _failed(self, exc: Exception) -> Future:
         self._show_error(exc)
@@ -184,20 +228,19 @@ class PromptStudio:
         return done
 
     def _show_error(self, exc: Exception) -> None:
-        self.message.value = f'<span style="color:var(--jp-error-color1,#c62828)">{html.escape(plain_error(exc))}</span>'
+        self.controls.message, self.controls.error = plain_error(exc), True
         self._callbacks["error"](exc)
 
     # -- work ------------------------------------------------------------------------------------
     def _load_styles(self) -> None:
         styles = self.client.styles()
-        self.style_picker.options = [(f"{s.main_text or s.main} · {s.credit_cost} credits", s.style_id)
-                                     for s in styles]
-        self.style_picker.value = styles[0].style_id if styles else None
+        with self.controls.hold_trait_notifications():  # the style is checked against the new list
+            self.controls.styles = [[f"{s.main_text or s.main} · {s.credit_cost} credits", s.style_id] for s in styles]
+            self.controls.style = styles[0].style_id if styles else None
 
     def _generate(self, prompt: str, options: dict) -> Any:
         count = options["count"]
-        self.progress.max, self.progress.value = count, 0
-        self.progress.layout.visibility = "visible"
+        self.controls.total, self.controls.done, self.controls.working = count, 0, True
         result = self.client.create(prompt, is_async=True, **options)
         failed = 0
         for image in result.images:
@@ -205,10 +248,11 @@ class PromptStudio:
                 image.wait()
             except GenerationFailedError:
                 failed += 1
-            self.progress.value += 1
+            self.controls.done += 1
         self.gallery.show([image for image in result.images if image.status == "COMPLETED"])
         if failed:
-            self.message.value = f"{failed} of {count} images failed to generate (their credits were refunded)."
+            self.controls.message, self.controls.error = (
+                f"{failed} of {count} images failed to generate (their credits were refunded).", False)
         self.result = result
         self._callbacks["generate"](result)
         return result
@@ -217,81 +261,30 @@ class PromptStudio:
         answer = self.client.text_to_prompt(text, style=style)
         initial, enhanced = answer.initial_prompt or text, answer.enhanced_prompt or text
         self._enhanced = (initial, enhanced)
-        self.suggestion.offer(initial, enhanced)
+        self.controls.suggestion = [initial, enhanced]
         return answer
 
     # -- view helpers ----------------------------------------------------------------------------
     def _options(self) -> dict:
-        options: dict[str, Any] = {"count": self.count_picker.value, "ratio": self.ratio_picker.value}
-        mode = self.source_picker.value
-        if mode == "style":
-            options["style"] = self.style_picker.value
-        elif mode == "collection":
-            options["collection"] = self.collection_box.value
+        controls = self.controls
+        options: dict[str, Any] = {"count": controls.count, "ratio": controls.ratio}
+        if controls.source == "style":
+            options["style"] = controls.style
+        elif controls.source == "collection":
+            options["collection"] = controls.collection
+        elif self.reference is not None:
+            options["image"] = self.reference
+        elif controls.reference:
+            options["image"] = controls.reference
         else:
-            options["image"] = self.reference if self.reference is not None else _uploaded(self.upload)
-        if self._enhanced and self.prompt_box.value in self._enhanced:
+            raise ValueError("choose a reference image first (or set studio.reference)")
+        if self._enhanced and controls.prompt in self._enhanced:
             options["initial_prompt"], options["enhanced_prompt"] = self._enhanced
         return options
 
     def _show_balance(self) -> None:
         # Asked of the service after every call: a refund or another session may have moved it.
         try:
-            self.balance.value = f"<b>{self.client.usage().current_credit}</b> credits left"
+            self.controls.balance = f"{self.client.usage().current_credit} credits left"
         except Exception as exc:  # noqa: BLE001 - the call's own outcome matters more than this
-            self.balance.value = f"balance unknown ({html.escape(plain_error(exc))})"
-
-    def _set_busy(self, busy: bool) -> None:
-        self.enhance_button.disabled = busy
-        self.count_picker.disabled = busy
-        self.generate_button.disabled = busy or not self._prompt_ok()
-
-    def _prompt_ok(self) -> bool:
-        return 0 < len(self.prompt_box.value.strip()) and len(self.prompt_box.value) <= PROMPT_LIMIT
-
-    def _count_prompt(self, change: Any = None) -> None:
-        n = len(self.prompt_box.value)
-        colour = "var(--jp-error-color1,#c62828)" if n > PROMPT_LIMIT else "var(--jp-ui-font-color2,#666)"
-        self.counter.value = f'<span style="color:{colour}">{n} / {PROMPT_LIMIT} characters</span>'
-        self.generate_button.disabled = not self._prompt_ok()
-
-    def _switch_source(self, change: Any) -> None:
-        self.source_box.children = [{"style": self.style_picker, "image": self.upload,
-                                     "collection": self.collection_box}[self.source_picker.value]]
-
-
-class Suggestion:
-    """The initial and the enhanced prompt side by side, each readable in full, with a button to take it."""
-
-    def __init__(self, choose: Callable[[str], Any]) -> None:
-        self._texts = {which: w.HTML(layout=w.Layout(width="100%")) for which in ("initial", "enhanced")}
-        panes = []
-        for which, title, label in (("initial", "Your prompt", "Keep mine"), ("enhanced", "Enhanced", "Use enhanced")):
-            button = w.Button(description=label, tooltip=f"{label}: put this version in the prompt box")
-            button.add_class(f"ik-use-{which}")
-            button.on_click(lambda _, which=which: choose(which))
-            panes.append(w.VBox([w.HTML(f"<b>{title}</b>"), self._texts[which], button],
-                                layout=w.Layout(flex="1 1 0", min_width="0", padding="0 8px 0 0")))
-        self.widget = w.HBox(panes, layout=w.Layout(display="none", width="100%"))
-        """Both versions; hidden until ``offer``."""
-        self.widget.add_class("ik-suggestion")
-
-    def offer(self, initial: str, enhanced: str) -> None:
-        for which, text in (("initial", initial), ("enhanced", enhanced)):
-            self._texts[which].value = f'<div style="white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(text)}</div>'
-        self.widget.layout.display = "flex"
-
-    def hide(self) -> None:
-        self.widget.layout.display = "none"
-
-
-def _close_tree(widget: w.Widget) -> None:
-    for child in getattr(widget, "children", ()):
-        _close_tree(child)
-    widget.close()
-
-
-def _uploaded(upload: w.FileUpload) -> bytes:
-    if not upload.value:
-        raise ValueError("choose a reference image first (or set studio.reference)")
-    return bytes(upload.value[0]["content"])
+            self.controls.balance = f"balance unknown ({plain_error(exc)})"

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import imagekit
 from imagekit.widgets import mask_ops
 from tests.conftest import make_user
 from tests.helpers import wait_until
@@ -186,21 +187,128 @@ def test_strokes_eraser_box_grow_and_clean_up_reach_the_kernel(painter, lab_sand
     keep_figures(shots, {"one stroke at 1024x576 in marimo": one_stroke})
 
 
-def test_the_studio_in_marimo_says_what_to_use(chromium, lab_sandbox, tmp_path, shots):
+STUDIO = """
+import json, os, imagekit
+from imagekit.widgets import PromptStudio
+studio = PromptStudio(imagekit.connect(), count=1)
+def keep(change=None):
+    state = {{"prompt": studio.controls.prompt, "style": studio.controls.style, "count": studio.controls.count,
+             "busy": studio.controls.busy, "images": [image.id for image in studio.gallery.items],
+             "selected": [image.id for image in studio.selected], "source": studio.controls.source,
+             "reference": len(studio.controls.reference)}}
+    with open({path!r} + ".part", "w") as out:
+        json.dump(state, out)
+    os.replace({path!r} + ".part", {path!r})
+studio.controls.observe(keep, names=["prompt", "style", "count", "busy", "source", "reference"])
+studio.gallery.on_select(keep)
+keep()
+studio
+"""
+
+
+@pytest.fixture
+def studio(chromium, lab_sandbox, tmp_path) -> Iterator[SimpleNamespace]:
+    """A PromptStudio in a marimo app, open in a chromium page; ``wait_state`` reads what its kernel holds."""
     _, key = make_user(lab_sandbox, "pro")
+    kernel = tmp_path / "studio.json"
     app = tmp_path / "studio_app.py"
-    app.write_text(app_source("import imagekit\nfrom imagekit.widgets import PromptStudio\n"
-                              "studio = PromptStudio(imagekit.connect())\nstudio"))
-    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
-        line = tab.locator(".ik-studio-elsewhere")
-        line.wait_for()
-        assert "open this notebook in JupyterLab or Notebook 7" in line.inner_text()
-        assert tab.get_by_text("not supported").count() == 0  # marimo's banner for Jupyter widgets
-        shoot(tab, shots, "studio")
+    app.write_text(app_source(STUDIO.format(path=str(kernel))))
+
+    def state() -> dict:
+        return json.loads(kernel.read_text()) if kernel.is_file() else {}
+
+    def wait_state(what: str, **expected) -> dict:
+        wait_until(lambda: {k: state().get(k) for k in expected} == expected, timeout=60, what=what)
+        return state()
+
+    with imagekit.Client(lab_sandbox.url, key) as ik, opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
+        root = tab.locator(".ik-studio .ik-studio-controls")
+        root.locator(".ik-balance", has_text="credits left").wait_for()
+        yield SimpleNamespace(tab=tab, root=root, ik=ik, wait_state=wait_state)
+
+
+def test_the_studio_in_marimo_generates_and_selects(studio, lab_sandbox, shots):
+    """Type a prompt, pick a style and a count, Generate: the images show in the gallery, the balance is
+    the service's, and the image clicked is ``studio.selected`` in the kernel."""
+    tab, root, ik, wait_state = studio.tab, studio.root, studio.ik, studio.wait_state
+    generate = root.locator("button.ik-generate")
+    root.get_by_role("textbox", name="Prompt").fill("x" * 1201)  # over the limit: Generate waits
+    wait_state("the long prompt reaching the kernel", prompt="x" * 1201)
+    root.locator(".ik-counter.ik-over", has_text="1201 / 1200 characters").wait_for()
+    tab.wait_for_function("b => b.disabled", arg=generate.element_handle())
+    root.get_by_role("textbox", name="Prompt").fill("")
+    root.get_by_role("textbox", name="Prompt").press_sequentially("a paper boat on a pond")  # no keystroke lost
+    style = ik.styles()[1]
+    root.get_by_role("combobox", name="Style").select_option(index=1)
+    root.get_by_role("radiogroup", name="Count").get_by_role("radio", name="2").click()
+    wait_state("the settings reaching the kernel", prompt="a paper boat on a pond", style=style.style_id, count=2)
+    assert root.locator(".ik-counter").inner_text() == "22 / 1200 characters"
+    tab.wait_for_function("b => !b.disabled", arg=generate.element_handle())
+    shoot(tab, shots, "studio-ready")
+
+    generate.click()
+    tiles = tab.locator('.ik-studio .ik-gallery[data-count="2"] figure.ik-tile')
+    tiles.nth(1).locator("img.ik-thumb").wait_for()
+    tab.wait_for_function("imgs => imgs.every((img) => img.complete && img.naturalWidth > 0)",
+                          arg=tiles.locator("img.ik-thumb").element_handles())
+    images = wait_state("the images in the kernel", busy=False)["images"]
+    served = [served_generation(lab_sandbox, image) for image in images]
+    assert len(images) == 2 and served == [{"mode": "style", "style": style.style_id,
+                                            "prompt": "a paper boat on a pond"}] * 2, served
+    root.locator(".ik-progress").wait_for(state="hidden")
+    assert root.locator(".ik-balance").inner_text() == f"{ik.usage().current_credit} credits left"
+    assert root.locator(".ik-message").inner_text() == ""
+
+    tiles.nth(1).click()
+    tab.locator("figure.ik-tile.ik-selected").wait_for()
+    wait_state("the selection reaching the kernel", selected=[images[1]])
+    assert tiles.nth(1).locator("figcaption").inner_text() == f"#{images[1]}"
+    assert tab.get_by_text("not supported").count() == 0  # marimo's banner for Jupyter widgets
+    shoot(tab, shots, "studio")
+
+
+def test_the_studio_in_marimo_enhances_and_takes_a_reference_chosen_in_the_page(studio, lab_sandbox, tmp_path, shots):
+    """Enhance offers both prompts and Use enhanced takes one; a file chosen as the reference reaches the
+    kernel, and Generate makes images from it."""
+    tab, root, wait_state = studio.tab, studio.root, studio.wait_state
+    prompt = root.get_by_role("textbox", name="Prompt")
+    prompt.fill("a red kite")
+    wait_state("the prompt reaching the kernel", prompt="a red kite")
+    root.get_by_role("button", name="Enhance prompt").click()
+    suggestion = root.locator(".ik-suggestion")
+    suggestion.wait_for()
+    assert prompt.input_value() == "a red kite"  # nothing replaced until chosen
+    offered = root.locator(".ik-offer-text").all_inner_texts()
+    assert offered[0] == "a red kite" and offered[1].startswith("a red kite") and offered[1] != offered[0], offered
+    shoot(tab, shots, "studio-enhanced")
+    root.locator(".ik-use-enhanced").click()
+    suggestion.wait_for(state="hidden")
+    wait_state("the enhanced prompt in the kernel", prompt=offered[1])
+    assert prompt.input_value() == offered[1]
+
+    reference = tmp_path / "reference.png"
+    Image.new("RGB", (320, 240), "teal").save(reference)
+    root.get_by_role("radio", name="Reference image").click()
+    root.get_by_label("Reference", exact=True).set_input_files(reference)
+    wait_state("the reference reaching the kernel", source="image", reference=reference.stat().st_size)
+    root.locator("button.ik-generate").click()
+    tab.locator('.ik-studio .ik-gallery[data-count="1"] img.ik-thumb').wait_for()
+    (image,) = wait_state("the image in the kernel", busy=False)["images"]
+    assert served_generation(lab_sandbox, image) == {"mode": "reference", "style": None, "prompt": offered[1]}
+    shoot(tab, shots, "studio-reference")
+
+
+def served_generation(box, image_id: int) -> dict:
+    """How the sandbox made an image (from its own records): mode, style and prompt."""
+    from imagekit.sandbox.store.tables import Image as Row
+
+    with box.sandbox.db.read() as session:
+        row = session.get(Row, image_id)
+        return {"mode": row.mode, "style": row.style_id, "prompt": row.prompt}
 
 
 def test_a_gallery_in_marimo_selects(chromium, lab_sandbox, tmp_path, shots):
-    """The studio's marimo line sends people to the Gallery: its selection reaches the kernel there."""
+    """A Gallery on its own in marimo: its selection reaches the kernel."""
     _, key = make_user(lab_sandbox, "pro")
     chosen = tmp_path / "selected.json"
     app = tmp_path / "gallery_app.py"

@@ -24,9 +24,9 @@ BACKBONE = re.compile(r"(?<!model)\.(listenTo|listenToOnce|stopListening|trigger
 
 def _synced_traits() -> set[str]:
     from imagekit.widgets import Gallery, MaskPainter, OutpaintFramer
-    from imagekit.widgets.choice import Choice
+    from imagekit.widgets.studio import StudioControls
 
-    return {name for cls in (MaskPainter, OutpaintFramer, Gallery, Choice)
+    return {name for cls in (MaskPainter, OutpaintFramer, Gallery, StudioControls)
             for name in cls.class_traits(sync=True)}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 import sys
 import types
 
@@ -14,9 +15,9 @@ from traitlets import TraitError
 
 import imagekit
 from imagekit.widgets import Gallery, PromptStudio
-from imagekit.widgets.choice import Choice
+from imagekit.widgets.studio import StudioControls
 from tests.conftest import make_user
-from tests.helpers import TLS
+from tests.helpers import TLS, wait_until
 
 
 @pytest.fixture
@@ -35,19 +36,22 @@ def studio(ik):
 
 def test_pickers_are_filled_from_the_account(studio, ik):
     styles = ik.styles()
-    assert studio.style_picker.value == styles[0].style_id
-    assert studio.style_picker.options[0][0] == f"{styles[0].main_text} · {styles[0].credit_cost} credits"
-    assert studio.balance.value == f"<b>{ik.usage().current_credit}</b> credits left"
-    assert studio.progress.layout.visibility == "hidden"
+    assert studio.controls.style == styles[0].style_id
+    assert studio.controls.styles[0] == [f"{styles[0].main_text} · {styles[0].credit_cost} credits", styles[0].style_id]
+    assert studio.controls.balance == f"{ik.usage().current_credit} credits left"
+    assert not studio.controls.working and not studio.controls.busy
     assert repr(studio) == "PromptStudio(count=2, images=0, selected=0)"
 
 
-def test_counter_and_generate_button_follow_the_prompt(studio):
-    assert "20 / 1200" in studio.counter.value and not studio.generate_button.disabled
-    studio.prompt_box.value = "x" * 1201
-    assert "1201 / 1200" in studio.counter.value and studio.generate_button.disabled
-    studio.prompt_box.value = "  "
-    assert studio.generate_button.disabled
+def test_generate_is_ready_only_for_a_prompt_that_may_be_sent(studio):
+    """The page counts the characters against ``limit`` and enables Generate on ``ready``."""
+    assert studio.controls.limit == 1200 and studio.controls.ready
+    studio.controls.prompt = "x" * 1201
+    assert not studio.controls.ready
+    studio.controls.prompt = "x" * 1200
+    assert studio.controls.ready
+    studio.controls.prompt = "  "
+    assert not studio.controls.ready
 
 
 def test_generate_fills_the_gallery_and_the_balance(studio):
@@ -57,24 +61,36 @@ def test_generate_fills_the_gallery_and_the_balance(studio):
     assert len(result) == 2 and results == [result]
     assert studio.gallery.items == result.images and len(studio.gallery.thumbnails) == 2
     assert all(url.startswith("data:image/png;base64,") for url in studio.gallery.thumbnails)
-    assert studio.balance.value == f"<b>{studio.client.usage().current_credit}</b> credits left"
-    assert studio.progress.value == 2 and studio.message.value == ""
-    assert studio.progress.layout.visibility == "hidden"
+    assert studio.controls.balance == f"{studio.client.usage().current_credit} credits left"
+    assert (studio.controls.done, studio.controls.total, studio.controls.message) == (2, 2, "")
+    assert not studio.controls.working and not studio.controls.busy
     studio.gallery.selected = [1]
     assert studio.selected == [result.images[1]]
 
 
 def test_enhance_offers_both_prompts_and_replaces_nothing_until_chosen(studio):
-    typed = studio.prompt_box.value
+    typed = studio.controls.prompt
     answer = studio.enhance().result(timeout=60)
-    assert studio.prompt_box.value == typed and studio.suggestion.widget.layout.display == "flex"
-    shown = "".join(text.value for text in studio.suggestion._texts.values())
-    assert answer.enhanced_prompt in shown and answer.initial_prompt in shown
-    assert studio.use_prompt("enhanced") == answer.enhanced_prompt == studio.prompt_box.value
-    assert studio.suggestion.widget.layout.display == "none"
+    assert studio.controls.prompt == typed
+    assert studio.controls.suggestion == [answer.initial_prompt, answer.enhanced_prompt]
+    assert studio.use_prompt("enhanced") == answer.enhanced_prompt == studio.controls.prompt
+    assert studio.controls.suggestion == []
     assert studio._options()["enhanced_prompt"] == answer.enhanced_prompt
     studio.use_prompt("initial")
-    assert studio.prompt_box.value == answer.initial_prompt
+    assert studio.controls.prompt == answer.initial_prompt
+
+
+def test_the_pages_buttons_reach_the_studio_as_messages(studio):
+    """What studio.js sends: {event: "enhance"}, {event: "use", which}, {event: "generate"}."""
+    studio._browser_asked(studio.controls, {"event": "use", "which": "enhanced"}, [])  # nothing offered yet
+    assert studio.controls.prompt == "a lighthouse at dusk"
+    studio._browser_asked(studio.controls, {"event": "enhance"}, [])
+    wait_until(lambda: studio.controls.suggestion and not studio.controls.busy, timeout=60, what="the offer")
+    studio._browser_asked(studio.controls, {"event": "use", "which": "enhanced"}, [])
+    assert studio.controls.prompt == studio._enhanced[1] and studio.controls.suggestion == []
+    studio._browser_asked(studio.controls, {"event": "generate"}, [])
+    wait_until(lambda: studio.result is not None and not studio.controls.busy, timeout=60, what="the images")
+    assert len(studio.gallery.items) == 2
 
 
 def test_a_refused_generate_clears_progress_and_shows_the_real_balance(either_sandbox):
@@ -85,34 +101,43 @@ def test_a_refused_generate_clears_progress_and_shows_the_real_balance(either_sa
         studio = PromptStudio(client, prompt="a kite", count=4)
         try:
             assert studio.generate().result(timeout=60) is None
-            assert "Not enough credit (402)" in studio.message.value
-            assert studio.progress.layout.visibility == "hidden" and not studio.generate_button.disabled
-            assert studio.balance.value == f"<b>{client.usage().current_credit}</b> credits left"
+            assert "Not enough credit (402)" in studio.controls.message and studio.controls.error
+            assert not studio.controls.working and not studio.controls.busy and studio.controls.ready
+            assert studio.controls.balance == f"{client.usage().current_credit} credits left"
         finally:
             studio.close()
 
 
-def test_choice_names_its_group_and_keeps_values():
-    choice = Choice([("one", 1), ("four", 4)], 4, description="Count")
-    assert (choice.value, choice.index, choice.labels) == (4, 1, ["one", "four"])
-    choice.value = 1
-    assert choice.index == 0 and repr(choice) == "Choice('Count', value=1)"
+def test_the_controls_take_only_what_they_offer():
+    controls = StudioControls(count=2, ratio="16:9")
+    assert (controls.count, controls.counts, controls.ratio) == (2, [1, 2, 4], "16:9")
+    assert ["wide 16:9", "16:9"] in controls.ratios
+    assert repr(controls) == "StudioControls(source='style', count=2, busy=False)"
+    with pytest.raises(TraitError, match=r"count 3 is not offered; choose one of 1, 2, 4"):
+        controls.count = 3
+    with pytest.raises(TraitError, match="ratio '2:1' is not offered"):
+        controls.ratio = "2:1"
+    with pytest.raises(TraitError, match="style 7 is not offered"):
+        controls.style = 7
     with pytest.raises(TraitError):
-        choice.index = 2
+        controls.source = "video"
+    with pytest.raises(TraitError):
+        controls.collection = 0
+    assert controls.count == 2 and controls.source == "style"
 
 
 def test_errors_show_inline_in_plain_words(studio):
     errors = []
     studio.on_error(errors.append)
-    studio.source_picker.value = "collection"
-    studio.collection_box.value = 987654
+    studio.controls.source = "collection"
+    studio.controls.collection = 987654
     assert studio.generate().result(timeout=60) is None
     assert isinstance(errors[0], imagekit.CollectionNotFoundError)
-    assert "Collection not found (404)" in studio.message.value and "Traceback" not in studio.message.value
-    studio.source_picker.value = "image"
+    assert "Collection not found (404)" in studio.controls.message and "Traceback" not in studio.controls.message
+    studio.controls.source = "image"
     assert studio.generate().result(timeout=60) is None
-    assert "choose a reference image" in studio.message.value
-    assert not studio.enhance_button.disabled
+    assert "choose a reference image" in studio.controls.message and studio.controls.error
+    assert not studio.controls.busy
 
 
 def test_a_mistake_shows_inline_before_anything_is_sent(studio, ik):
@@ -120,19 +145,28 @@ def test_a_mistake_shows_inline_before_anything_is_sent(studio, ik):
     errors = []
     studio.on_error(errors.append)
     before = ik.usage().current_credit
-    studio.prompt_box.value = "x" * 1201  # the button is disabled; a script may still call generate()
+    studio.controls.prompt = "x" * 1201  # the button is disabled; a script may still call generate()
     assert studio.generate().result(timeout=60) is None
-    assert "prompt = &#x27;xxx" in studio.message.value and "at most 1200 characters (this has 1201)" in studio.message.value
-    studio.prompt_box.value = "   "
+    assert "prompt = 'xxx" in studio.controls.message and "at most 1200 characters (this has 1201)" in studio.controls.message
+    studio.controls.prompt = "   "
     assert studio.generate().result(timeout=60) is None
-    assert "prompt = &#x27;   &#x27;: a prompt is needed" in studio.message.value
+    assert "prompt = '   ': a prompt is needed" in studio.controls.message
     assert all(isinstance(error, imagekit.ValidationError) for error in errors) and len(errors) == 2
     assert ik.usage().current_credit == before and studio.result is None
 
 
 def test_reference_mode_uses_the_given_image(studio):
-    studio.source_picker.value = "image"
+    studio.controls.source = "image"
     studio.reference = Image.new("RGB", (256, 256), "teal")
+    assert len(studio.generate().result(timeout=60)) == 2
+
+
+def test_reference_mode_uses_the_file_chosen_in_the_page(studio):
+    out = io.BytesIO()
+    Image.new("RGB", (256, 256), "orange").save(out, format="PNG")
+    studio.controls.source = "image"
+    studio.controls.set_state({"reference": memoryview(out.getvalue())})  # as the page's buffer arrives
+    assert studio._options()["image"] == out.getvalue()
     assert len(studio.generate().result(timeout=60)) == 2
 
 
@@ -170,6 +204,12 @@ def test_in_colab_the_studio_carries_the_widget_manager_metadata(studio, monkeyp
     assert metadata == {"application/vnd.jupyter.widget-view+json": {"colab": {"custom_widget_manager": {"url": url}}}}
 
 
-def test_marimo_is_told_what_to_use_instead_of_the_studio(studio):
-    mime, text = studio._mime_()  # only marimo asks for _mime_
-    assert mime == "text/html" and "JupyterLab" in text and "Gallery" in text and "MaskPainter" in text
+def test_marimo_shows_the_studio_as_its_two_anywidgets(studio):
+    """marimo asks an object for ``_display_`` before anything else: the controls over the gallery, each
+    as marimo shows an anywidget (test_marimo_browser.py drives them)."""
+    from marimo._output.formatting import try_format
+
+    shown = try_format(studio)
+    assert shown.mimetype == "text/html" and shown.data.startswith('<div class="ik-studio">'), shown
+    models = re.findall(r"<marimo-anywidget [^>]*data-model-id='&quot;(\w+)&quot;'", shown.data)
+    assert models == [studio.controls.model_id, studio.gallery.model_id]

@@ -1,4 +1,4 @@
-"""PromptStudio in JupyterLab: type a prompt, pick a count, Generate or Enhance, read the balance."""
+"""PromptStudio in JupyterLab (and Notebook 7): type a prompt, pick a count, Generate or Enhance, read the balance."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import httpx
 
 from tests.conftest import make_user
 from tests.helpers import TLS
+
+from .conftest import in_both_frontends
 
 GALLERY_READY = """(n) => {
     const thumbs = [...document.querySelectorAll('.ik-studio .ik-gallery img.ik-thumb')];
@@ -22,6 +24,7 @@ def kernel_balance(notebook) -> str:
     return notebook.run("print(studio.client.usage().current_credit)").strip()
 
 
+@in_both_frontends
 def test_generate_shows_requested_images_and_the_usage_balance(notebook, shots):
     page = notebook.page
     notebook.run("from imagekit.widgets import PromptStudio\nstudio = PromptStudio(count=1)\nstudio")
