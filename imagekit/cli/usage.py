@@ -67,13 +67,13 @@ def cmd_usage(args: argparse.Namespace) -> int:
         # a folder never started has no id, and no entry in any ledger: the report is an empty one
         account, whose = sandbox_account(EmbeddedSandbox.identity_of(folder) or ""), "the demo account"
         where, refresh = _sandbox_named(folder), "starts the local sandbox and asks it"
-    print(f"Usage of {whose} on {where}, from the ledger alone")
     ledger = Ledger(args.ledger, account=account)
     if args.out:
         with owned(args.out, "imagekit usage", adopt=["usage-*"]):
             report = ledger_report(ledger, args.out, days=args.days)
     else:
         report = ledger_report(ledger, days=args.days)
+    print(f"Usage of {whose} on {where}, from the ledger alone")
     print(report)
     print(f"\nimagekit usage --refresh {refresh} for the balance and plan limits now.")
     if report.files:
