@@ -97,7 +97,11 @@ def _usage_asked(args: argparse.Namespace) -> int:
     options = {"ledger": args.ledger} if args.ledger else {}
     with imagekit.connect(**options) as client, owned(args.out, "imagekit usage", adopt=["usage-*"]) if args.out \
             else nullcontext():
-        me = client.me()
+        try:
+            me = client.me()
+        except imagekit.APIConnectionError as exc:  # a service that cannot be reached still has a ledger
+            raise type(exc)(f"{exc.message} (imagekit usage --no-refresh reports from the ledger alone)",
+                            may_have_executed=False) from exc
         report = usage_report(client, args.out, days=args.days)
         service = client.config.service
     where = _sandbox_named(home_dir() / "sandbox") if service.startswith(SANDBOX_SERVICE) else service

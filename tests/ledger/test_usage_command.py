@@ -184,4 +184,5 @@ def test_a_configured_service_is_asked_unless_told_not_to(tmp_path):
     assert (tmp_path / "report" / "usage-burn-down.png").stat().st_size > 0  # drawn when written
 
     asked = run_console("usage", cwd=tmp_path, env=env)
-    assert asked.returncode != 0 and "Could not reach" in asked.stdout + asked.stderr
+    assert asked.returncode != 0 and "Could not reach" in asked.stderr and len(asked.stderr.splitlines()) == 1
+    assert "imagekit usage --no-refresh reports from the ledger alone" in asked.stderr
