@@ -1,12 +1,16 @@
-"""``imagekit usage``: the credit usage report of the configured account, or spend by tag."""
+"""``imagekit usage``: the credit usage report of the configured account, or spend by tag.
+
+The report reads the ledger; it asks the service (balance, plan limits, style names) only for a
+configured service or with ``--refresh``: the local sandbox is never started for it unless asked."""
 
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..config import SANDBOX_SERVICE, home_dir
+from ..config import SANDBOX_SERVICE, Config, home_dir, service_from_env
 from ..errors import ConfigError
 from .parsing import command, days, folder_option, ledger_option, price, tag_name, time_zone
 
@@ -14,11 +18,15 @@ from .parsing import command, days, folder_option, ledger_option, price, tag_nam
 def add_usage_command(commands: Any) -> None:
     """The ``usage`` command on the top-level parser's subcommands."""
     usage = command(commands, "usage", "credit usage report of the configured account (IMAGEKIT_BASE_URL "
-                                        "and IMAGEKIT_API_KEY, else the local sandbox): print it, write CSV "
-                                        "and PNG files")
-    usage.add_argument("--out", default="usage", type=folder_option,
-                       help="output folder for the CSV and PNG files: a new or empty one, or one an earlier report "
-                            "wrote (only its files are replaced)")
+                                        "and IMAGEKIT_API_KEY, else the local sandbox's demo account): print "
+                                        "it, and with --out write CSV and PNG files")
+    usage.add_argument("--out", type=folder_option,
+                       help="also write the CSV (and PNG) files to this folder: a new or empty one, or one an "
+                            "earlier report wrote (only its files are replaced)")
+    usage.add_argument("--refresh", action=argparse.BooleanOptionalAction,
+                       help="ask the service for the balance, plan limits and style names now (default: a "
+                            "configured service is asked; the local sandbox is not started, and the report "
+                            "counts from the last balance the ledger recorded)")
     usage.add_argument("--ledger", type=ledger_option, help="ledger: a SQLite file or a postgresql:// URL (default: "
                                         "$IMAGEKIT_LEDGER_URL, else $IMAGEKIT_HOME/ledger.sqlite)")
     usage.add_argument("--by", metavar="TAG", type=tag_name, help="spend per value of this tag over every account in the "
@@ -34,10 +42,7 @@ def add_usage_command(commands: Any) -> None:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    import imagekit
-
-    from ..ownership import owned
-    from ..reports import usage_report
+    from ..reports import ledger_report  # pandas first: a missing extra is said before the ledger is read
 
     if args.period and not args.by:
         raise ConfigError("imagekit usage --period reports spend per tag value: give --by TAG too "
@@ -46,13 +51,60 @@ def cmd_usage(args: argparse.Namespace) -> int:
         return _usage_by_period(args.ledger, args.by, args.period, args.tz, args.days, args.out)
     if args.by:
         return _usage_by_tag(args.ledger, args.by, args.out)
+    base_url, api_key = service_from_env(None, None)
+    if args.refresh or (args.refresh is None and (base_url or api_key)) or bool(base_url) != bool(api_key):
+        return _usage_asked(args)  # (connect() says what half a configuration lacks)
+    from ..ledger import Ledger, account_of, sandbox_account
+    from ..ownership import owned
+    from ..sandbox import EmbeddedSandbox
+
+    if base_url and api_key:
+        config = Config.from_env()
+        account, whose = account_of(config.base_url, config.api_key), f"API key ...{config.api_key[-4:]}"
+        where, refresh = config.service, f"asks {config.service}"
+    else:
+        folder = home_dir() / "sandbox"
+        # a folder never started has no id, and no entry in any ledger: the report is an empty one
+        account, whose = sandbox_account(EmbeddedSandbox.identity_of(folder) or ""), "the demo account"
+        where, refresh = _sandbox_named(folder), "starts the local sandbox and asks it"
+    ledger = Ledger(args.ledger, account=account)
+    if args.out:
+        with owned(args.out, "imagekit usage", adopt=["usage-*"]):
+            report = ledger_report(ledger, args.out, days=args.days)
+    else:
+        report = ledger_report(ledger, days=args.days)
+    print(f"Usage of {whose} on {where}, from the ledger alone")
+    print(report)
+    print(f"\nimagekit usage --refresh {refresh} for the balance and plan limits now.")
+    if report.files:
+        print(f"\nWrote {len(report.files)} files to {args.out}")
+    return 0
+
+
+def _sandbox_named(folder: Path) -> str:
+    return (f"the local sandbox in {folder} (not the real service: set IMAGEKIT_BASE_URL and "
+            "IMAGEKIT_API_KEY for yours)")
+
+
+def _usage_asked(args: argparse.Namespace) -> int:
+    """The report with the service's answers: the balance, plan limits and style names as it shows
+    them now (the embedded sandbox is started for it)."""
+    import imagekit
+
+    from ..ownership import owned
+    from ..reports import usage_report
+
     options = {"ledger": args.ledger} if args.ledger else {}
-    with imagekit.connect(**options) as client, owned(args.out, "imagekit usage", adopt=["usage-*"]):
-        me = client.me()
+    with imagekit.connect(**options) as client, owned(args.out, "imagekit usage", adopt=["usage-*"]) if args.out \
+            else nullcontext():
+        try:
+            me = client.me()
+        except imagekit.APIConnectionError as exc:  # a service that cannot be reached still has a ledger
+            raise type(exc)(f"{exc.message} (imagekit usage --no-refresh reports from the ledger alone)",
+                            may_have_executed=False) from exc
         report = usage_report(client, args.out, days=args.days)
         service = client.config.service
-    where = (f"the local sandbox in {home_dir() / 'sandbox'} (not the real service: set "
-             "IMAGEKIT_BASE_URL and IMAGEKIT_API_KEY for yours)" if service.startswith(SANDBOX_SERVICE) else service)
+    where = _sandbox_named(home_dir() / "sandbox") if service.startswith(SANDBOX_SERVICE) else service
     print(f"Usage of {me.email} (user {me.user_id}) on {where}")
     print(report)
     if report.files:

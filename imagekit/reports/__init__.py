@@ -5,7 +5,7 @@ Needs pandas and matplotlib; importing ``imagekit`` does not load this package.
 """
 
 from .plots import burn_down, lineage_plot, spend_by_operation_plot, spend_by_style_plot
-from .report import Report, usage_report
+from .report import STALE, Report, ledger_report, usage_report
 from .sheets import contact_sheet
 from .tables import (
     MIN_HISTORY,
@@ -22,7 +22,7 @@ from .tables import (
 )
 
 __all__ = [
-    "usage_report", "Report",
+    "usage_report", "ledger_report", "Report", "STALE",
     "spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits", "forecast", "Forecast",
     "MIN_HISTORY", "period_start", "style_label",
     "burn_down", "spend_by_operation_plot", "spend_by_style_plot", "lineage_plot", "contact_sheet",

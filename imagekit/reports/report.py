@@ -1,14 +1,17 @@
-"""The usage report: every table and plot for one account, printed and written to a folder."""
+"""The usage report: every table and plot for one account, printed and written to a folder; made
+with the service's answers (``usage_report``) or from the ledger alone (``ledger_report``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..errors import ConfigError
+from ..ledger.forecasts import balance_now
 from .plots import burn_down, spend_by_operation_plot, spend_by_style_plot
 from .tables import (
     Forecast,
@@ -22,10 +25,16 @@ from .tables import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..client import Client
     from ..ledger import Ledger
 
-__all__ = ["Report", "usage_report"]
+__all__ = ["Report", "usage_report", "ledger_report", "STALE"]
+
+STALE = timedelta(hours=1)
+"""A balance the service reported longer ago than this is called stale: grants and work done
+elsewhere since are not in it."""
 
 
 @dataclass
@@ -43,14 +52,63 @@ class Report:
     files: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What a reader must know before the figures: rows that could not be read, entries that wait."""
+    entries: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """The account's ledger entries the tables are made from."""
+    balance_seen: datetime | None = None
+    """When the service reported the balance the figures count from (None: it never did)."""
+    from_ledger: bool = False
+    """Made from the ledger alone (``ledger_report``): the balance is the last one recorded, less
+    what was charged since, and the plan's limits are not known."""
+    made: datetime = field(default_factory=lambda: datetime.now(UTC))
+    """When the report was made (what the balance's age is counted to)."""
 
     def __str__(self) -> str:
+        shown = shown_limits(self.limits) if len(self.limits) else "(the plan's limits come from the service, not the ledger)"
         sections = [("Spend by operation", self.by_operation), ("Spend by day", self.by_day),
-                    ("Spend by style", self.by_style), ("Plan limits", shown_limits(self.limits))]
-        text = "\n\n".join(f"{title}\n{table.to_string() if len(table) else '(nothing yet)'}"
-                           for title, table in sections)
-        head = "\n".join([self.summary(), *self.notes])
-        return f"{head}\n\n{text}\n\nRecords against the balance\n{self.agreement()}\n\nForecast\n{self.forecast}"
+                    ("Spend by style", self.by_style), ("Plan limits", shown)]
+        text = "\n\n".join(f"{title}\n{_text(table)}" for title, table in sections)
+        head = "\n".join([self.summary(), *self.balance_note(), *self.notes])
+        forecast = self.forecast if self.balance_seen is not None else "(no balance recorded yet)"
+        return f"{head}\n\n{text}\n\nRecords against the balance\n{self.agreement()}\n\nForecast\n{forecast}"
+
+    @property
+    def stale(self) -> bool:
+        """The balance was reported longer than ``STALE`` before the report was made, or never."""
+        return self.balance_seen is None or self.made - self.balance_seen > STALE
+
+    def balance_note(self) -> list[str]:
+        """For a report from the ledger alone, one line: the balance it counts from, and how old it is."""
+        if not self.from_ledger:
+            return []
+        if self.balance_seen is None:
+            return ["Balance: none recorded yet (the ledger holds no answer of the service that showed it)."]
+        line = (f"Balance {self.forecast.balance:,.10g} credits: the last the service reported, "
+                f"{_age(self.made - self.balance_seen)} ago")
+        if not self.stale:
+            return [f"{line}, less what the ledger recorded since."]
+        return [f"{line} ({self.balance_seen:%Y-%m-%d %H:%M} UTC), less what the ledger recorded since; stale: grants "
+                "and work done elsewhere since then are not in it."]
+
+    def write(self, out_dir: str | Path) -> Report:
+        """Write ``usage-*.csv`` tables and ``usage-*.png`` plots (drawn here, with matplotlib) into
+        ``out_dir``, listing them in ``files``; returns the report."""
+        folder = Path(out_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        tables = {"ledger": self.entries, "by-operation": self.by_operation, "by-day": self.by_day,
+                  "by-style": self.by_style, "balance": self.balance, "limits": self.limits,
+                  "reconciliation": self.reconciliation}
+        for name, table in tables.items():
+            path = folder / f"usage-{name}.csv"
+            table.to_csv(path, index=name not in ("ledger", "balance", "reconciliation"))
+            self.files.append(path)
+        plots = {"burn-down": burn_down(self.balance, self.forecast),
+                 "by-operation": spend_by_operation_plot(self.by_operation),
+                 "by-style": spend_by_style_plot(self.by_style)}
+        for name, figure in plots.items():
+            path = folder / f"usage-{name}.png"
+            figure.savefig(path, dpi=100)
+            self.files.append(path)
+        return self
 
     def summary(self) -> str:
         """One line: how many operations the ledger holds and what they cost, or that it holds none."""
@@ -91,6 +149,22 @@ def waiting_note(ledger: Ledger) -> list[str]:
             f"counted here: `imagekit ledger flush` writes them once the ledger's database answers"]
 
 
+def _text(table: pd.DataFrame | str) -> str:
+    if isinstance(table, str):
+        return table
+    return table.to_string() if len(table) else "(nothing yet)"
+
+
+def _age(span: timedelta) -> str:
+    """``span`` as a person says it: ``40 seconds``, ``12 minutes``, ``3 hours``, ``2 days``."""
+    seconds = max(span.total_seconds(), 0)
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds:.0f} seconds"
+
+
 def usage_report(client: Client, out_dir: str | Path | None = None, *, days: float = 7.0) -> Report:
     """The usage report of ``client``'s account from its ledger, ``/usage`` and the plan; with
     ``out_dir``, also ``usage-*.csv`` tables and ``usage-*.png`` plots there."""
@@ -98,30 +172,34 @@ def usage_report(client: Client, out_dir: str | Path | None = None, *, days: flo
     if ledger is None:
         raise ConfigError("a usage report is made from the client's ledger, and this client has none (ledger=False)")
     user, usage, styles = client.me(), client.usage(), client.styles()  # the reads also price and reconcile
-    ledger.reconcile()
-    entries = ledger.to_pandas()
     now = float(usage.current_credit if usage.current_credit is not None else 0)
     names = {int(style.style_id): style.main_text for style in styles if style.style_id is not None and style.main_text}
-    balance = balance_over_time(entries, now)
-    report = Report(by_operation=spend_by_operation(entries), by_day=spend_by_day(entries),
-                    by_style=spend_by_style(entries, names), balance=balance,
-                    limits=limits(user, usage, entries), forecast=forecast(entries, now, days=days),
-                    reconciliation=ledger.reconciliation(), notes=unreadable_note(entries) + waiting_note(ledger))
-    if out_dir is not None:
-        folder = Path(out_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        tables = {"ledger": entries, "by-operation": report.by_operation, "by-day": report.by_day,
-                  "by-style": report.by_style, "balance": balance, "limits": report.limits,
-                  "reconciliation": report.reconciliation}
-        for name, table in tables.items():
-            path = folder / f"usage-{name}.csv"
-            table.to_csv(path, index=name not in ("ledger", "balance", "reconciliation"))
-            report.files.append(path)
-        plots = {"burn-down": burn_down(balance, report.forecast),
-                 "by-operation": spend_by_operation_plot(report.by_operation),
-                 "by-style": spend_by_style_plot(report.by_style)}
-        for name, figure in plots.items():
-            path = folder / f"usage-{name}.png"
-            figure.savefig(path, dpi=100)
-            report.files.append(path)
-    return report
+    report = _report(ledger, now, datetime.now(UTC), days=days, names=names,
+                     plan=lambda entries: limits(user, usage, entries))
+    return report.write(out_dir) if out_dir is not None else report
+
+
+def ledger_report(ledger: Ledger, out_dir: str | Path | None = None, *, days: float = 7.0) -> Report:
+    """The usage report of ``ledger``'s account from the ledger alone, asking no service: its balance
+    is the last one the service reported (less what was charged since; ``Report.balance_seen`` says
+    when), its styles are named by number and the plan's limits are left out. With ``out_dir``, the
+    files as ``usage_report`` writes them."""
+    readings = ledger.entries(readings=True)
+    seen = [entry.time for entry in readings if entry.balance is not None]
+    report = _report(ledger, balance_now(readings), datetime.fromisoformat(seen[-1]) if seen else None, days=days)
+    report.from_ledger = True
+    return report.write(out_dir) if out_dir is not None else report
+
+
+def _report(ledger: Ledger, balance: float | None, seen: datetime | None, *, days: float,
+            names: dict[int, str] | None = None, plan: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> Report:
+    """The tables of ``ledger``'s account counted from ``balance`` (reported at ``seen``); ``plan``
+    makes the limits table from the entries."""
+    ledger.reconcile()
+    entries = ledger.to_pandas()
+    now = balance if balance is not None else 0.0
+    return Report(by_operation=spend_by_operation(entries), by_day=spend_by_day(entries),
+                  by_style=spend_by_style(entries, names), balance=balance_over_time(entries, balance),
+                  limits=plan(entries) if plan else pd.DataFrame(), forecast=forecast(entries, now, days=days),
+                  reconciliation=ledger.reconciliation(), notes=unreadable_note(entries) + waiting_note(ledger),
+                  entries=entries, balance_seen=seen)

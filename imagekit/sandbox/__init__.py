@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .serving.record import Served, remove_record, running, write_record
+from .serving.record import Served, read_record, remove_record, running, write_record
 
 if TYPE_CHECKING:
     import uvicorn
@@ -103,6 +103,15 @@ class EmbeddedSandbox:
         joined = cls(data_dir)
         joined.url, joined.api_key, joined.identity = served.url, served.api_key, served.identity
         return joined
+
+    @staticmethod
+    def identity_of(data_dir: str | Path) -> str | None:
+        """The lasting id of ``data_dir``'s sandbox without starting or joining it: as its database
+        keeps it, else as the process serving it recorded it; None for a folder never started."""
+        from .store.datadir import kept_identity
+
+        served = read_record(Path(data_dir))
+        return kept_identity(Path(data_dir)) or (served.identity if served else None)
 
     def add_user(self, email: str, plan: str = "standard") -> str:
         """A new user on ``plan``; returns its API key."""

@@ -1,14 +1,19 @@
 """``imagekit usage`` through the console script, as a new user meets it: a ledger with nothing in it,
 one spend, and one an earlier version poisoned are normal reports, and read as a person reads; so does
-the weekly report per tag."""
+the weekly report per tag. A report reads the ledger: it starts no sandbox and asks no service unless
+told to (``--refresh``), and says how old the balance it counts from is."""
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-from imagekit.ledger import Entry, Ledger, Status
+from imagekit.ledger import Entry, Ledger, Status, account_of
 from imagekit.reports import burn_down, usage_report
 from tests.helpers import run_console
 from tests.ledger.test_columns import poison
@@ -23,7 +28,16 @@ def assert_reads_as_a_person_reads(out: str) -> None:
 
 
 def test_a_fresh_home_with_nothing_spent_is_a_normal_report(tmp_path):
-    done = run_console("usage", cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
+    plain = run_console("usage", cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
+    assert plain.returncode == 0 and not plain.stderr, plain.stderr
+    service, summary, balance = plain.stdout.splitlines()[:3]
+    assert service == (f"Usage of the demo account on the local sandbox in {tmp_path / 'home' / 'sandbox'} (not the "
+                       "real service: set IMAGEKIT_BASE_URL and IMAGEKIT_API_KEY for yours), from the ledger alone")
+    assert summary.startswith("Nothing recorded yet") and balance.startswith("Balance: none recorded yet")
+    assert "NaN" not in plain.stdout and "None" not in plain.stdout
+    assert not (tmp_path / "home" / "sandbox").exists() and not (tmp_path / "usage").exists()  # nothing started or written
+
+    done = run_console("usage", "--refresh", "--out", "usage", cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
     assert done.returncode == 0, done.stderr
     service, summary = done.stdout.splitlines()[:2]
     assert service.startswith("Usage of ") and f"on the local sandbox in {tmp_path / 'home' / 'sandbox'}" in service
@@ -82,7 +96,8 @@ def test_a_weekly_report_names_the_top_ten_folds_the_rest_and_reads_as_a_person_
     spent = ledger.forecast(by="experiment", period="week").loc["exp-11", "spent"]
     ledger.set_budget(experiment="exp-11", limit=float(spent) + 40, period="week")  # 40 left this week at 48 a day
     env = {"IMAGEKIT_HOME": str(tmp_path / "home")}
-    done = run_console("usage", "--by", "experiment", "--period", "week", "--ledger", location, cwd=tmp_path, env=env)
+    done = run_console("usage", "--by", "experiment", "--period", "week", "--ledger", location, "--out", "usage",
+                       cwd=tmp_path, env=env)
     assert done.returncode == 0 and not done.stderr, done.stderr
     out = done.stdout
     for junk in ("Traceback", "NaN", "NaT", "None", "Timestamp", "nan", "e+"):
@@ -111,3 +126,63 @@ def test_an_empty_ledger_is_a_normal_weekly_report(tmp_path):
     assert done.returncode == 0 and not done.stderr, done.stderr
     assert done.stdout.splitlines()[1] == "(nothing spent this week or the week before)"
     assert "Traceback" not in done.stdout and "NaN" not in done.stdout
+
+
+SPEND = "import imagekit; ik = imagekit.connect(); ik.create('a fox', style=ik.styles()[0]); ik.usage()"
+
+
+def folder_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``folder`` with its size and modification time (in nanoseconds)."""
+    return {str(path.relative_to(folder)): (path.stat().st_size, path.stat().st_mtime_ns)
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_a_report_reads_the_ledger_starts_no_sandbox_and_says_a_balance_is_stale(tmp_path):
+    """A home whose sandbox spent two days ago: the report names the sandbox's demo account first,
+    counts from the balance the ledger recorded and says it is stale, and leaves the sandbox's
+    folder as it was (no process served it: no record, no lock or database written)."""
+    home = tmp_path / "home"
+    env = {**os.environ, "IMAGEKIT_HOME": str(home)}
+    for name in ("IMAGEKIT_BASE_URL", "IMAGEKIT_API_KEY", "IMAGEKIT_LEDGER_URL"):
+        env.pop(name, None)
+    subprocess.run([sys.executable, "-c", SPEND], env=env, check=True, capture_output=True, timeout=300)
+    with sqlite3.connect(home / "ledger.sqlite") as db:  # the spend and the balance it showed, two days back
+        for seq, time in db.execute("SELECT seq, time FROM entries").fetchall():
+            earlier = datetime.fromisoformat(time) - timedelta(days=2)
+            db.execute("UPDATE entries SET time = ? WHERE seq = ?", (earlier.isoformat(timespec="milliseconds"), seq))
+    before = folder_state(home / "sandbox")
+
+    done = run_console("usage", cwd=tmp_path, env={"IMAGEKIT_HOME": str(home)})
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"Usage of the demo account on the local sandbox in {home / 'sandbox'} (not the real")
+    assert lines[1] == "1 operation recorded, 2 credits spent."
+    assert re.fullmatch(r"Balance [\d,]+ credits: the last the service reported, 2 days ago \(\d{4}-\d\d-\d\d "
+                        r"\d\d:\d\d UTC\), less what the ledger recorded since; stale: grants and work done elsewhere "
+                        r"since then are not in it\.", lines[2]), lines[2]
+    assert lines[-1] == "imagekit usage --refresh starts the local sandbox and asks it for the balance and plan limits now."
+    assert folder_state(home / "sandbox") == before  # not started, not joined, not written
+    assert not (tmp_path / "usage").exists()  # files only with --out
+
+
+def test_a_configured_service_is_asked_unless_told_not_to(tmp_path):
+    """With ``--no-refresh`` an unreachable service is not asked: the report comes from the ledger, its
+    first line naming the service and the key's last characters (never the key), and a fresh balance
+    is not called stale; without it, the service is asked and its absence said in one line."""
+    url, key = "http://127.0.0.1:9", "iks_abcdef_secret-wxyz"
+    ledger = Ledger(str(tmp_path / "ledger.sqlite"), account=account_of(url, key))
+    ledger.record(Entry(operation="balance", status=Status.ANSWERED, credits=None, balance=120.0))
+    ledger.record(Entry(operation="create", status=Status.ANSWERED, credits=4.0, image_ids=[1]))
+    env = {"IMAGEKIT_HOME": str(tmp_path / "home"), "IMAGEKIT_BASE_URL": url, "IMAGEKIT_API_KEY": key,
+           "IMAGEKIT_LEDGER_URL": str(tmp_path / "ledger.sqlite")}
+    done = run_console("usage", "--no-refresh", "--out", "report", cwd=tmp_path, env=env)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"Usage of API key ...wxyz on {url}, from the ledger alone" and "secret" not in done.stdout
+    assert lines[2].startswith("Balance 116 credits: the last the service reported, ") and "stale" not in lines[2]
+    assert "116 credits left" in done.stdout
+    assert (tmp_path / "report" / "usage-burn-down.png").stat().st_size > 0  # drawn when written
+
+    asked = run_console("usage", cwd=tmp_path, env=env)
+    assert asked.returncode != 0 and "Could not reach" in asked.stderr and len(asked.stderr.splitlines()) == 1
+    assert "imagekit usage --no-refresh reports from the ledger alone" in asked.stderr

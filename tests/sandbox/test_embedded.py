@@ -89,7 +89,7 @@ def test_a_folder_served_by_a_process_that_cannot_be_joined_is_one_line(tmp_path
     env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
     with EmbeddedSandbox(tmp_path / "sandbox"):  # this process serves it, but not as the home's sandbox
         (tmp_path / "sandbox" / "embedded.json").unlink()
-        out = subprocess.run([sys.executable, "-m", "imagekit.cli", "usage", "--out", str(tmp_path / "u")],
+        out = subprocess.run([sys.executable, "-m", "imagekit.cli", "usage", "--refresh", "--out", str(tmp_path / "u")],
                              env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "cannot reach" in out.stderr and len(out.stderr.strip().splitlines()) == 1

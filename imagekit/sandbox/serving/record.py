@@ -40,16 +40,21 @@ def write_record(data_dir: Path, served: Served) -> None:
     os.replace(partial, path)
 
 
+def read_record(data_dir: Path) -> Served | None:
+    """The record in ``data_dir`` as written, whether or not its process still serves the folder."""
+    return _read(Path(data_dir) / RECORD_NAME)
+
+
 def remove_record(data_dir: Path) -> None:
     """Remove this process's record (another process's is left alone)."""
-    found = _read(Path(data_dir) / RECORD_NAME)
+    found = read_record(data_dir)
     if found is not None and found.pid == os.getpid():
         (Path(data_dir) / RECORD_NAME).unlink(missing_ok=True)
 
 
 def running(data_dir: Path) -> Served | None:
     """The sandbox another live process serves from ``data_dir``, if it records one and answers."""
-    found = _read(Path(data_dir) / RECORD_NAME)
+    found = read_record(data_dir)
     if found is None or _holder(Path(data_dir)) != found.pid:
         return None
     try:

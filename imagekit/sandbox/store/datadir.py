@@ -8,6 +8,8 @@ with a one-line reason, before anything in the folder is changed.
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 DB_NAME = "sandbox.db"
@@ -80,3 +82,18 @@ def is_new(data_dir: Path, database_url: str | None) -> bool:
     """True when the folder has no sandbox database yet (opening it would create one)."""
     db = database_file(data_dir, database_url)
     return db is not None and not db.exists()
+
+
+def kept_identity(data_dir: Path) -> str | None:
+    """The folder's lasting id (``sandbox_state``'s ``identity``) read from its SQLite database without
+    opening the sandbox or changing a byte of the folder (an immutable read: what a running sandbox
+    has not yet checkpointed is not seen); None for a new folder, or one whose tables are elsewhere."""
+    db = database_file(data_dir, None)
+    if db is None or not db.is_file():
+        return None
+    try:
+        with closing(sqlite3.connect(f"{db.resolve().as_uri()}?immutable=1", uri=True)) as connection:
+            row = connection.execute("SELECT value FROM sandbox_state WHERE key = 'identity'").fetchone()
+    except sqlite3.Error:  # not a sandbox's database, or one being written: nothing to tell
+        return None
+    return row[0] if row and isinstance(row[0], str) else None
