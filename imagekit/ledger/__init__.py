@@ -3,13 +3,13 @@
 One home per concern, each layer importing only those above it in this list (and never the
 workflows, which import the ledger):
 
-- ``entries``: what is stored (``Entry``, its ``Status`` and credit ``Source``), account ids;
+- ``entries``: what is stored (``Entry``, its ``Status`` and credit ``Source``), account and service ids;
 - ``columns``: what each column means, and values held to it on the way in and out;
 - ``store``: where (a SQLite file or a PostgreSQL database a team shares);
-- ``periods``: the day, week or month (in a time zone) a budget counts over;
+- ``periods``: the day, week or month (in a time zone), or the plan's month, a budget counts over;
 - ``spool``: where writes wait while a shared database cannot be reached, named by its identity;
 - ``writer``: the thread that does a shared ledger's bookkeeping off the requests' thread;
-- ``writes``: the idempotent statements that write an entry, a price, a settlement;
+- ``writes``: the idempotent statements that write an entry, a price, a settlement, an account's other name;
 - ``budgets``: caps per tag value (or account), held and settled in the store, per period;
 - ``alerts``: told once per share of a budget and period, ledger-wide (log, notebook, callback, webhook);
 - ``prices``: the one price model, used by the recorder and by every estimate;
