@@ -110,11 +110,11 @@ def test_images_of_an_async_batch_without_out_dir_are_read_from_the_service(conn
 
 def test_failed_rows_are_counted_and_cost_nothing(box, connect, tracking):
     ik = connect()
-    httpx.post(f"{box.url}/sandbox/faults", json={"fail_generation_rate": 1.0, "seed": 1}, verify=TLS).raise_for_status()
+    httpx.post(f"{box.url}/sandbox/faults", json={"fail_generation_rate": 1.0, "seed": 1}, verify=TLS, timeout=120).raise_for_status()
     before = balance(ik)
     batch = ik.batch(["a fox", "a kite"], style=ik.styles()[0].style_id, count=1)
     batch.run(progress=False)
-    httpx.delete(f"{box.url}/sandbox/faults", verify=TLS).raise_for_status()
+    httpx.delete(f"{box.url}/sandbox/faults", verify=TLS, timeout=120).raise_for_status()
 
     run = tracking.get_run(log_batch(batch, experiment=EXPERIMENT))
     assert run.data.metrics["failures"] == 2 and run.data.metrics["images"] == 0

@@ -34,8 +34,8 @@ def test_bursts_after_start_and_after_a_day_turn_answer_without_a_500(tmp_path, 
     with EmbeddedSandbox(tmp_path / "sandbox", database_url=url) as box:
         keys = [make_user(box, plan)[1] for plan in ("free", "standard", "pro", "enterprise") * 10]
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})
-        httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS).raise_for_status()
+        httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS, timeout=120).raise_for_status()
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})
     with EmbeddedSandbox(tmp_path / "sandbox", database_url=url) as box:  # a restart: cold caches, same users
-        httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS).raise_for_status()
+        httpx.post(f"{box.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS, timeout=120).raise_for_status()
         assert asyncio.run(burst(box.url, keys)) == Counter({200: BURST})

@@ -142,7 +142,7 @@ def test_random_mix_of_edits_and_cancels_balances(slow):
     rng = random.Random(7)
     with client(slow, "enterprise") as api:
         httpx.post(f"{slow.url}/sandbox/users/{api.get('/api/users/me').json()['userId']}/credits",
-                   json={"defaultCredit": 5000}, verify=TLS)
+                   json={"defaultCredit": 5000}, verify=TLS, timeout=120)
         source = make_image(api)
         before = api.get("/api/users/me/usage").json()
         ops = [rng.choice(["upsize", "removeBg", "retry", "vectorize"]) for _ in range(100)]

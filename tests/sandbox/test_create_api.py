@@ -138,7 +138,7 @@ def test_failed_generation_is_refunded(own_sandbox):
     _, key = make_user(own_sandbox)
     with httpx.Client(base_url=own_sandbox.url, headers={"X-Api-Key": key}, verify=TLS) as api:
         before = api.get("/api/users/me/usage").json()["currentCredit"]
-        httpx.post(f"{own_sandbox.url}/sandbox/faults", json={"fail_generation_rate": 1.0}, verify=TLS)
+        httpx.post(f"{own_sandbox.url}/sandbox/faults", json={"fail_generation_rate": 1.0}, verify=TLS, timeout=120)
         response = create(api, count=2)
         image = response.json()["images"][0]
         assert image["generationStatus"] == "FAILED" and image["generationError"]

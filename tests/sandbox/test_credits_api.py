@@ -19,7 +19,7 @@ def balance(api) -> int:
 
 
 def set_credits(box, user_id, **buckets) -> None:
-    httpx.post(f"{box.url}/sandbox/users/{user_id}/credits", json=buckets, verify=TLS).raise_for_status()
+    httpx.post(f"{box.url}/sandbox/users/{user_id}/credits", json=buckets, verify=TLS, timeout=120).raise_for_status()
 
 
 def create(api, count=1, **extra) -> httpx.Response:
@@ -123,7 +123,7 @@ def test_fifty_concurrent_creates_respect_limit_and_balance(slow_sandbox):
                 assert r.headers["Retry-After"] == "1"
         charged = sum(int(r.headers["X-Credits-Consumed"]) for r in responses if r.status_code == 200)
         assert balance(api) == before - charged >= 0
-        peak = httpx.get(f"{slow_sandbox.url}/sandbox/stats", verify=TLS).json()["peakConcurrency"][str(user_id)]
+        peak = httpx.get(f"{slow_sandbox.url}/sandbox/stats", verify=TLS, timeout=120).json()["peakConcurrency"][str(user_id)]
         assert peak <= limit
 
         # Retrying the refused ones until the credit runs out never drops below the floor.

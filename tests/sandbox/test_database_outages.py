@@ -210,7 +210,7 @@ class Account:
 def new_account(served: Served | EmbeddedSandbox) -> tuple[int, str, dict, int, int]:
     """A pro user, its first style, one image of its own to edit, and the price of an edit."""
     made = httpx.post(f"{served.url}/sandbox/users", json={"email": f"outage-{os.getpid()}-{next(_request_ids)}@x.io",
-                                                           "plan": "pro"}, verify=TLS).raise_for_status().json()
+                                                           "plan": "pro"}, verify=TLS, timeout=120).raise_for_status().json()
     user_id, key = made["userId"], made["apiKey"]
     style = call(served, key, "GET", "/api/users/me/styles").json()[0]
     source = call(served, key, "POST", "/api/images/create", json={"prompt": "a kite", "styleId": style["styleId"]})

@@ -175,11 +175,11 @@ def test_edits_need_a_ready_own_image(sandbox, api, client_for):
     assert_error(api.post(f"/api/images/{theirs}/upsize"), 404, "image_not_found")
     assert_error(api.post("/api/images/999999999/upsize"), 404, "image_not_found")
     style = api.get("/api/users/me/styles").json()[0]["styleId"]
-    httpx.post(f"{sandbox.url}/sandbox/faults", json={"fail_generation_rate": 1.0}, verify=TLS)
+    httpx.post(f"{sandbox.url}/sandbox/faults", json={"fail_generation_rate": 1.0}, verify=TLS, timeout=120)
     try:
         failed = api.post("/api/images/create", json={"prompt": "x", "styleId": style}).json()["images"][0]["imageId"]
     finally:
-        httpx.delete(f"{sandbox.url}/sandbox/faults", verify=TLS)
+        httpx.delete(f"{sandbox.url}/sandbox/faults", verify=TLS, timeout=120)
     assert_error(api.post(f"/api/images/{failed}/upsize"), 409, "image_not_ready")
 
 
@@ -194,7 +194,7 @@ def test_platform_and_request_id_headers_are_validated(api):
 
 def test_edit_limit(sandbox, client_for):
     api = client_for("free")
-    httpx.post(f"{sandbox.url}/sandbox/users/{api.user_id}/credits", json={"defaultCredit": 400}, verify=TLS)
+    httpx.post(f"{sandbox.url}/sandbox/users/{api.user_id}/credits", json={"defaultCredit": 400}, verify=TLS, timeout=120)
     cap = api.get("/api/users/me/usage").json()["maxEditCount"]
     source = make_image(api)
     for _ in range(cap):  # upsize: the lightest edit, and every kind counts alike
@@ -215,6 +215,6 @@ def test_enterprise_special_limits_and_edit_period(own_sandbox):
         assert_error(api.post(f"/api/images/{source}/upsize"), 403, "special_limit_exceeded")
         assert api.post(f"/api/images/{source}/removeBg").status_code == 200
         assert api.get("/api/users/me/usage").json()["editCount"] == 2
-        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS)
+        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS, timeout=120)
         assert api.get("/api/users/me/usage").json()["editCount"] == 0
         assert api.post(f"/api/images/{source}/upsize").status_code == 200

@@ -9,7 +9,7 @@ from tests.helpers import TLS, assert_error
 
 def test_unknown_route_and_method(sandbox, api):
     assert_error(api.get("/api/nothing"), 404, "not_found")
-    assert_error(httpx.get(sandbox.url + "/nothing", verify=TLS), 404, "not_found")
+    assert_error(httpx.get(sandbox.url + "/nothing", verify=TLS, timeout=120), 404, "not_found")
     assert_error(api.delete("/api/users/me"), 405, "method_not_allowed")
 
 
@@ -20,7 +20,7 @@ def test_oversized_body_is_413(api):
 
 
 def test_openapi_names_the_chosen_wire_names(sandbox):
-    doc = httpx.get(sandbox.url + "/openapi.json", verify=TLS).json()
+    doc = httpx.get(sandbox.url + "/openapi.json", verify=TLS, timeout=120).json()
     create = doc["paths"]["/api/images/create"]["post"]
     headers = {p["name"] for p in create["parameters"] if p["in"] == "header"}
     assert {"X-Platform", "X-Api-Type"} <= headers

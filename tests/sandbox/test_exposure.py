@@ -58,7 +58,7 @@ def test_a_foreign_host_is_refused_everywhere(folder):
 
 
 def test_openapi_documents_the_token_beside_the_api_key(sandbox):
-    doc = httpx.get(sandbox.url + "/openapi.json", verify=TLS).json()
+    doc = httpx.get(sandbox.url + "/openapi.json", verify=TLS, timeout=120).json()
     schemes = doc["components"]["securitySchemes"]
     assert schemes["SandboxToken"]["name"] == "X-Sandbox-Token" and schemes["APIKeyHeader"]["name"] == "X-Api-Key"
     assert doc["paths"]["/sandbox/users"]["post"]["security"] == [{"SandboxToken": []}]
@@ -66,8 +66,8 @@ def test_openapi_documents_the_token_beside_the_api_key(sandbox):
 
 
 def test_on_loopback_controls_need_no_token_but_hosts_are_checked(sandbox):
-    assert httpx.get(f"{sandbox.url}/sandbox/clock", verify=TLS).status_code == 200
-    assert_error(httpx.get(f"{sandbox.url}/sandbox/clock", headers={"Host": "rebound.example"}, verify=TLS), 400, "invalid_host")
+    assert httpx.get(f"{sandbox.url}/sandbox/clock", verify=TLS, timeout=120).status_code == 200
+    assert_error(httpx.get(f"{sandbox.url}/sandbox/clock", headers={"Host": "rebound.example"}, verify=TLS, timeout=120), 400, "invalid_host")
 
 
 def test_no_controls_serves_the_api_alone(folder):

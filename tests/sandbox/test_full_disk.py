@@ -208,7 +208,7 @@ def test_serve_warns_at_start_when_space_is_low(tmp_path, small_disk):
             mount_tmpfs(disk, "1g")  # a limit, not an allocation: a tmpfs takes memory only as it fills
         try:
             with serving(disk / "sbx") as served:
-                httpx.get(served.url + "/openapi.json", verify=TLS).raise_for_status()
+                httpx.get(served.url + "/openapi.json", verify=TLS, timeout=120).raise_for_status()
             warnings = [line for line in served.output().splitlines() if line.startswith("warning:")]
         finally:
             if not warned:

@@ -32,16 +32,16 @@ def style_of(api: httpx.Client) -> int:
 ])
 def test_control_numbers_beyond_the_database_are_400(sandbox, method, path, body):
     user_id, _ = make_user(sandbox, "enterprise")
-    response = httpx.request(method, sandbox.url + path.format(user=user_id), json=body, verify=TLS)
+    response = httpx.request(method, sandbox.url + path.format(user=user_id), json=body, verify=TLS, timeout=120)
     assert_error(response, 400, "invalid_request")
 
 
 def test_the_clock_cannot_be_pushed_past_the_calendar(own_sandbox):
     for _ in range(5):
-        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 10 * 365 * 86400}, verify=TLS).raise_for_status()
-    pushed = httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 10 * 365 * 86400}, verify=TLS)
+        httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 10 * 365 * 86400}, verify=TLS, timeout=120).raise_for_status()
+    pushed = httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 10 * 365 * 86400}, verify=TLS, timeout=120)
     assert_error(pushed, 400, "invalid_request")
-    assert httpx.get(f"{own_sandbox.url}/sandbox/clock", verify=TLS).json()["offsetSeconds"] == 50 * 365 * 86400
+    assert httpx.get(f"{own_sandbox.url}/sandbox/clock", verify=TLS, timeout=120).json()["offsetSeconds"] == 50 * 365 * 86400
 
 
 def strip_png(width: int, height: int) -> str:

@@ -167,7 +167,7 @@ def control_schema(controlled: EmbeddedSandbox):
 
 @pytest.fixture(scope="module")
 def enterprise_user(controlled: EmbeddedSandbox) -> int:
-    made = httpx.post(f"{controlled.url}/sandbox/users", json={"email": "fuzz@x.io", "plan": "enterprise"}, verify=TLS)
+    made = httpx.post(f"{controlled.url}/sandbox/users", json={"email": "fuzz@x.io", "plan": "enterprise"}, verify=TLS, timeout=120)
     return made.raise_for_status().json()["userId"]
 
 

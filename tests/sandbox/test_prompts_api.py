@@ -93,4 +93,4 @@ def test_someone_elses_image_is_not_read(sandbox, api, client_for):
     theirs = other.post("/api/images/create", json={"prompt": "x", "styleId": style}).json()["images"][0]["imageId"]
     assert_error(api.post("/api/images/imageToPrompt", json={"image": f"/api/images/{theirs}/binary"}),
                  404, "image_not_found")
-    assert_error(httpx.post(f"{sandbox.url}/api/images/imageToPrompt", json={"image": "x"}, verify=TLS), 403, "not_logged_in")
+    assert_error(httpx.post(f"{sandbox.url}/api/images/imageToPrompt", json={"image": "x"}, verify=TLS, timeout=120), 403, "not_logged_in")

@@ -46,7 +46,7 @@ def database(own_sandbox) -> Iterator[Outside]:
 
 
 def me(box, key: str) -> httpx.Response:
-    return httpx.get(box.url + "/api/users/me", headers={"X-Api-Key": key}, verify=TLS)
+    return httpx.get(box.url + "/api/users/me", headers={"X-Api-Key": key}, verify=TLS, timeout=120)
 
 
 def test_a_balance_changed_elsewhere_shows_on_the_next_request(own_sandbox, database):
@@ -62,7 +62,7 @@ def test_a_balance_changed_elsewhere_shows_on_the_next_request(own_sandbox, data
 
 def test_a_key_removed_elsewhere_is_refused_at_once(own_sandbox, database):
     user_id, key = make_user(own_sandbox)
-    other = httpx.post(f"{own_sandbox.url}/sandbox/users/{user_id}/keys", json={}, verify=TLS).json()["apiKey"]
+    other = httpx.post(f"{own_sandbox.url}/sandbox/users/{user_id}/keys", json={}, verify=TLS, timeout=120).json()["apiKey"]
     assert me(own_sandbox, key).status_code == me(own_sandbox, other).status_code == 200
     database.execute("delete from api_keys where key_hash = (select key_hash from api_keys "
                      "where user_id = ? order by key_id desc limit 1)", (user_id,))
@@ -73,19 +73,19 @@ def test_a_key_removed_elsewhere_is_refused_at_once(own_sandbox, database):
 def test_a_key_given_an_expiry_elsewhere_expires_on_time(own_sandbox, database):
     user_id, key = make_user(own_sandbox)
     assert me(own_sandbox, key).status_code == 200
-    now = datetime.fromisoformat(httpx.get(f"{own_sandbox.url}/sandbox/clock", verify=TLS).json()["now"].removesuffix("Z"))
+    now = datetime.fromisoformat(httpx.get(f"{own_sandbox.url}/sandbox/clock", verify=TLS, timeout=120).json()["now"].removesuffix("Z"))
     database.execute("update api_keys set expires_at = ? where user_id = ?",
                      (now.strftime("%Y-%m-%d %H:%M:%S.%f"), user_id))
     assert_error(me(own_sandbox, key), 401, "api_key_expired")
-    assert_error(httpx.get(own_sandbox.url + "/api/users/me/usage", headers={"X-Api-Key": key}, verify=TLS), 401, "api_key_expired")
+    assert_error(httpx.get(own_sandbox.url + "/api/users/me/usage", headers={"X-Api-Key": key}, verify=TLS, timeout=120), 401, "api_key_expired")
 
 
 def test_grants_fall_due_on_the_fast_path_too(own_sandbox):
     user_id, key = make_user(own_sandbox, "free")  # a daily grant of 20
-    httpx.post(f"{own_sandbox.url}/sandbox/users/{user_id}/credits", json={"dailyCredit": 0}, verify=TLS).raise_for_status()
+    httpx.post(f"{own_sandbox.url}/sandbox/users/{user_id}/credits", json={"dailyCredit": 0}, verify=TLS, timeout=120).raise_for_status()
     drained = me(own_sandbox, key).json()
     assert drained["dailyCredit"] == 0
-    httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS).raise_for_status()
+    httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 86400}, verify=TLS, timeout=120).raise_for_status()
     granted = me(own_sandbox, key).json()
     assert granted["dailyCredit"] == granted["Plan"]["dailyCredit"] > 0
     assert me(own_sandbox, key).json() == granted  # granted once: the second read changes nothing
@@ -105,15 +105,15 @@ def test_a_login_cookie_works_once_made_and_after_a_restart(tmp_path, new_databa
     for _ in range(2):  # the first session makes the cookie secret, the second reads it
         with EmbeddedSandbox(tmp_path / "box", database_url=url) as box:
             user_id, _ = make_user(box)
-            forged = httpx.get(box.url + "/api/users/me", cookies={"connect.sid": "s:abc.def"}, verify=TLS)
+            forged = httpx.get(box.url + "/api/users/me", cookies={"connect.sid": "s:abc.def"}, verify=TLS, timeout=120)
             assert_error(forged, 403, "not_logged_in")
-            cookie = httpx.post(f"{box.url}/sandbox/sessions", json={"userId": user_id}, verify=TLS).json()["cookie"]
-            answer = httpx.get(box.url + "/api/users/me", cookies={"connect.sid": cookie}, verify=TLS)
+            cookie = httpx.post(f"{box.url}/sandbox/sessions", json={"userId": user_id}, verify=TLS, timeout=120).json()["cookie"]
+            answer = httpx.get(box.url + "/api/users/me", cookies={"connect.sid": cookie}, verify=TLS, timeout=120)
             assert answer.json()["userId"] == user_id
 
 
 def test_me_declares_the_key_or_the_cookie(sandbox):
-    doc = httpx.get(sandbox.url + "/openapi.json", verify=TLS).json()
+    doc = httpx.get(sandbox.url + "/openapi.json", verify=TLS, timeout=120).json()
     assert doc["paths"]["/api/users/me"]["get"]["security"] == [{"APIKeyHeader": []}, {"APIKeyCookie": []}]
     assert doc["components"]["securitySchemes"]["APIKeyCookie"] == {
         "type": "apiKey", "in": "cookie", "name": "connect.sid",

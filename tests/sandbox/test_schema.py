@@ -132,7 +132,7 @@ def test_a_database_made_before_migrations_is_adopted_with_its_data(tmp_path, ne
     with engine.connect() as connection:
         assert schema.state(connection) == "current"
     with serving(tmp_path, *db) as served:
-        assert httpx.get(f"{served.url}/api/users/me", headers={"X-Api-Key": demo_key}, verify=TLS).status_code == 200
+        assert httpx.get(f"{served.url}/api/users/me", headers={"X-Api-Key": demo_key}, verify=TLS, timeout=120).status_code == 200
     engine.dispose()
 
 

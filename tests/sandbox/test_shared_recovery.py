@@ -32,8 +32,8 @@ def test_a_second_server_on_the_database_leaves_the_first_servers_live_work_alon
         style = api.get("/api/users/me/styles").json()[0]
         running = api.post("/api/images/create", json={"prompt": "a kite", "styleId": style["styleId"], "count": 2,
                                                        "isAsync": True}).raise_for_status().json()["images"]
-        httpx.post(f"{first.url}/sandbox/faults", json={"retry_after": 7}, verify=TLS).raise_for_status()
-        faults = httpx.get(f"{first.url}/sandbox/faults", verify=TLS).json()
+        httpx.post(f"{first.url}/sandbox/faults", json={"retry_after": 7}, verify=TLS, timeout=120).raise_for_status()
+        faults = httpx.get(f"{first.url}/sandbox/faults", verify=TLS, timeout=120).json()
         assert faults["retry_after"] == 7
         engine = create_engine(normalize_url(url))
         with engine.connect() as db:
@@ -42,7 +42,7 @@ def test_a_second_server_on_the_database_leaves_the_first_servers_live_work_alon
         with serving(second_folder, "--db", url, "--base-size", "256"):
             with engine.connect() as db:  # the second server started: the first's slot is still held
                 assert db.execute(text("SELECT count(*) FROM running_slots")).scalar() == 1
-            assert httpx.get(f"{first.url}/sandbox/faults", verify=TLS).json() == faults
+            assert httpx.get(f"{first.url}/sandbox/faults", verify=TLS, timeout=120).json() == faults
             deadline = time.monotonic() + 120
             states: set[str] = set()
             while states != {"COMPLETED"}:

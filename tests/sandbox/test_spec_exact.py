@@ -106,7 +106,7 @@ def test_spec_exact_ignores_a_seed_like_any_unknown_field(box):
             assert response.status_code == 400 and response.json()["data"] == "invalid_request"
             seeded = api.post("/api/images/create", json={"prompt": "a fox", "styleId": style, "seed": 41})
             assert seeded.json()["images"][0]["GenerationInfo"]["variationId"] == 41
-    documented = httpx.get(f"{box.url}/openapi.json", verify=TLS).json()["components"]["schemas"]
+    documented = httpx.get(f"{box.url}/openapi.json", verify=TLS, timeout=120).json()["components"]["schemas"]
     assert ("seed" in documented["CreateBody"]["properties"]) is not box.spec_exact
     assert ("sourceImageId" in documented["EditInfoOut"]["properties"]) is not box.spec_exact
 

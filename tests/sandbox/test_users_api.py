@@ -84,38 +84,38 @@ def test_collection_count_is_a_bare_number(api):
 @pytest.mark.parametrize("path", ["/api/users/me", "/api/users/me/usage", "/api/users/me/styles",
                                   "/api/users/me/collectionCount", "/api/images/1"])
 def test_missing_key_is_not_logged_in(sandbox, path):
-    assert_error(httpx.get(sandbox.url + path, verify=TLS), 403, "not_logged_in")
+    assert_error(httpx.get(sandbox.url + path, verify=TLS, timeout=120), 403, "not_logged_in")
 
 
 @pytest.mark.parametrize("key", ["nonsense", "iks_0123456789ab_" + "x" * 32, ""])
 def test_wrong_key(sandbox, key):
-    response = httpx.get(sandbox.url + "/api/users/me", headers={"X-Api-Key": key}, verify=TLS)
+    response = httpx.get(sandbox.url + "/api/users/me", headers={"X-Api-Key": key}, verify=TLS, timeout=120)
     assert_error(response, 403 if key == "" else 401, "not_logged_in" if key == "" else "wrong_api_key")
 
 
 def test_tampered_key_is_wrong(sandbox):
     _, key = make_user(sandbox)
-    response = httpx.get(sandbox.url + "/api/users/me", headers={"X-Api-Key": key[:-1] + ("A" if key[-1] != "A" else "B")}, verify=TLS)
+    response = httpx.get(sandbox.url + "/api/users/me", headers={"X-Api-Key": key[:-1] + ("A" if key[-1] != "A" else "B")}, verify=TLS, timeout=120)
     assert_error(response, 401, "wrong_api_key")
 
 
 def test_expired_key(own_sandbox):
     user_id, _ = make_user(own_sandbox)
-    key = httpx.post(f"{own_sandbox.url}/sandbox/users/{user_id}/keys", json={"expiresInSeconds": 60}, verify=TLS).json()["apiKey"]
+    key = httpx.post(f"{own_sandbox.url}/sandbox/users/{user_id}/keys", json={"expiresInSeconds": 60}, verify=TLS, timeout=120).json()["apiKey"]
     url = own_sandbox.url + "/api/users/me"
-    assert httpx.get(url, headers={"X-Api-Key": key}, verify=TLS).status_code == 200
-    httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 61}, verify=TLS)
-    assert_error(httpx.get(url, headers={"X-Api-Key": key}, verify=TLS), 401, "api_key_expired")
+    assert httpx.get(url, headers={"X-Api-Key": key}, verify=TLS, timeout=120).status_code == 200
+    httpx.post(f"{own_sandbox.url}/sandbox/clock/advance", json={"seconds": 61}, verify=TLS, timeout=120)
+    assert_error(httpx.get(url, headers={"X-Api-Key": key}, verify=TLS, timeout=120), 401, "api_key_expired")
 
 
 def test_session_cookie_works_on_me_only(sandbox):
     user_id, _ = make_user(sandbox)
-    cookie = httpx.post(f"{sandbox.url}/sandbox/sessions", json={"userId": user_id}, verify=TLS).json()["cookie"]
+    cookie = httpx.post(f"{sandbox.url}/sandbox/sessions", json={"userId": user_id}, verify=TLS, timeout=120).json()["cookie"]
     with httpx.Client(base_url=sandbox.url, cookies={"connect.sid": cookie}, verify=TLS) as browser:
         assert browser.get("/api/users/me").json()["userId"] == user_id
         assert_error(browser.get("/api/users/me/usage"), 403, "not_logged_in")
     forged = cookie[:-2] + "xx"
-    assert_error(httpx.get(sandbox.url + "/api/users/me", cookies={"connect.sid": forged}, verify=TLS), 403, "not_logged_in")
+    assert_error(httpx.get(sandbox.url + "/api/users/me", cookies={"connect.sid": forged}, verify=TLS, timeout=120), 403, "not_logged_in")
 
 
 def test_keys_are_stored_hashed(sandbox):

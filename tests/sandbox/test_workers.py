@@ -67,7 +67,7 @@ def two_workers(postgres, tmp_path_factory) -> Iterator[tuple[Served, str]]:
 
 
 def new_user(served: Served, plan: str = "pro") -> tuple[int, str]:
-    made = httpx.post(f"{served.url}/sandbox/users", json={"email": f"{plan}-{next(_emails)}@x.io", "plan": plan}, verify=TLS)
+    made = httpx.post(f"{served.url}/sandbox/users", json={"email": f"{plan}-{next(_emails)}@x.io", "plan": plan}, verify=TLS, timeout=120)
     return made.raise_for_status().json()["userId"], made.json()["apiKey"]
 
 
@@ -103,7 +103,7 @@ def test_eighty_creates_across_two_workers_keep_the_limit_and_the_balance(two_wo
     charged = sum(int(r.headers["X-Credits-Consumed"]) for r in responses if r.status_code == 200)
     assert charged == style["creditCost"] * statuses.count(200)  # the style's price, once per image
     assert balance(served, key) == before - charged
-    stats = httpx.get(f"{served.url}/sandbox/stats", verify=TLS).json()["peakConcurrency"][str(user_id)]
+    stats = httpx.get(f"{served.url}/sandbox/stats", verify=TLS, timeout=120).json()["peakConcurrency"][str(user_id)]
     assert stats == limit
     with psycopg.connect(url) as db:  # the database agrees: what was charged, nothing running
         spent = db.execute("SELECT sum(credits - refunded) FROM charges WHERE user_id = %s", (user_id,)).fetchone()
@@ -145,17 +145,17 @@ def test_cancels_reach_edits_running_in_the_other_worker_and_refund_once(two_wor
 def test_a_clock_advanced_in_one_worker_is_the_clock_of_both(two_workers):
     served, _ = two_workers
     seen: dict[str, float] = {}
-    httpx.post(f"{served.url}/sandbox/clock/advance", json={"seconds": 3600}, verify=TLS).raise_for_status()
+    httpx.post(f"{served.url}/sandbox/clock/advance", json={"seconds": 3600}, verify=TLS, timeout=120).raise_for_status()
     for _ in range(40):  # each on its own connection, until both workers have answered
-        read = httpx.get(f"{served.url}/sandbox/clock", verify=TLS)
+        read = httpx.get(f"{served.url}/sandbox/clock", verify=TLS, timeout=120)
         seen[read.headers["X-Sandbox-Worker"]] = read.json()["offsetSeconds"]
     assert len(seen) == 2 and set(seen.values()) == {3600.0}
-    httpx.post(f"{served.url}/sandbox/faults", json={"rate_503": 1.0}, verify=TLS).raise_for_status()
+    httpx.post(f"{served.url}/sandbox/faults", json={"rate_503": 1.0}, verify=TLS, timeout=120).raise_for_status()
     refused = {r.headers["X-Sandbox-Worker"]: r.status_code for r in
-               (httpx.get(f"{served.url}/api/users/me", verify=TLS) for _ in range(40))}
+               (httpx.get(f"{served.url}/api/users/me", verify=TLS, timeout=120) for _ in range(40))}
     assert len(refused) == 2 and set(refused.values()) == {503}
-    httpx.delete(f"{served.url}/sandbox/faults", verify=TLS).raise_for_status()
-    assert {httpx.get(f"{served.url}/api/users/me", verify=TLS).status_code for _ in range(20)} == {403}  # no key: served again
+    httpx.delete(f"{served.url}/sandbox/faults", verify=TLS, timeout=120).raise_for_status()
+    assert {httpx.get(f"{served.url}/api/users/me", verify=TLS, timeout=120).status_code for _ in range(20)} == {403}  # no key: served again
 
 
 def test_the_workers_read_again_after_the_database_dropped_their_connections(two_workers):

@@ -58,7 +58,7 @@ class Lab(Served):
                                                             "language": "python"}},
                    "nbformat": 4, "nbformat_minor": 5}
         response = httpx.put(f"{self.url}/api/contents/{name}", json={"type": "notebook", "content": content},
-                             verify=TLS)
+                             verify=TLS, timeout=120)
         response.raise_for_status()
         return name
 

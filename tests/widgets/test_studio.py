@@ -96,7 +96,7 @@ def test_the_pages_buttons_reach_the_studio_as_messages(studio):
 def test_a_refused_generate_clears_progress_and_shows_the_real_balance(either_sandbox):
     user_id, key = make_user(either_sandbox)
     httpx.post(f"{either_sandbox.url}/sandbox/users/{user_id}/credits",
-               json={"defaultCredit": 1, "dailyCredit": 0, "monthlyCredit": 0}, verify=TLS).raise_for_status()
+               json={"defaultCredit": 1, "dailyCredit": 0, "monthlyCredit": 0}, verify=TLS, timeout=120).raise_for_status()
     with imagekit.Client(either_sandbox.url, key) as client:
         studio = PromptStudio(client, prompt="a kite", count=4)
         try:

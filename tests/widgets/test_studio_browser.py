@@ -50,9 +50,9 @@ def test_generate_shows_requested_images_and_the_usage_balance(notebook, shots):
 def test_a_refused_generate_leaves_no_progress_and_shows_the_real_balance(notebook, shots, lab_sandbox):
     page = notebook.page
     user_id, key = make_user(lab_sandbox)
-    cost = httpx.get(f"{lab_sandbox.url}/api/users/me/styles", headers={"X-Api-Key": key}, verify=TLS).json()[0]["creditCost"]
+    cost = httpx.get(f"{lab_sandbox.url}/api/users/me/styles", headers={"X-Api-Key": key}, verify=TLS, timeout=120).json()[0]["creditCost"]
     httpx.post(f"{lab_sandbox.url}/sandbox/users/{user_id}/credits",  # one image's worth, not four
-               json={"defaultCredit": cost, "dailyCredit": 0, "monthlyCredit": 0}, verify=TLS).raise_for_status()
+               json={"defaultCredit": cost, "dailyCredit": 0, "monthlyCredit": 0}, verify=TLS, timeout=120).raise_for_status()
     notebook.run(f"import imagekit\nfrom imagekit.widgets import PromptStudio\n"
                  f"studio = PromptStudio(imagekit.Client({lab_sandbox.url!r}, {key!r}), prompt='a kite', count=4)\n"
                  f"studio")

@@ -139,7 +139,7 @@ def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgre
     finish([process for process, _ in started], [report for _, report in started])
 
     assert {status for status, _, _ in rows_of(journal).values()} == {"done"}
-    peak = httpx.get(f"{served.url}/sandbox/stats", verify=TLS).json()["peakConcurrency"][str(user_id)]
+    peak = httpx.get(f"{served.url}/sandbox/stats", verify=TLS, timeout=120).json()["peakConcurrency"][str(user_id)]
     assert peak <= 2
     entries = [entry for n in range(2) for entry in Ledger(tmp_path / f"ledger-{n}.sqlite").entries(account="")
                if entry.operation == "create"]
