@@ -34,7 +34,7 @@ from ..tags import current_tags, merged, tags as tagged
 from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .leases import keep_leases
 from .local_journal import LocalJournal
-from .outputs import store_missing
+from .outputs import refuse_replacing, store_missing
 from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows, named_styles
 from .runner import Runner, RunOptions
@@ -227,6 +227,7 @@ class Batch:
             checked_location(journal, "a journal")  # refused before out_dir is made
         if out is not None:
             out.make()
+            await anyio.to_thread.run_sync(refuse_replacing, out, self.rows)  # a person's files stay theirs
         self._run_tags = current_tags()
         self._journal = self._open_journal(journal, out, options.lease)
         clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]

@@ -8,6 +8,10 @@ names the image id and the create's group id) is taken as it is: a run that died
 heard of it does not upload it again. A rerun checks that the store still holds every done row's
 images (a bucket that lost files, another ``out_dir``) and stores what is missing, from the service,
 without paying again (``store_missing``).
+
+A file in the store under an image's name that is not one of its row's images (a person's own file,
+another batch's image) is never replaced: a run whose names meet one is refused before anything is
+sent (``refuse_replacing``), and one that meets a file put there during the run stops there.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import anyio
 
 from ..errors import APIError
 from ..models import FAILED
+from ..ownership import NotOursError
 from ..provenance import Provenance
 from ..provenance.embed import write
 from ..provenance.read import fields_of
@@ -32,7 +37,7 @@ if TYPE_CHECKING:
     from .journal import ImageRecord, Journal, RowRecord
     from .rows import Row
 
-__all__ = ["file_name", "provenance_of", "store_image", "store_missing"]
+__all__ = ["file_name", "provenance_of", "refuse_replacing", "store_image", "store_missing"]
 
 log = logging.getLogger("imagekit")
 
@@ -62,12 +67,48 @@ async def store_image(client: AsyncClient, store: Store, name: str, record: Prov
 
 
 def _holds(store: Store, name: str, record: Provenance) -> bool:
-    """Whether ``store`` holds this image as ``name`` already: the file there names its id and request."""
+    """Whether ``store`` holds this image as ``name`` already: the file there names its id and request.
+    NotOursError when the file there is not an image of this row (see the module)."""
     if not store.exists(name):
         return False
-    with store.reader(name) as stored:
-        found = fields_of(stored)
-    return (found.get("image_id"), found.get("request_id")) == (str(record.image_id), record.request_id)
+    found = _fields(store, name)
+    if (found.get("image_id"), found.get("request_id")) == (str(record.image_id), record.request_id):
+        return True
+    if _row_of(found.get("request_id")) != _row_of(record.request_id):
+        raise NotOursError(_not_ours(store, [name], "was put where this batch saves an image; nothing of it was "
+                                                    "replaced (the image is paid for: run again once it is moved)"))
+    return False
+
+
+def refuse_replacing(store: Store, rows: Sequence[Row]) -> None:
+    """Refuse a run, before anything is sent, whose images would replace files in ``store`` that are not
+    its rows' own images (a person's files, another batch's): NotOursError, one line naming them."""
+    present = set(store.names())
+    clashes = [name for row in rows for number in range(row.count) if (name := file_name(row, number)) in present
+               and _row_of(_fields(store, name).get("request_id")) != row.key]
+    if clashes:
+        them = "it" if len(clashes) == 1 else "them"
+        raise NotOursError(_not_ours(store, clashes, f"where it saves its images: move {them}, or give another "
+                                                     "out_dir; nothing was sent"))
+
+
+def _fields(store: Store, name: str) -> dict[str, str]:
+    """The provenance fields of the file ``name`` (none for a file imagekit did not write)."""
+    try:
+        with store.reader(name) as stored:
+            return fields_of(stored)
+    except (OSError, ValueError, SyntaxError):  # not an image, or one no reader parses: a person's file
+        return {}
+
+
+def _row_of(request_id: str | None) -> str | None:
+    """The row whose create carried ``request_id`` (a batch's group id: ``<row key>.<attempt>``)."""
+    return request_id.rpartition(".")[0] or None if request_id else None
+
+
+def _not_ours(store: Store, names: Sequence[str], what: str) -> str:
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"{store.location} holds {'a file' if len(names) == 1 else 'files'} this batch did not make ({shown}) {what}"
 
 
 async def store_missing(journal: Journal, rows: Sequence[Row], store: Store,

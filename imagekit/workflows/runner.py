@@ -50,6 +50,7 @@ from ..errors import (
 )
 from ..ledger import Entry, Prices, Source, Status
 from ..models import FAILED, PENDING
+from ..ownership import NotOursError
 from .feed import Feed
 from .journal import ImageRecord, Journal, RowLost, RowRecord
 from .options import RunOptions
@@ -450,7 +451,7 @@ class Runner:
             record = provenance_of(row, entry, image, self.client.config.base_url)
             try:  # the download is retried by the client's policy, a stream cut short included
                 image["file"] = await store_image(self.client, store, file_name(row, n), record)
-            except StorageUnavailableError as exc:  # the store's state, not the row's: every row would fail
+            except (StorageUnavailableError, NotOursError) as exc:  # the store's state, not the row's: stop there
                 entry.error = f"made, not stored: {exc}"
                 self.state.stopped = self.state.stopped or str(exc)
                 self.journal.save(entry)

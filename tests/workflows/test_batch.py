@@ -9,9 +9,10 @@ import pytest
 import imagekit
 from imagekit.workflows import grid
 from imagekit.workflows.local_journal import LocalJournal
+from imagekit.workflows.outputs import file_name
 from tests.helpers import control
 
-from .conftest import balance, server_images
+from .conftest import balance, public_style, server_images
 
 
 def test_grid_is_every_combination_in_order():
@@ -156,3 +157,27 @@ def test_a_run_option_that_cannot_mean_what_it_says_is_refused_before_anything_i
     with pytest.raises(imagekit.ConfigError, match=message):
         ik.batch(["a kite"], style=ik.styles()[0]).run(out_dir=tmp_path / "out", progress=False, **options)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_batch_never_replaces_a_file_it_did_not_make(connect, box, tmp_path):
+    """A person's file (or another batch's image) where a batch would save an image: the run is refused in
+    one line before anything is sent, and the folder stays as it was; the same batch again may."""
+    ik = connect()
+    style, mine = public_style(box), tmp_path / "mine"
+    mine.mkdir()
+    batch = ik.batch(["a cat", "a dog"], style=style)
+    (mine / file_name(batch.rows[0], 0)).write_bytes(b"my own photo")
+    (mine / "notes.txt").write_text("mine")
+    before = balance(box, ik.config.api_key)
+    with pytest.raises(imagekit.ConfigError, match=r"this batch did not make \(0000-a-cat-0.png\) where it saves"):
+        batch.run(progress=False, out_dir=mine)
+    assert sorted(p.name for p in mine.iterdir()) == ["0000-a-cat-0.png", "notes.txt"]  # no journal either
+    assert (mine / "0000-a-cat-0.png").read_bytes() == b"my own photo" and balance(box, ik.config.api_key) == before
+
+    ours = tmp_path / "ours"
+    ik.batch(["a cat"], style=style).run(progress=False, out_dir=ours, journal=tmp_path / "first.sqlite")
+    made = (ours / "0000-a-cat-0.png").read_bytes()
+    with pytest.raises(imagekit.ConfigError, match="this batch did not make"):  # same name, another row
+        ik.batch(["a cat"], style=style, ratio="4:3").run(progress=False, out_dir=ours, journal=tmp_path / "other.sqlite")
+    again = ik.batch(["a cat"], style=style).run(progress=False, out_dir=ours, journal=tmp_path / "again.sqlite")
+    assert (ours / "0000-a-cat-0.png").read_bytes() != made and again.to_pandas()["row_status"].tolist() == ["done"]
