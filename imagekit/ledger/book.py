@@ -12,7 +12,8 @@ team shares (``IMAGEKIT_LEDGER_URL`` or ``ledger="postgresql://..."``; see ``sto
 keyed by account, so one ledger can serve several users and services: a user on a service (a hash of
 the service's identity and the user's id, the same for every key the user has), known from the first
 time the service says whose the key is (``me()``); until then by a hash of base URL and API key (never
-the key), which then becomes another name of the user's account (``adopt``). Budgets per tag value (or per account) live in it too, with the alerts they sent
+the key), which then becomes another name of the user's account (``adopt``). Budgets per tag value
+(or per account) live in it too, with the alerts they sent
 (see ``budgets`` and ``alerts``). A SQLite file opens on the first entry: a client that does nothing
 writes nothing.
 """
@@ -129,8 +130,8 @@ class Ledger:
 
     def _learn_aliases(self) -> dict[str, str]:
         """The store's other names of accounts, known here from now on (read where the store is read
-        anyway: a client that does nothing opens nothing)."""
-        if self._account and self._store.exists():
+        anyway: a client that does nothing opens nothing; once this ledger's own is known, never again)."""
+        if self._account and self._account not in self._aliases and self._store.exists():
             self._aliases.update(aliases(self._store))
         return dict(self._aliases)
 
@@ -313,8 +314,8 @@ class Ledger:
         (every account's when it has none). ``hard`` refuses new work past the limit
         (BudgetExceededError); ``warn_at`` (a share) warns this process first (BudgetWarning).
         ``period`` (``day``, ``week``, ``month`` in ``tz``, or a plan month: ``ik.budget(period="plan")``
-        makes one) counts spending per period, the limit resetting at each turn (None: all time). ``alerts`` (shares) are sent once per share and
-        period, ledger-wide: a log line, a notebook banner, ``on_alert(alert)`` in this process, and
+        makes one) counts spending per period, the limit resetting at each turn (None: all time).
+        ``alerts`` (shares) are sent once per share and period, ledger-wide: a log line, a notebook banner, ``on_alert(alert)`` in this process, and
         a JSON POST to ``webhook`` (see ``alerts``). Replaces an earlier budget of the same tag value;
         its ``on_alert`` stays unless another is given (raising a limit keeps the callback)."""
         key, value = self._budget_of(tag, tag_values)
