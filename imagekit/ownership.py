@@ -111,6 +111,19 @@ class OwnedFolder:
         self._write()
         return earlier
 
+    def add(self, names: Iterable[str]) -> None:
+        """Record ``names`` as this writer's beside what earlier runs recorded, removing nothing, and make
+        the folder: for a writer that adds to its folder run after run (a batch's ``out_dir``). Call
+        ``check`` first. ``undo`` then removes them again, with the manifest and folder if this made them."""
+        self.made = not self.store.exists()
+        self.marked = self.store.exists(MANIFEST)
+        self.touched = True
+        self.store.make()
+        new = [name for name in dict.fromkeys(names) if name not in self.earlier]
+        self.names = [*self.earlier, *new]
+        if new or not self.marked:
+            self._write()
+
     def _set_aside(self, earlier: list[str]) -> None:
         """Move the earlier run's results into ASIDE; the manifest lists what is there at each step."""
         self.names = [*earlier, ASIDE]

@@ -106,11 +106,14 @@ function render({ model, el }) {
     const start = performance.now();
     const rows = new Blob([mask.rows]);
     const size = [width, height];
+    el.dataset.syncStage = "queued";
     sending = sending.then(async () => {
+      el.dataset.syncStage = "encoding";
       const buffer = await encodePng(rows, ...size);
       revision = model.get("revision") + 1;
       pending = { revision, start, bytes: buffer.byteLength, encodeMs: performance.now() - start };
       save(model, { mask_png: new DataView(buffer), revision });
+      el.dataset.syncStage = `sent ${revision} (${buffer.byteLength} bytes)`;
     }).catch((error) => { // one lost sync must not stop the ones after it
       el.dataset.syncError = String(error);
       console.error("MaskPainter: the mask did not reach the kernel", error);

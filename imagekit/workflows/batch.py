@@ -29,12 +29,13 @@ from ..integrations import progress_bar
 from ..ledger import Prices
 from ..ledger.prices import Estimate
 from ..ledger.store import checked_location
+from ..ownership import OwnedFolder
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
 from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .leases import keep_leases
 from .local_journal import LocalJournal
-from .outputs import refuse_replacing, store_missing
+from .outputs import claim_out_dir, store_missing
 from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows, named_styles
 from .runner import Runner, RunOptions
@@ -223,16 +224,18 @@ class Batch:
                    out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
         out = Store(out_dir) if out_dir is not None else None
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
-        if journal is not None:
-            checked_location(journal, "a journal")  # refused before out_dir is made
-        if out is not None:
-            out.make()
-            await anyio.to_thread.run_sync(refuse_replacing, out, self.rows)  # a person's files stay theirs
+        where = self._journal_location(journal, out)  # refused before out_dir is made
+        folder = None
+        if out is not None:  # a person's folder and files stay theirs; the manifest lists what we may write
+            inside = [] if where is None or is_url(str(where)) or Path(where).parent != Path(out.location) else \
+                [Path(where).name + suffix for suffix in ("", "-wal", "-shm", "-journal")]
+            folder = await anyio.to_thread.run_sync(claim_out_dir, out, self.rows, inside)
         self._run_tags = current_tags()
-        self._journal = self._open_journal(journal, out, options.lease)
         clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]
         state = self._state = RunState(paying=len(clients))
+        runners: list[Runner] = []
         try:
+            self._journal = self._open_journal(where, options.lease)
             accounts = [await self._account_of(each) for each in clients]
             self._journal.bind([(identity, described) for identity, described, _, _ in accounts])
             for each in clients:  # a balance reading on each side of the run: the ledger reconciles against them
@@ -258,13 +261,18 @@ class Batch:
                 await each.usage()
                 if each.ledger is not None:
                     each.ledger.reconcile()
+        except BaseException:
+            self._undo_unsent(folder)
+            raise
         finally:
             # A run cut short leaves nothing leased for others to wait out.
             with anyio.CancelScope(shield=True), suppress(JournalUnavailableError):
-                await anyio.to_thread.run_sync(self._journal.let_go)
+                if self._journal is not None:
+                    await anyio.to_thread.run_sync(self._journal.let_go)
             for each in clients:
                 if each is not client:
                     await each.aclose()
+        assert self._journal is not None
         self.entries = self._journal.load()
         self.spent, self.stopped, self.lost = state.spent, state.stopped, state.lost
         self.changed = restored + sum(_progress(entry) != before.get(key) for key, entry in self.entries.items())
@@ -286,25 +294,47 @@ class Batch:
                  *thumbnail_ids(styles)]
         return identity, described, prices, max((i for i in known if i is not None), default=None)
 
-    def _open_journal(self, journal: PathLike | None, out: Store | None, lease: float) -> Journal:
+    def _journal_location(self, journal: PathLike | None, out: Store | None) -> str | Path | None:
+        """Where this run keeps its journal: ``journal``, else IMAGEKIT_JOURNAL_URL, else ``journal.sqlite``
+        in a local ``out_dir``; None for one in memory. A SQLite file whose folder exists or a
+        postgresql:// URL, else one line."""
         chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
-        if chosen is not None:  # a SQLite file whose folder exists or a postgresql:// URL, else one line
+        if chosen is not None:
             chosen = checked_location(chosen, "a journal")
-            journal = chosen if journal is not None else None
+            if is_url(str(chosen)):
+                return str(chosen)
+            if journal is not None:
+                return Path(journal)
+        if out is not None and not out.remote:
+            return Path(out.location) / "journal.sqlite"
+        return None
+
+    def _open_journal(self, where: str | Path | None, lease: float) -> Journal:
+        """The journal at ``where`` (None: in memory); this object's own when it is open there already,
+        so a re-run resumes."""
         current = self._journal
-        if chosen is not None and is_url(str(chosen)):
-            if current is not None and current.location == str(chosen):
-                return current
-            return SharedJournal(str(chosen), self.name or "", lease)
-        if journal is not None:
-            path = Path(journal)
-        elif out is not None and not out.remote:
-            path = Path(out.location) / "journal.sqlite"
-        else:  # in memory: keep the same local one across runs of this object, so a re-run resumes
+        if where is None:
             return current if current is not None and not is_url(current.location) else LocalJournal()
-        if current is not None and current.location == str(path):
+        if current is not None and current.location == str(where):
             return current
-        return LocalJournal(path, self.name or "")
+        if isinstance(where, str):  # a postgresql:// URL
+            return SharedJournal(where, self.name or "", lease)
+        return LocalJournal(where, self.name or "")
+
+    def _undo_unsent(self, folder: OwnedFolder | None) -> None:
+        """After a failed run: when its journal holds nothing (nothing was sent), close the journal and
+        remove what it recorded in ``folder`` (the folder too, when it made it): it leaves nothing behind."""
+        if folder is None:
+            return
+        try:
+            if self._journal is not None and self._journal.load():
+                return
+        except JournalUnavailableError:
+            return
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+        folder.undo()
 
     # --- results ----------------------------------------------------------------------------
 

@@ -9,9 +9,12 @@ heard of it does not upload it again. A rerun checks that the store still holds 
 images (a bucket that lost files, another ``out_dir``) and stores what is missing, from the service,
 without paying again (``store_missing``).
 
-A file in the store under an image's name that is not one of its row's images (a person's own file,
-another batch's image) is never replaced: a run whose names meet one is refused before anything is
-sent (``refuse_replacing``), and one that meets a file put there during the run stops there.
+The folder is the batch's (``claim_out_dir``): one that holds files and no manifest of ours (a person's
+own folder) is refused before anything is sent, and the manifest lists every name a run may write
+there (its images, its journal) before the first request. A file in the store under an image's name
+that is not one of its row's images (a person's own file, another batch's image) is never replaced:
+a run whose names meet one is refused before anything is sent (``refuse_replacing``), and one that
+meets a file put there during the run stops there.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import anyio
 
 from ..errors import APIError
 from ..models import FAILED
-from ..ownership import NotOursError
+from ..ownership import NotOursError, OwnedFolder
 from ..provenance import Provenance
 from ..provenance.embed import write
 from ..provenance.read import fields_of
@@ -37,7 +40,10 @@ if TYPE_CHECKING:
     from .journal import ImageRecord, Journal, RowRecord
     from .rows import Row
 
-__all__ = ["file_name", "provenance_of", "refuse_replacing", "store_image", "store_missing"]
+__all__ = ["WRITER", "claim_out_dir", "file_name", "provenance_of", "refuse_replacing", "store_image", "store_missing"]
+
+WRITER = "a batch"
+"""Who writes a batch's ``out_dir``, as its manifest and refusals say (a sweep's runs are batches)."""
 
 log = logging.getLogger("imagekit")
 
@@ -78,6 +84,17 @@ def _holds(store: Store, name: str, record: Provenance) -> bool:
         raise NotOursError(_not_ours(store, [name], "was put where this batch saves an image; nothing of it was "
                                                     "replaced (the image is paid for: run again once it is moved)"))
     return False
+
+
+def claim_out_dir(store: Store, rows: Sequence[Row], also: Sequence[str] = ()) -> OwnedFolder:
+    """Make ``store`` this run's folder before anything is sent: refuse one that holds files and no
+    manifest of ours, or whose files this run's images would replace (``refuse_replacing``); then
+    record every name the run may write there (its rows' images, and ``also``)."""
+    folder = OwnedFolder(store.location, WRITER)
+    folder.check()
+    refuse_replacing(store, rows)
+    folder.add([*(file_name(row, number) for row in rows for number in range(row.count)), *also])
+    return folder
 
 
 def refuse_replacing(store: Store, rows: Sequence[Row]) -> None:

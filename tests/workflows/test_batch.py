@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 import imagekit
+from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
 from imagekit.workflows.local_journal import LocalJournal
 from imagekit.workflows.outputs import file_name
@@ -160,8 +162,9 @@ def test_a_run_option_that_cannot_mean_what_it_says_is_refused_before_anything_i
 
 
 def test_a_batch_never_replaces_a_file_it_did_not_make(connect, box, tmp_path):
-    """A person's file (or another batch's image) where a batch would save an image: the run is refused in
-    one line before anything is sent, and the folder stays as it was; the same batch again may."""
+    """A person's own folder, or a person's file (or another batch's image) where a batch would save an
+    image: the run is refused in one line before anything is sent, and the folder stays as it was; the
+    same batch again may."""
     ik = connect()
     style, mine = public_style(box), tmp_path / "mine"
     mine.mkdir()
@@ -169,10 +172,13 @@ def test_a_batch_never_replaces_a_file_it_did_not_make(connect, box, tmp_path):
     (mine / file_name(batch.rows[0], 0)).write_bytes(b"my own photo")
     (mine / "notes.txt").write_text("mine")
     before = balance(box, ik.config.api_key)
-    with pytest.raises(imagekit.ConfigError, match=r"this batch did not make \(0000-a-cat-0.png\) where it saves"):
+    with pytest.raises(imagekit.ConfigError, match=r"mine holds files a batch did not write \(0000-a-cat-0.png, "
+                                                   r"notes.txt\): name an empty or new folder"):
         batch.run(progress=False, out_dir=mine)
-    assert sorted(p.name for p in mine.iterdir()) == ["0000-a-cat-0.png", "notes.txt"]  # no journal either
+    assert sorted(p.name for p in mine.iterdir()) == ["0000-a-cat-0.png", "notes.txt"]  # no journal, no manifest
     assert (mine / "0000-a-cat-0.png").read_bytes() == b"my own photo" and balance(box, ik.config.api_key) == before
+    with pytest.raises(imagekit.ConfigError, match="notes.txt is a file, not a folder: name a folder"):
+        batch.run(progress=False, out_dir=mine / "notes.txt")
 
     ours = tmp_path / "ours"
     ik.batch(["a cat"], style=style).run(progress=False, out_dir=ours, journal=tmp_path / "first.sqlite")
@@ -181,3 +187,25 @@ def test_a_batch_never_replaces_a_file_it_did_not_make(connect, box, tmp_path):
         ik.batch(["a cat"], style=style, ratio="4:3").run(progress=False, out_dir=ours, journal=tmp_path / "other.sqlite")
     again = ik.batch(["a cat"], style=style).run(progress=False, out_dir=ours, journal=tmp_path / "again.sqlite")
     assert (ours / "0000-a-cat-0.png").read_bytes() != made and again.to_pandas()["row_status"].tolist() == ["done"]
+    (ours / "0001-a-dog-0.png").write_bytes(b"my dog")  # a person's file put in our folder, where a row saves
+    with pytest.raises(imagekit.ConfigError, match=r"this batch did not make \(0001-a-dog-0.png\) where it saves"):
+        batch.run(progress=False, out_dir=ours, journal=tmp_path / "third.sqlite")
+    assert (ours / "0001-a-dog-0.png").read_bytes() == b"my dog"
+
+
+def test_a_batch_that_sends_nothing_leaves_nothing_in_its_folder(connect, box, tmp_path):
+    """A run that fails before its first request (here a key the service refuses) leaves no folder, no
+    journal, no manifest; a run that made images keeps its folder, listed in its manifest."""
+    ik = connect()
+    style = public_style(box)
+    wrong = ik.with_options(api_key="not-a-key")
+    for out in (tmp_path / "new", tmp_path / "empty"):
+        if out.name == "empty":
+            out.mkdir()
+        with pytest.raises(imagekit.AuthenticationError):
+            wrong.batch(["a cat"], style=style).run(progress=False, out_dir=out)
+        assert not out.exists() if out.name == "new" else not list(out.iterdir())
+    ik.batch(["a cat"], style=style).run(progress=False, out_dir=tmp_path / "new")
+    listed = json.loads((tmp_path / "new" / MANIFEST).read_text())
+    assert listed["writer"] == "a batch" and {"0000-a-cat-0.png", "journal.sqlite"} <= set(listed["names"])
+    assert {p.name for p in (tmp_path / "new").iterdir()} >= {"0000-a-cat-0.png", "journal.sqlite", MANIFEST}

@@ -4,6 +4,7 @@ page shows what it made, and when something fails the console says what and why.
 from __future__ import annotations
 
 import html
+import json
 import re
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from PIL import Image
 
 from imagekit.cli import main
 from imagekit.cli.demo import CHAIN_PROMPT, run_demo
+from imagekit.ownership import MANIFEST
 from imagekit.sandbox import EmbeddedSandbox
 from tests.helpers import TLS, console_script, wait_until
 
@@ -50,8 +52,9 @@ def check_one_run(out: Path) -> pd.DataFrame:
         assert (out / name).stat().st_size > 0, name
     batch = pd.read_csv(out / "batch.csv")
     assert len(batch) == 12 and set(batch["status"]) == {"COMPLETED"}
-    # images/ holds this run's pictures and nothing else
-    assert {Path(f).name for f in batch["file"]} == {p.name for p in (out / "images").iterdir()}
+    # images/ holds this run's pictures and nothing else, and its manifest lists them
+    assert {Path(f).name for f in batch["file"]} == {p.name for p in (out / "images").iterdir()} - {MANIFEST}
+    assert {Path(f).name for f in batch["file"]} <= set(json.loads((out / "images" / MANIFEST).read_text())["names"])
     # the report covers this run's spending only: 12 creates and three edits
     spend = pd.read_csv(out / "usage-by-operation.csv", index_col=0)
     assert spend.loc["create", "calls"] == 12 and {"enhance", "removeBg", "vectorize"} <= set(spend.index)

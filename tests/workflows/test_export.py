@@ -119,11 +119,11 @@ def test_an_export_never_writes_into_a_folder_of_the_users(connect, tmp_path):
     ik = connect()
     work = tmp_path / "work"
     work.mkdir()
-    (work / "notes.md").write_text("my notes")
     batch = ik.batch(["a kite", "a boat"], style=ik.styles()[0])
     batch.run(out_dir=work, journal=work / "journal.sqlite", progress=False)
+    (work / "notes.md").write_text("my notes")  # put beside the run's files: it stays the user's
     before = {path.name: path.read_bytes() for path in work.iterdir()}
-    with pytest.raises(FileExistsError, match="did not write .*journal.sqlite.*empty or new folder"):
+    with pytest.raises(FileExistsError, match="work holds what a batch wrote, not an export: name an empty or new"):
         batch.export(work, overwrite=True, progress=False)
     assert {path.name: path.read_bytes() for path in work.iterdir()} == before
     again = ik.batch(["a kite", "a boat"], style=ik.styles()[0]).run(out_dir=work, journal=work / "journal.sqlite",
