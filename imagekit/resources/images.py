@@ -173,6 +173,15 @@ def _written(buffer: IO[bytes], path: Path, record: Provenance) -> Path:
     return path
 
 
+def _save_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a Path, once it is known to name a file in a folder that exists (one line, before
+    anything is downloaded, if not)."""
+    from ..storage import file_to_write
+
+    file_to_write(path)
+    return Path(path)
+
+
 def _record(config: Config, image_id: int, provenance: Provenance | None) -> Provenance:
     from ..provenance import Provenance
 
@@ -216,7 +225,7 @@ class Images(Namespace):
         from ..provenance import Provenance
         from ..storage import spool
 
-        path = Path(path)
+        path = _save_path(path)
         provenance = provenance or Provenance.of_meta(image_id, self.meta(image_id, retry=retry))
         with spool() as buffer:
             self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
@@ -277,7 +286,7 @@ class AsyncImages(AsyncNamespace):
         from ..provenance import Provenance
         from ..storage import spool
 
-        path = Path(path)
+        path = _save_path(path)
         provenance = provenance or Provenance.of_meta(image_id, await self.meta(image_id, retry=retry))
         with spool() as buffer:
             await self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)

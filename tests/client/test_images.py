@@ -68,6 +68,21 @@ def test_a_failed_save_leaves_no_file(mock, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(("where", "message"), [
+    ("missing/a.png", r"missing is not a folder that exists: create it first"),
+    (".", r"is a folder: name the file to write, for example .*image.png"),
+    ("notes.txt/a.png", r"notes.txt is not a folder that exists"),
+])
+def test_a_save_to_a_place_that_cannot_hold_a_file_is_refused_in_one_line_before_any_request(mock, tmp_path,
+                                                                                              where, message):
+    (tmp_path / "notes.txt").write_text("mine")
+    script = Script()
+    with pytest.raises(imagekit.ConfigError, match=message) as refused:
+        mock(script).image(5).save(tmp_path / where)
+    assert "\n" not in str(refused.value) and script.requests == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
 def test_wait_polls_until_completed(mock):
     script = Script(reply(200, {"imageId": 1, "generationStatus": "PENDING"}),
                     reply(200, {"imageId": 1, "generationStatus": "COMPLETED", "resolution": "600x400"}))
