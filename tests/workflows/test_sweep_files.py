@@ -86,7 +86,8 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     written = (tmp_path / "out" / "dataset" / "metadata.jsonl").stat().st_mtime_ns
     assert main(["sweep", "run", "sweep.toml", "--no-progress"]) == 0  # again, from its folder: nothing left to make
     again = capsys.readouterr().out
-    assert again.startswith("sweep lighthouses: 4 of 4 rows done, 0 credits spent")
+    spent = first.splitlines()[0].split(", ")[1]  # "<n> credits spent": the first run's, every run's so far
+    assert again.startswith(f"sweep lighthouses: 4 of 4 rows done, {spent} in all, 0 by this run\n")
     assert "nothing left to run" in again and "dataset: " not in again  # the first run's dataset stands
     assert (tmp_path / "out" / "dataset" / "metadata.jsonl").stat().st_mtime_ns == written
 
