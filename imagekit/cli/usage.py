@@ -121,7 +121,9 @@ def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
     from ..reports.report import waiting_note
 
     ledger = Ledger(location)
-    table = spend_by_tag(ledger.to_pandas(account=""), key)
+    frame = ledger.to_pandas(account="")
+    _refuse_unknown_tag(ledger, frame, key)
+    table = spend_by_tag(frame, key)
     print(f"Spend by {key} in {ledger.location} (every account)")
     for line in waiting_note(ledger):
         print(line)
@@ -148,8 +150,9 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
     from ..reports.report import waiting_note
 
     ledger, now = Ledger(location), datetime.now(UTC)
-    table = spend_by_period(ledger.to_pandas(account=""), key, ledger.budgets(key), period=period, tz=tz, days=days,
-                            now=now)
+    frame = ledger.to_pandas(account="")
+    _refuse_unknown_tag(ledger, frame, key)
+    table = spend_by_period(frame, key, ledger.budgets(key), period=period, tz=tz, days=days, now=now)
     start = period_bounds(now, period, tz)[0].astimezone(table["runs_out"].dt.tz)
     this = "today" if period == "day" else f"this {period}"
     print(f"Spend by {key} {this} (since {start:%a %d %b %Y %H:%M}, {tz}) in {ledger.location} (every account)")
@@ -168,6 +171,26 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
             table.to_csv(sink)
         print(f"\nWrote {Path(out) / name}")
     return 0
+
+
+def _refuse_unknown_tag(ledger: Any, frame: Any, key: str) -> None:
+    """ConfigError, naming the tags there are, when the ledger has entries but none carries tag ``key``
+    and no budget is set on it: a mistyped tag is told, not shown as all spend untagged."""
+    if not len(frame) or ledger.budgets(key):
+        return
+    known = sorted({name for tags in frame["tags"] for name in (tags or {})})
+    if key not in known:
+        raise ConfigError(f"no entry in the ledger at {ledger.location} carries the tag {key!r}; "
+                          + (f"its tags: {', '.join(known)}" if known else "none carries a tag yet"))
+
+
+def _refuse_unknown_account(ledger: Any, account: str) -> None:
+    """ConfigError, naming the accounts there are, for an account the ledger has no entry of."""
+    known = sorted({entry.account for entry in ledger.entries("", readings=True)})
+    if account not in known:
+        shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more" if len(known) > 5 else "")
+        raise ConfigError(f"the ledger at {ledger.location} has no account {account!r}; "
+                          + (f"its accounts: {shown}" if known else "it has no entries yet"))
 
 
 def add_export_command(usage: Any) -> None:
@@ -192,9 +215,15 @@ def add_export_command(usage: Any) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ..ledger import Ledger
+    from ..ownership import NotOursError
 
     ledger = Ledger(getattr(args, "ledger", None))
-    done = ledger.export(args.dest, args.format, account=args.account, overwrite=args.overwrite,
-                         credit_price=args.credit_price, currency=args.currency, since=args.since, until=args.until)
+    if args.account:
+        _refuse_unknown_account(ledger, args.account)
+    try:
+        done = ledger.export(args.dest, args.format, account=args.account, overwrite=args.overwrite,
+                             credit_price=args.credit_price, currency=args.currency, since=args.since, until=args.until)
+    except NotOursError:  # said in the command's words, not the Python call's
+        raise NotOursError(f"{args.dest} exists: add --overwrite to replace it") from None
     print(f"{done}, from the ledger at {ledger.location}")
     return 0

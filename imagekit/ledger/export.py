@@ -149,7 +149,7 @@ def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = 
     if not store.remote and os.path.isdir(store.url(name)):
         raise ConfigError(f"{store.url(name)} is a folder: name a file to write")
     if not overwrite and store.exists(name):
-        raise NotOursError(f"{store.url(name)} exists: pass overwrite=True (--overwrite) to replace it")
+        raise NotOursError(f"{store.url(name)} exists: pass overwrite=True to replace it")
     parquet = name.endswith(".parquet") if format == "focus" else format == "parquet"
     if parquet:
         require("pyarrow", "parquet")

@@ -210,7 +210,11 @@ def test_the_command_writes_the_file_and_says_so_in_one_line(book, tmp_path):
     assert pd.read_csv(tmp_path / "spend.csv")["PricingQuantity"].sum() == book.total()
     again = run_console("usage", "export", "spend.csv", "--ledger", ledger, cwd=tmp_path, env=env)
     assert again.returncode == 1 and again.stderr.splitlines() == [
-        "error: spend.csv exists: pass overwrite=True (--overwrite) to replace it"]
-    replaced = run_console("usage", "export", "spend.csv", "--overwrite", "--account", "someone-else", "--ledger", ledger,
+        "error: spend.csv exists: add --overwrite to replace it"]
+    replaced = run_console("usage", "export", "spend.csv", "--overwrite", "--since", "2999-01-01", "--ledger", ledger,
                            cwd=tmp_path, env=env)
     assert replaced.returncode == 0 and replaced.stdout.startswith("0 charges (0 credits)"), replaced.stderr
+    nobody = run_console("usage", "export", "other.csv", "--account", "nobody", "--ledger", ledger, cwd=tmp_path, env=env)
+    assert nobody.returncode == 1 and nobody.stderr.startswith(f"error: the ledger at {ledger} has no account 'nobody'; "
+                                                               "its accounts: ")
+    assert len(nobody.stderr.splitlines()) == 1 and not (tmp_path / "other.csv").exists()

@@ -13,6 +13,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import imagekit
 from imagekit.ledger import Entry, Ledger, Status, account_of
 from imagekit.reports import burn_down, usage_report
 from tests.helpers import run_console
@@ -66,13 +67,17 @@ def test_one_spend_is_a_report_with_a_visible_point(connect, box, ledger_locatio
 
 def test_a_ledger_an_earlier_version_poisoned_still_reports(connect, box, ledger_location, tmp_path):
     ik = connect()
-    ik.create("a fox", style=public_style(box))
+    with imagekit.tags(experiment="foxes"):
+        ik.create("a fox", style=public_style(box))
     poison(ledger_location)
     env = {"IMAGEKIT_HOME": str(tmp_path / "home"), "IMAGEKIT_BASE_URL": box.url,
            "IMAGEKIT_API_KEY": ik.config.api_key}
     every = run_console("usage", "--by", "experiment", "--ledger", ledger_location, cwd=tmp_path, env=env)
     assert every.returncode == 0 and "(untagged)" in every.stdout, every.stderr
     assert "could not be read in full" in every.stderr  # the warning, once
+    typo = run_console("usage", "--by", "experimnt", "--ledger", ledger_location, cwd=tmp_path, env=env)
+    assert typo.returncode == 1 and typo.stderr.splitlines()[-1] == (
+        f"error: no entry in the ledger at {ledger_location} carries the tag 'experimnt'; its tags: experiment")
     with sqlite3.connect(ledger_location) as db:  # the poisoned row is this account's
         db.execute("UPDATE entries SET account = ? WHERE uid = 'poisoned'", (ik.ledger.account,))
     done = run_console("usage", "--ledger", ledger_location, cwd=tmp_path, env=env)
