@@ -404,8 +404,8 @@ class Ledger:
         the budget's ``limit`` and what is ``left`` of it this period (the account's: its balance,
         the last reported unless given), when it ``resets`` and when it ``runs_out``, counting the
         reset, and the ``history`` the rate follows (a date needs a day of it; see ``forecasts``).
-        ``period`` (day, week, month in time zone ``tz``; None: never) is for budgets that do not
-        name their own. Entries whose credits are unknown first get those the balances show
+        ``period`` (day, week, month in time zone ``tz``; None: never) is for the rows without a
+        budget; a budget counts in its own, as it is enforced (one without a period never resets). Entries whose credits are unknown first get those the balances show
         (``reconcile``), as in the usage report."""
         if self.account:
             self.reconcile()

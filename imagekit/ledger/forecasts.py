@@ -194,8 +194,8 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
     budget's limit and what is left of it this period (the account's: its ``balance``), when the
     period resets, when it runs out (NaT: not within ``HORIZON``, nothing to run out, or less than
     ``MIN_HISTORY`` of spending to tell), in time zone ``tz``, and how long the spending the rate
-    follows has gone on. A budget's own ``period`` and ``tz``, where they are set, win over those
-    given for its reset."""
+    follows has gone on. A budget's row counts in the budget's own period and time zone, as it
+    is enforced (one without a period never resets); ``period`` and ``tz`` are for the other rows."""
     import pandas as pd
 
     checked_period(period)
