@@ -257,6 +257,7 @@ class Batch:
                             for runner in runners:
                                 working.start_soon(runner.run)
                         tasks.cancel_scope.cancel()
+                await anyio.to_thread.run_sync(feed.show_progress)  # a stopped run's bar: what was settled
             for each in clients:
                 await each.usage()
                 if each.ledger is not None:

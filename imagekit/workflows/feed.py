@@ -82,13 +82,17 @@ class Feed:
         """Bring the progress bar up to date with work other processes did (none here)."""
 
 
+UNSETTLED = frozenset({"pending", "skipped", "sent", "created"})
+"""Row states a run can leave that the next run takes up again."""
+
+
 class LocalFeed(Feed):
     """The rows of this process's journal that are not finished, one at a time."""
 
     def __init__(self, rows: list[Row], journal: LocalJournal, options: RunOptions, bar: Any, state: RunState) -> None:
         super().__init__(state)
         entries = journal.load()
-        self.bar = bar
+        self.bar, self.journal, self.keys = bar, journal, {row.key for row in rows}
         self._todo: deque[Row] = deque()
         self._in_doubt = {key: entry.account for key, entry in entries.items()
                           if entry.status in ("sent", "created") and entry.account}
@@ -113,7 +117,15 @@ class LocalFeed(Feed):
 
     def finished(self, row: Row) -> None:
         super().finished(row)
-        self.bar.update(1)
+        if not self.state.stopped:  # once stopped most rows end skipped: the bar then follows the journal
+            self.bar.update(1)
+
+    def show_progress(self) -> None:
+        """After a stop (Ctrl+C, the budget), the bar shows the rows this run's journal holds as
+        settled, not the rows skipped on the way out."""
+        if self.state.stopped:
+            settled = sum(entry.status not in UNSETTLED for key, entry in self.journal.load().items() if key in self.keys)
+            self.bar.update(settled - self.bar.n)
 
     def give_back(self, row: Row) -> None:
         super().give_back(row)

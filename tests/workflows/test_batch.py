@@ -53,11 +53,13 @@ def test_count_gives_one_line_per_image(connect):
     assert len(frame) == 2 and frame["key"].nunique() == 1 and set(frame["status"]) == {"COMPLETED"}
 
 
-def test_a_budget_is_never_exceeded(connect, box):
+def test_a_budget_is_never_exceeded(connect, box, capsys):
     ik = connect()
     style = ik.styles()[0]  # 2 credits an image
     before = balance(ik)
-    batch = ik.batch([f"prompt {i}" for i in range(20)], style=style).run(budget=25, progress=False)
+    batch = ik.batch([f"prompt {i}" for i in range(20)], style=style).run(budget=25)
+    bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()
+    assert "12/20" in bar[-1] and not any("20/20" in line for line in bar), bar[-3:]  # the skipped rows are not shown done
     spent = before - balance(ik)
     assert spent == batch.spent == 24  # twelve rows: a thirteenth would pass 25
     statuses = batch.to_pandas()["row_status"].value_counts().to_dict()
