@@ -68,16 +68,14 @@ def cmd_usage(args: argparse.Namespace) -> int:
         account, whose = sandbox_account(EmbeddedSandbox.identity_of(folder) or ""), "the demo account"
         where, refresh = _sandbox_named(folder), "starts the local sandbox and asks it"
     ledger = Ledger(args.ledger, account=account)
-    if args.out:
-        with owned(args.out, "imagekit usage", adopt=["usage-*"]):
-            report = ledger_report(ledger, args.out, days=args.days)
-    else:
-        report = ledger_report(ledger, days=args.days)
-    print(f"Usage of {whose} on {where}, from the ledger alone")
-    print(report)
-    print(f"\nimagekit usage --refresh {refresh} for the balance and plan limits now.")
-    if report.files:
-        print(f"\nWrote {len(report.files)} files to {args.out}")
+    # What it prints is inside the folder's block: a reader gone (| head) undoes the files as Ctrl+C does.
+    with owned(args.out, "imagekit usage", adopt=["usage-*"]) if args.out else nullcontext():
+        report = ledger_report(ledger, args.out, days=args.days)
+        print(f"Usage of {whose} on {where}, from the ledger alone")
+        print(report)
+        print(f"\nimagekit usage --refresh {refresh} for the balance and plan limits now.")
+        if report.files:
+            print(f"\nWrote {len(report.files)} files to {args.out}")
     return 0
 
 
@@ -104,11 +102,11 @@ def _usage_asked(args: argparse.Namespace) -> int:
                             may_have_executed=False) from exc
         report = usage_report(client, args.out, days=args.days)
         service = client.config.service
-    where = _sandbox_named(home_dir() / "sandbox") if service.startswith(SANDBOX_SERVICE) else service
-    print(f"Usage of {me.email} (user {me.user_id}) on {where}")
-    print(report)
-    if report.files:
-        print(f"\nWrote {len(report.files)} files to {args.out}")
+        where = _sandbox_named(home_dir() / "sandbox") if service.startswith(SANDBOX_SERVICE) else service
+        print(f"Usage of {me.email} (user {me.user_id}) on {where}")
+        print(report)
+        if report.files:
+            print(f"\nWrote {len(report.files)} files to {args.out}")
     return 0
 
 
