@@ -322,6 +322,19 @@ class Batch:
             return SharedJournal(where, self.name or "", lease)
         return LocalJournal(where, self.name or "")
 
+    def recorded_credits(self, journal: PathLike | None = None, out_dir: PathLike | None = None) -> float:
+        """The credits that the journal ``run(out_dir=..., journal=...)`` keeps records as spent on this
+        batch's rows by earlier runs (0 for a journal not made yet, or one in memory)."""
+        where = self._journal_location(journal, Store(out_dir) if out_dir is not None else None)
+        if where is None or (isinstance(where, Path) and not where.is_file()):
+            return 0.0
+        kept = SharedJournal(where, self.name or "") if isinstance(where, str) else LocalJournal(where, self.name or "")
+        try:
+            keys = {row.key for row in self.rows}
+            return sum(entry.credits or 0.0 for key, entry in kept.load().items() if key in keys)
+        finally:
+            kept.close()
+
     def _undo_unsent(self, folder: OwnedFolder | None) -> None:
         """After a failed run: when its journal holds nothing (nothing was sent), close the journal and
         remove what it recorded in ``folder`` (the folder too, when it made it): it leaves nothing behind."""

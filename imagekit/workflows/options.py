@@ -39,6 +39,8 @@ class RunOptions:
     then, see ``pacing``); slow generations are polled less often, at a fiftieth of their duration."""
     timeout: float = 600.0
     """Seconds a generation may stay PENDING."""
+    spent_before: float = 0.0
+    """Credits earlier runs spent against ``budget`` (a sweep file's budget covers all its runs)."""
     lease: float = 30.0
     """In a shared journal (PostgreSQL), seconds a process's hold on a row or a slot lasts without
     renewal: a process that dies gives its rows back to the others this long after."""

@@ -187,9 +187,12 @@ class Runner:
             if self.out_of_credit:
                 return False
             cost = row.remaking(entry.to_remake).cost(self.prices)
-            if self.options.budget is not None and self.state.spent + self.state.reserved + cost > self.options.budget:
-                if self.state.spent + cost > self.options.budget:
-                    self.state.stopped = f"budget of {self.options.budget:g} credits reached"
+            spent = self.state.spent + self.options.spent_before
+            if self.options.budget is not None and spent + self.state.reserved + cost > self.options.budget:
+                if spent + cost > self.options.budget:
+                    earlier = self.options.spent_before
+                    self.state.stopped = f"budget of {self.options.budget:g} credits reached" + (
+                        f" ({earlier:g} of them spent by earlier runs)" if earlier else "")
                 else:  # credits held by rows in flight may come back (a refusal, a failure): wait for them
                     await anyio.sleep(0.05)
                 continue

@@ -101,7 +101,10 @@ class SweepFile:
         log the run to MLflow, where the file asks for them."""
         options = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease")
                    if key in self.settings}
-        batch = self.batch(client).run(progress=progress, **options)
+        batch = self.batch(client)
+        if "budget" in options:  # the file's budget is the sweep's: what earlier runs spent counts against it
+            options["spent_before"] = batch.recorded_credits(options.get("journal"), options.get("out_dir"))
+        batch = batch.run(progress=progress, **options)
         outcome = SweepOutcome(batch, idle=not batch.changed)
         if "export" in self.settings:
             format = self.settings["export"]

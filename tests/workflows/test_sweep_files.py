@@ -13,6 +13,7 @@ from imagekit.cli import main
 from imagekit.errors import ConfigError
 from imagekit.workflows.sweep_file import load_sweep
 from tests.conftest import make_user
+from tests.helpers import balance
 
 SWEEP = """
 [sweep]
@@ -127,6 +128,29 @@ def test_a_sweep_file_logs_its_run_to_mlflow(box, tmp_path, monkeypatch, capsys)
     run = tracking.get_run(run_id)
     assert run.data.metrics["images"] == 2 and run.data.tags.get("mlflow.runName") == "kites"
     assert [each.info.run_id for each in tracking.search_runs([run.info.experiment_id])] == [run_id]
+
+
+def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypatch, capsys):
+    """A budget that stops the first run is not spent again by the next: what earlier runs spent
+    (as the journal records it) counts against it, and the closing line says so."""
+    import imagekit
+
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    client = imagekit.Client(box.url, key, ledger=False)
+    style = client.styles()[0]  # 2 credits an image
+    path = write(tmp_path, f"[sweep]\nname = \"kites\"\nbudget = 5\njournal = \"kites.sqlite\"\n[axes]\n"
+                           f"prompt = [\"a\", \"b\", \"c\", \"d\"]\n[defaults]\nstyle = {style.style_id}\n")
+    before = balance(box, key)
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "sweep kites: 2 of 4 rows done, 4 credits spent; stopped: budget of 5 credits reached"
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 1
+    second = capsys.readouterr().out.splitlines()[0]
+    assert second == ("sweep kites: 2 of 4 rows done, 4 credits spent in all, 0 by this run; stopped: budget of 5 "
+                      "credits reached (4 of them spent by earlier runs)")
+    assert before - balance(box, key) == 4
 
 
 def test_a_run_whose_rows_fail_says_why_and_exits_non_zero(box, tmp_path, monkeypatch, capsys):
