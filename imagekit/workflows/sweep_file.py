@@ -99,7 +99,7 @@ class SweepFile:
     def run(self, client: Client, progress: bool = True) -> SweepOutcome:
         """Run what is not done yet (running it again finishes the rest); then export the dataset and
         log the run to MLflow, where the file asks for them."""
-        options = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease")
+        options: dict[str, Any] = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease")
                    if key in self.settings}
         batch = self.batch(client)
         if "budget" in options:  # the file's budget is the sweep's: what earlier runs spent counts against it
