@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack
 from .errors import GenerationFailedError, ImagekitError
 from .media import MaskSource, thumbnail_png
 from .models.status import FAILED, PENDING
-from .storage import file_to_write
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
@@ -184,6 +183,8 @@ class Image(_Handle["Client"]):
         """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
         handle made read from its metadata when nothing told them, and what the metadata shows of a
         handle's image made elsewhere); the type follows the suffix unless given."""
+        from .storage import file_to_write  # loaded on first use, as storage goes (see test_import_stays_light)
+
         file_to_write(path)  # a place that cannot hold the file is refused before any request
         if (self._origin is not None and self.credits is None) or (self._origin is None and not self._knows_meta()):
             self.meta()
@@ -260,6 +261,8 @@ class AsyncImage(_Handle["AsyncClient"]):
         """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
         handle made read from its metadata when nothing told them, and what the metadata shows of a
         handle's image made elsewhere); the type follows the suffix unless given."""
+        from .storage import file_to_write  # loaded on first use, as storage goes (see test_import_stays_light)
+
         file_to_write(path)  # a place that cannot hold the file is refused before any request
         if (self._origin is not None and self.credits is None) or (self._origin is None and not self._knows_meta()):
             await self.meta()
