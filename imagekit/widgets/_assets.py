@@ -35,6 +35,22 @@ def asset_text(name: str) -> str:
 
 
 def asset_module(name: str) -> str:
+    """A widget's module for anywidget: three lines that bind at once and import ``name`` (with its
+    siblings, see ``linked_module``) when a view renders.
+
+    anywidget drops, for good and without a word, every message the kernel sends a model whose module
+    is not loaded and bound within 2 seconds of the model's creation (anywidget 0.11). On a busy
+    machine a module of many files can take longer (seen with an 8192 px painter beside other work):
+    the page then shows the widget, but no mask the kernel sets and no answer to a stroke reaches it.
+    This module has nothing to fetch before it binds.
+    """
+    encoded = base64.b64encode(linked_module(name).encode()).decode()
+    return (f"// imagekit: {name} is imported when a view renders, so that the model binds at once\n"
+            f'const MODULE = "data:text/javascript;base64,{encoded}";\n'
+            "export default { async render(context) { return (await import(MODULE)).default.render(context); } };\n")
+
+
+def linked_module(name: str) -> str:
     """The ES module ``name`` with its sibling imports inlined as ``data:`` URLs.
 
     anywidget loads a widget's module from a blob URL, where ``./x.js`` cannot resolve; the files stay
@@ -42,7 +58,7 @@ def asset_module(name: str) -> str:
     """
 
     def inline(match: re.Match) -> str:
-        encoded = base64.b64encode(asset_module(match.group(3)).encode()).decode()
+        encoded = base64.b64encode(linked_module(match.group(3)).encode()).decode()
         return f'{match.group(1)}"data:text/javascript;base64,{encoded}"'
 
     return _SIBLING.sub(inline, asset_text(name))

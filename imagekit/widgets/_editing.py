@@ -25,6 +25,12 @@ def credits_text(price: float | None) -> str:
     return "" if price is None else f"{price:g} credit{'' if price == 1 else 's'}"
 
 
+def _fit(picture: PILImage.Image, max_view: int) -> PILImage.Image:
+    """``picture`` at most ``max_view`` wide, opaque, as the widget shows it."""
+    scale = min(1.0, max_view / picture.width)
+    return scaled(opaque(picture), (max(1, round(picture.width * scale)), max(1, round(picture.height * scale))))
+
+
 class EditingWidget(anywidget.AnyWidget):
     """An image (Image handle, PIL image or path) that the widget's own buttons edit in the background."""
 
@@ -39,8 +45,13 @@ class EditingWidget(anywidget.AnyWidget):
 
     def __init__(self, image: Any, **traits: Any) -> None:
         data, picture, handle = load_picture(image)
+        # The picture of the static view, from the pixels decoded here, before the page hears of the widget:
+        # decoding a large image again when the widget is shown takes seconds of CPU just when the page
+        # must load the widget's module (anywidget gives it 2 s, see _assets.asset_module).
+        fitted = _fit(picture, traits.get("max_view", type(self).max_view.default_value))
         super().__init__(image_data=data, width=picture.width, height=picture.height,
                          editable=handle is not None, **traits)
+        self._kept = (self.image_data, fitted)
         self.source = handle
         """The Image handle being edited (None for a PIL image or a file)."""
         self.result = None
@@ -69,9 +80,7 @@ class EditingWidget(anywidget.AnyWidget):
         kept: tuple[bytes, PILImage.Image] | None = getattr(self, "_kept", None)
         if kept is not None and kept[0] is self.image_data and kept[1].width == min(self.max_view, self.width):
             return kept[1]
-        picture = PILImage.open(io.BytesIO(self.image_data))
-        scale = min(1.0, self.max_view / picture.width)
-        fitted = scaled(opaque(picture), (max(1, round(picture.width * scale)), max(1, round(picture.height * scale))))
+        fitted = _fit(PILImage.open(io.BytesIO(self.image_data)), self.max_view)
         self._kept = (self.image_data, fitted)
         return fitted
 

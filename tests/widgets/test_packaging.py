@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import subprocess
@@ -31,10 +32,13 @@ def test_assets_are_es_modules_importing_only_their_siblings():
             assert "import(" not in text, name
 
 
-def test_a_widget_module_carries_its_siblings_inline():
+def test_a_widget_module_binds_at_once_and_carries_its_siblings_inline():
     from imagekit.widgets._assets import asset_module
 
-    linked = asset_module("mask_painter.js")
+    loader = asset_module("mask_painter.js")  # nothing to fetch before anywidget binds it (see asset_module)
+    assert len(loader.splitlines()) == 3 and " from " not in loader and "await import(MODULE)" in loader
+    linked = base64.b64decode(re.search(r'"data:text/javascript;base64,([^"]+)"', loader).group(1)).decode()
+    assert linked.endswith((ROOT / "widgets" / "mask_painter.js").read_text()[-200:])
     assert './mask_bits.js' in (ROOT / "widgets" / "mask_painter.js").read_text()
     assert "./" not in "".join(re.findall(r"from\s*\"([^\"]*)\"", linked))
     assert linked.count('from "data:text/javascript;base64,') == 7  # mask_bits, _compare, _controls, _shapes, _view, outpaint_frame, model
