@@ -73,6 +73,10 @@ def new_tab(chromium: Any) -> Any:
     """A page of the size the widget tests measure against, waiting up to a minute for anything."""
     tab = chromium.new_page(viewport={"width": 1400, "height": 1000})
     tab.set_default_timeout(60_000)
+    tab.complaints = []  # the page's console errors and warnings, and its uncaught errors: a failure shows them
+    tab.on("console", lambda message: message.type in ("error", "warning")
+           and tab.complaints.append(f"{message.type}: {message.text[:300]}"))
+    tab.on("pageerror", lambda error: tab.complaints.append(f"uncaught: {str(error)[:300]}"))
     return tab
 
 

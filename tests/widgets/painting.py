@@ -104,9 +104,15 @@ class Painter:
         try:
             self.page.wait_for_function(
                 "([el, n]) => Number(el.dataset.synced || 0) >= n", arg=[self.root.element_handle(), revision])
-        except Exception as error:  # say what the page shows, not only that time ran out
+        except Exception as error:  # say what the page and the kernel show, not only that time ran out
             state = self.root.evaluate("el => ({...el.dataset})")
-            raise AssertionError(f"the kernel never had mask revision {revision}; the painter's state: {state}") from error
+            try:
+                kernel = self.notebook.run("print(painter.revision, painter.received, len(painter.mask_png))")
+            except Exception as failed:  # noqa: BLE001  (the kernel's answer is a clue, not the finding)
+                kernel = f"no answer ({failed})"
+            raise AssertionError(f"the kernel never had mask revision {revision}; the painter's state: {state}; "
+                                 f"the kernel's revision, received, mask bytes: {kernel.strip()}; the page's last "
+                                 f"complaints: {getattr(self.page, 'complaints', [])[-5:]}") from error
 
     def set_mask(self, code: str) -> None:
         """Set the mask in the kernel (``code`` is the value) and wait until the page shows it."""
