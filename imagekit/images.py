@@ -182,7 +182,8 @@ class Image(_Handle["Client"]):
              watermark: bool | None = None, collection: bool | None = None) -> Path:
         """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
         handle made read from its metadata when nothing told them, and what the metadata shows of a
-        handle's image made elsewhere); the type follows the suffix unless given."""
+        handle's image made elsewhere); the type follows the suffix unless given. A file at ``path`` is
+        replaced, as PIL's ``save`` replaces one: the path names it (a batch's ``out_dir`` never does)."""
         from .storage import file_to_write  # loaded on first use, as storage goes (see test_import_stays_light)
 
         file_to_write(path)  # a place that cannot hold the file is refused before any request
@@ -260,7 +261,8 @@ class AsyncImage(_Handle["AsyncClient"]):
                    watermark: bool | None = None, collection: bool | None = None) -> Path:
         """Stream the image to ``path`` with its ``provenance`` inside (the credits of an image this
         handle made read from its metadata when nothing told them, and what the metadata shows of a
-        handle's image made elsewhere); the type follows the suffix unless given."""
+        handle's image made elsewhere); the type follows the suffix unless given. A file at ``path`` is
+        replaced, as PIL's ``save`` replaces one: the path names it (a batch's ``out_dir`` never does)."""
         from .storage import file_to_write  # loaded on first use, as storage goes (see test_import_stays_light)
 
         file_to_write(path)  # a place that cannot hold the file is refused before any request
