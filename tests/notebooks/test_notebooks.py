@@ -57,7 +57,8 @@ def test_a_saved_progress_bar_shows_where_it_ended_not_where_it_began(notebook):
     texts = ["".join(output.get("data", {}).get("text/plain", "")) + "".join(output.get("text", ""))
              for cell in nb["cells"] for output in cell.get("outputs", [])]
     assert not [text for text in texts if " 0%|" in text]
-    assert all("100%|" in text for text in texts if "%|" in text)
+    # each bar reads as its run ended: done, or stopped short with the rest skipped (a budget's stop)
+    assert all("100%|" in text or " skipped)" in text for text in texts if "%|" in text)
 
 
 def test_a_notebook_stays_light_enough_to_read_on_the_web(notebook):
