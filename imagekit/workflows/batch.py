@@ -233,7 +233,6 @@ class Batch:
         self._run_tags = current_tags()
         clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]
         state = self._state = RunState(paying=len(clients))
-        runners: list[Runner] = []
         try:
             self._journal = self._open_journal(where, options.lease)
             accounts = [await self._account_of(each) for each in clients]
