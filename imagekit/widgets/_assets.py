@@ -35,19 +35,22 @@ def asset_text(name: str) -> str:
 
 
 def asset_module(name: str) -> str:
-    """A widget's module for anywidget: three lines that bind at once and import ``name`` (with its
-    siblings, see ``linked_module``) when a view renders.
+    """A widget's module for anywidget: three lines that bind at once and, when a view renders, import
+    ``name`` (with its siblings, see ``linked_module``) and ``kernel_link.js``.
 
     anywidget drops, for good and without a word, every message the kernel sends a model whose module
     is not loaded and bound within 2 seconds of the model's creation (anywidget 0.11). On a busy
     machine a module of many files can take longer (seen with an 8192 px painter beside other work):
     the page then shows the widget, but no mask the kernel sets and no answer to a stroke reaches it.
-    This module has nothing to fetch before it binds.
+    This module has nothing to fetch before it binds; ``kernel_link.js`` mends a model that went deaf
+    all the same (the page was too busy even for three lines).
     """
-    encoded = base64.b64encode(linked_module(name).encode()).decode()
+    module, link = (base64.b64encode(linked_module(part).encode()).decode() for part in (name, "kernel_link.js"))
     return (f"// imagekit: {name} is imported when a view renders, so that the model binds at once\n"
-            f'const MODULE = "data:text/javascript;base64,{encoded}";\n'
-            "export default { async render(context) { return (await import(MODULE)).default.render(context); } };\n")
+            f'const MODULE = "data:text/javascript;base64,{module}", LINK = "data:text/javascript;base64,{link}";\n'
+            "export default { async render(context) { const [widget, link] = await Promise.all([import(MODULE), "
+            "import(LINK)]); const cleanup = await widget.default.render(context); context.el.dataset.kernelLink = "
+            "await link.keepHearing(context.model); return cleanup; } };\n")
 
 
 def linked_module(name: str) -> str:

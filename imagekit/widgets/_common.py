@@ -1,18 +1,37 @@
-"""Pieces the widgets share: binary traits, image loading, plain-words errors."""
+"""Pieces the widgets share: their base class, binary traits, image loading, plain-words errors."""
 
 from __future__ import annotations
 
 import io
 import logging
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
-from traitlets import Bytes
+import anywidget
+from traitlets import Bytes, Unicode
 
 from ..errors import APIError, ImagekitError
 
 log = logging.getLogger("imagekit.widgets")
+
+
+class PageWidget(anywidget.AnyWidget):
+    """The base of imagekit's widgets: the page can find the model by ``_model_ref`` and ask for its
+    state again (``{"event": "resync"}``), which ``kernel_link.js`` does when anywidget stopped passing
+    the kernel's messages on (see there)."""
+
+    _model_ref = Unicode(help="the model's id, as the page's widget manager knows it").tag(sync=True)
+
+    def __init__(self, **traits: Any) -> None:
+        model_id = uuid.uuid4().hex  # ipywidgets opens the comm with this id, so the state can carry it
+        super().__init__(model_id=model_id, _model_ref=model_id, **traits)
+        self.on_msg(self._page_asked_for_state)
+
+    def _page_asked_for_state(self, widget: Any, content: dict, buffers: Any) -> None:
+        if content.get("event") == "resync":
+            self.send_state([key for key in self.keys if not key.startswith("_")])
 
 
 def _to_bytes(value: Any, widget: Any) -> bytes:

@@ -9,12 +9,11 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-import anywidget
 from ipywidgets import CallbackDispatcher
 from PIL import Image as PILImage
 from traitlets import Bool, Int, Unicode
 
-from ._common import binary_trait, load_picture, plain_error
+from ._common import PageWidget, binary_trait, load_picture, plain_error
 from .snapshot import opaque, scaled, side_by_side, with_picture
 
 log = logging.getLogger("imagekit.widgets")
@@ -31,7 +30,7 @@ def _fit(picture: PILImage.Image, max_view: int) -> PILImage.Image:
     return scaled(opaque(picture), (max(1, round(picture.width * scale)), max(1, round(picture.height * scale))))
 
 
-class EditingWidget(anywidget.AnyWidget):
+class EditingWidget(PageWidget):
     """An image (Image handle, PIL image or path) that the widget's own buttons edit in the background."""
 
     image_data = binary_trait("the image shown, as PNG, JPEG or WebP bytes")

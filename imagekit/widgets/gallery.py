@@ -7,13 +7,13 @@ import io
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import anywidget
 from ipywidgets import CallbackDispatcher
 from PIL import Image as PILImage
 from traitlets import Bool, Int, List, Unicode, observe
 
 from ..media import thumbnail_png, to_png
 from ._assets import asset_module, asset_text
+from ._common import PageWidget
 from .snapshot import side_by_side, with_picture
 
 __all__ = ["Gallery"]
@@ -31,7 +31,7 @@ def caption(item: Any) -> str:
     return f"#{image_id}" if image_id is not None else "x".join(map(str, getattr(item, "size", ())))
 
 
-class Gallery(anywidget.AnyWidget):
+class Gallery(PageWidget):
     """Thumbnails of Image handles (or PIL images); click one to select or unselect it."""
 
     _esm = asset_module("gallery.js")

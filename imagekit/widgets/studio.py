@@ -12,14 +12,13 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-import anywidget
 from ipywidgets import CallbackDispatcher
 from traitlets import Bool, Enum, Int, List, TraitError, Unicode, observe, validate
 
 from ..errors import GenerationFailedError
 from ..validation import PROMPT_LIMIT, check_create
 from ._assets import asset_module, asset_text
-from ._common import binary_trait, plain_error
+from ._common import PageWidget, binary_trait, plain_error
 from .gallery import Gallery
 from .snapshot import with_picture
 
@@ -30,7 +29,7 @@ RATIOS = [("square 1:1", "1:1"), ("portrait 3:4", "3:4"), ("landscape 4:3", "4:3
 COUNTS = [1, 2, 4]
 
 
-class StudioControls(anywidget.AnyWidget):
+class StudioControls(PageWidget):
     """The studio's controls in one widget; its buttons send ``{"event": ...}`` messages that the
     PromptStudio answers by setting the traits below."""
 

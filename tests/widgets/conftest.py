@@ -77,7 +77,32 @@ def new_tab(chromium: Any) -> Any:
     tab.on("console", lambda message: message.type in ("error", "warning")
            and tab.complaints.append(f"{message.type}: {message.text[:300]}"))
     tab.on("pageerror", lambda error: tab.complaints.append(f"uncaught: {str(error)[:300]}"))
+    tab.add_init_script(PAGE_TRACE)
     return tab
+
+
+# A timeline kept in the page (window.ikTrace, ms since the page loaded) that a failure prints: when
+# anywidget's 2 s model timers fire, when a widget module is handed to the page as a blob, and the main
+# thread's long tasks. A widget whose kernel messages never arrive is told apart from a slow one by it.
+PAGE_TRACE = """
+window.ikTrace = [];
+const ikNote = (what) => { window.ikTrace.push(`${Math.round(performance.now())} ${what}`);
+                           if (window.ikTrace.length > 200) window.ikTrace.shift(); };
+const ikTimeout = AbortSignal.timeout.bind(AbortSignal);
+AbortSignal.timeout = (ms) => {
+  const signal = ikTimeout(ms);
+  ikNote(`timer ${ms} ms set`);
+  signal.addEventListener("abort", () => ikNote(`timer ${ms} ms fired`));
+  return signal;
+};
+const ikBlobUrl = URL.createObjectURL.bind(URL);
+URL.createObjectURL = (blob) => { ikNote(`blob url ${blob.type || "?"} ${blob.size} bytes`); return ikBlobUrl(blob); };
+try {
+  new PerformanceObserver((list) => list.getEntries().forEach((task) =>
+    ikNote(`long task ${Math.round(task.duration)} ms from ${Math.round(task.startTime)}`)))
+    .observe({ type: "longtask", buffered: true });
+} catch (error) { ikNote(`no long task timings: ${error}`); }
+"""
 
 
 @pytest.fixture(scope="package")

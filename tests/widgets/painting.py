@@ -57,6 +57,10 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return (a & b).sum() / (a | b).sum()
 
 
+# The page's timeline (see conftest.PAGE_TRACE) without the short long tasks.
+TRACE_WORTH_READING = "(window.ikTrace || []).filter(line => !/long task ([0-9]|[0-9][0-9]|[0-2][0-9][0-9]) ms/.test(line))"
+
+
 class Painter:
     """The painter's view in the page, and the kernel's mask."""
 
@@ -68,6 +72,11 @@ class Painter:
         self.canvas = self.root.locator("canvas.ik-mask")
         self.picture = self.root.locator("img.ik-image")
         self.size = tuple(self.picture.evaluate("img => [img.naturalWidth, img.naturalHeight]"))
+
+    def kernel_link(self) -> str:
+        """What the view found when it checked that the kernel's messages reach its model (kernel_link.js)."""
+        self.page.wait_for_function("el => el.dataset.kernelLink !== undefined", arg=self.root.element_handle())
+        return self.root.get_attribute("data-kernel-link")
 
     @property
     def synced(self) -> int:
@@ -112,7 +121,8 @@ class Painter:
                 kernel = f"no answer ({failed})"
             raise AssertionError(f"the kernel never had mask revision {revision}; the painter's state: {state}; "
                                  f"the kernel's revision, received, mask bytes: {kernel.strip()}; the page's last "
-                                 f"complaints: {getattr(self.page, 'complaints', [])[-5:]}") from error
+                                 f"complaints: {getattr(self.page, 'complaints', [])[-5:]}; the page's timeline: "
+                                 f"{self.page.evaluate(TRACE_WORTH_READING)[-30:]}") from error
 
     def set_mask(self, code: str) -> None:
         """Set the mask in the kernel (``code`` is the value) and wait until the page shows it."""

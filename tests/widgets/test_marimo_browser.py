@@ -149,6 +149,7 @@ def painter(chromium, lab_sandbox, tmp_path, shots) -> Iterator[MarimoPainter]:
 @pytest.mark.slow(40)
 def test_strokes_eraser_box_grow_and_clean_up_reach_the_kernel(painter, lab_sandbox, shots):
     assert painter.size == SIZE
+    assert painter.kernel_link() == "no comm handler"  # marimo's models: not ipywidgets', no 2 s timer to mend
     painted = stroke((150, 150), (700, 420), BRUSH, SIZE)
     painter.drag((150, 150), (700, 420))
     first = painter.assert_kernel_shows("stroke")

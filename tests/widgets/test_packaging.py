@@ -36,9 +36,12 @@ def test_a_widget_module_binds_at_once_and_carries_its_siblings_inline():
     from imagekit.widgets._assets import asset_module
 
     loader = asset_module("mask_painter.js")  # nothing to fetch before anywidget binds it (see asset_module)
-    assert len(loader.splitlines()) == 3 and " from " not in loader and "await import(MODULE)" in loader
-    linked = base64.b64decode(re.search(r'"data:text/javascript;base64,([^"]+)"', loader).group(1)).decode()
+    assert len(loader.splitlines()) == 3 and " from " not in loader
+    assert "import(MODULE)" in loader and "import(LINK)" in loader and "keepHearing(context.model)" in loader
+    linked, link = (base64.b64decode(encoded).decode()
+                    for encoded in re.findall(r'"data:text/javascript;base64,([^"]+)"', loader))
     assert linked.endswith((ROOT / "widgets" / "mask_painter.js").read_text()[-200:])
+    assert link == (ROOT / "widgets" / "kernel_link.js").read_text()
     assert './mask_bits.js' in (ROOT / "widgets" / "mask_painter.js").read_text()
     assert "./" not in "".join(re.findall(r"from\s*\"([^\"]*)\"", linked))
     assert linked.count('from "data:text/javascript;base64,') == 7  # mask_bits, _compare, _controls, _shapes, _view, outpaint_frame, model

@@ -18,6 +18,7 @@ CELLS = "() => window.jupyterapp.shell.currentWidget.content.widgets.length"
 def test_stroke_eraser_undo_redo_and_payload(notebook, shots):
     notebook.run(painter_setup(brush=BRUSH))
     painter = Painter(notebook, shots)
+    assert painter.kernel_link() == "heard"  # on a quiet page anywidget passes the kernel's messages on
     painted = stroke((200, 300), (820, 620), BRUSH, SIZE)
     painter.drag((200, 300), (820, 620))
     first = painter.kernel_mask("stroke")
