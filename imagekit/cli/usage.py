@@ -142,10 +142,12 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
     from datetime import UTC, datetime
 
     from ..ledger import Ledger
+    from ..ledger.forecasts import MIN_HISTORY
     from ..ledger.periods import period_bounds
     from ..ownership import owned
     from ..reports.periods import shown_period, spend_by_period
     from ..reports.report import waiting_note
+    from ..reports.tables import duration_text
 
     ledger, now = Ledger(location), datetime.now(UTC)
     frame = ledger.to_pandas(account="")
@@ -160,9 +162,10 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
         print(f"(nothing spent {this} or the {period} before)")
     else:
         print(shown_period(table, period).to_string())
-        print(f"\nchange: against the same stretch of the {period} before. runs out: when the tag's budget is spent at "
-              f"the rate of the last {days:g} days, counting its reset at each {period}'s end (blank: it does not, "
-              "or there is no budget)")
+        print(f"\nchange: against the same stretch of the {period} before. per day: the rate of the last {days:g} days "
+              f"(blank: under {duration_text(MIN_HISTORY)} of spending, too little to tell). runs out: when the tag's "
+              f"budget is spent at that rate, counting its reset at each {period}'s end (blank: it does not, or there "
+              "is no budget)")
     if out:
         name = f"usage-by-{key}-{period}.csv"
         with owned(out, "imagekit usage") as folder, folder.writer(name) as sink:

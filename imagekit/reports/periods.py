@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..ledger.forecasts import ACCOUNT, UNTAGGED, forecast, spending
+from ..ledger.forecasts import ACCOUNT, MIN_HISTORY, UNTAGGED, forecast, spending
 from ..ledger.periods import checked_zone, period_bounds
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
     """Per value of tag ``key`` (the ``top`` dearest this period; the rest summed in one row named
     ``other (N values)``, and a ``total`` row): credits ``spent`` this period, ``before`` (in the
     same stretch of the period before), ``change`` (a share of ``before``; NaN when it was 0),
-    ``per_day`` (the recent rate) and when its budget ``runs_out`` (the soonest of those folded),
+    ``per_day`` (the recent rate; NaN with under ``MIN_HISTORY`` of spending) and when its budget ``runs_out`` (the soonest of those folded),
     counting each budget's reset (see ``imagekit.ledger.forecasts``)."""
     now = now or datetime.now(UTC)
     outlook = forecast(ledger, budgets, by=key, period=period, tz=tz, days=days, now=now)
@@ -38,6 +38,8 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
     values = spent["tags"].map(lambda tags: (tags or {}).get(key, UNTAGGED))
     earlier = (spent["time"] >= pd.Timestamp(previous)) & (spent["time"] < pd.Timestamp(previous + (now - start)))
     this = (spent["time"] >= pd.Timestamp(start)) & (spent["time"] <= pd.Timestamp(now))
+    # A rate from under MIN_HISTORY of spending is not 0 a day but unknown: NaN, shown blank.
+    outlook["per_day"] = outlook["per_day"].where(outlook["history"] >= pd.Timedelta(MIN_HISTORY))
     table = outlook.drop(index=ACCOUNT)[["per_day", "runs_out"]].copy()
     # This period's spending, whatever period a tag's budget counts over (an all-time one, a month).
     table.insert(0, "spent", spent[this].groupby(values[this])["credits"].sum().reindex(table.index).fillna(0.0))
@@ -46,7 +48,7 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
     table = table[(table["spent"] != 0) | (table["before"] != 0) | table["runs_out"].notna()]
     rest = table.iloc[top:]
     if len(rest):
-        folded = {"spent": rest["spent"].sum(), "before": rest["before"].sum(), "per_day": rest["per_day"].sum(),
+        folded = {"spent": rest["spent"].sum(), "before": rest["before"].sum(), "per_day": rest["per_day"].sum(min_count=1),
                   "runs_out": rest["runs_out"].min()}
         table = pd.concat([table.iloc[:top], pd.DataFrame([folded], index=[f"other ({len(rest)} values)"])])
     whole = outlook.loc[ACCOUNT]
@@ -62,7 +64,7 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
 
 def shown_period(table: pd.DataFrame, period: str) -> pd.DataFrame:
     """``spend_by_period`` as a person reads it: credits as written (``1,250``), the change as a
-    percentage (``new`` where nothing was spent before), dates as ``Fri 04 Dec 14:00`` (``already``
+    percentage (``new`` where nothing was spent before), a rate too new to tell blank, dates as ``Fri 04 Dec 14:00`` (``already``
     for a budget spent by the time of the table), blanks where there is nothing to show."""
     def amount(value: float) -> str:
         return "" if pd.isna(value) else f"{value:,.6g}"
@@ -78,5 +80,5 @@ def shown_period(table: pd.DataFrame, period: str) -> pd.DataFrame:
         return "already" if "now" in table.attrs and value <= table.attrs["now"] else f"{value:%a %d %b %H:%M}"
 
     return pd.DataFrame({"spent": table["spent"].map(amount), f"{period} before": table["before"].map(amount),
-                         "change": table.apply(change, axis=1), "per day": table["per_day"].map(lambda v: f"{v:,.1f}"),
+                         "change": table.apply(change, axis=1), "per day": table["per_day"].map(lambda v: "" if pd.isna(v) else f"{v:,.1f}"),
                          "runs out": table["runs_out"].map(date)}, index=table.index)

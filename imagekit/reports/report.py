@@ -120,7 +120,8 @@ class Report:
                 f"credit{'' if credits == 1 else 's'} spent.")
 
     def agreement(self) -> str:
-        """One line: what the ledger says was spent against what the balance readings say."""
+        """One line: what the ledger says was spent between the first and the last balance reading
+        against the balance change, and how much it recorded outside them (not checked yet)."""
         table = self.reconciliation
         if not len(table):
             return "(no two balance readings yet)"
@@ -129,7 +130,12 @@ class Report:
         verdict = "they agree" if off.empty else (
             f"{len(off)} stretch{'es' if len(off) != 1 else ''} differ by {billed - ledger:+g} credits "
             "(work done elsewhere, a grant, or a charge whose answer was lost)")
-        return f"ledger {ledger:g} credits, balance change {billed:g} credits: {verdict}"
+        line = (f"ledger {ledger:g} credits, balance change {billed:g} credits, from the first balance reading "
+                f"to the last: {verdict}")
+        outside = (float(self.entries["credits"].sum()) if "credits" in self.entries else 0.0) - ledger
+        if outside > 1e-9:  # spent before the first reading or since the last: in no stretch yet
+            line += f"; {outside:g} more credit{'' if outside == 1 else 's'} recorded outside those readings"
+        return line
 
 
 def unreadable_note(entries: pd.DataFrame) -> list[str]:

@@ -15,7 +15,7 @@ from ..ledger.forecasts import MIN_HISTORY, UNTAGGED, rate, runs_out, spending
 if TYPE_CHECKING:
     from ..models import Usage, User
 
-__all__ = ["spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits",
+__all__ = ["duration_text", "spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits",
            "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start", "shown_limits"]
 
 def style_label(style_id: int | float | None, names: dict[int, str] | None = None) -> str:
@@ -160,14 +160,15 @@ class Forecast:
             return f"{self.balance:g} credits left; nothing spent recently"
         if not self.enough_history:
             return (f"{self.balance:g} credits left; too little history for a forecast "
-                    f"({_duration(self.history)} of spending; it needs {_duration(MIN_HISTORY)})")
+                    f"({duration_text(self.history)} of spending; it needs {duration_text(MIN_HISTORY)})")
         if self.runs_out is None:
             return f"{self.balance:g} credits left; nothing spent recently"
         return (f"{self.balance:g} credits left at {self.per_day:.1f}/day: "
                 f"runs out around {self.runs_out:%Y-%m-%d %H:%M} UTC")
 
 
-def _duration(span: timedelta) -> str:
+def duration_text(span: timedelta) -> str:
+    """``span`` in its largest whole unit, to three figures: ``1 day``, ``2.5 hours``, ``40 seconds``."""
     seconds = span.total_seconds()
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if seconds >= size:

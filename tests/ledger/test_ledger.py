@@ -190,6 +190,23 @@ def test_the_reconciliation_shows_work_done_elsewhere(connect, box):
     assert (table["difference"] != 0).sum() == 1
 
 
+def test_the_agreement_line_counts_what_no_two_readings_enclose(connect):
+    from imagekit.reports import ledger_report
+
+    ik = connect()
+    style = ik.styles()[0]
+    ik.usage()
+    ik.create("between two readings", style=style)
+    ik.usage()
+    ik.create("since the last reading", style=style, count=2)
+    report = ledger_report(ik.ledger)
+    spent, checked = ik.ledger.total(), report.reconciliation["spent_by_ledger"].sum()
+    assert 0 < checked < spent and report.summary().endswith(f"{spent:g} credits spent.")
+    assert report.agreement() == (f"ledger {checked:g} credits, balance change {checked:g} credits, from the first "
+                                  f"balance reading to the last: they agree; {spent - checked:g} more credits "
+                                  "recorded outside those readings")
+
+
 def test_a_cancel_settles_the_edit_whose_answer_was_lost(connect):
     ik = connect()
     image = ik.create("a fox", style=ik.styles()[0]).images[0]

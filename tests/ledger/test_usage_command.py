@@ -125,6 +125,22 @@ def test_a_weekly_report_names_the_top_ten_folds_the_rest_and_reads_as_a_person_
     assert "00:00, Europe/Berlin)" in berlin.stdout.splitlines()[0]
 
 
+def test_a_rate_from_an_hour_of_spending_is_blank_not_zero_a_day(tmp_path):
+    location = str(tmp_path / "ledger.sqlite")
+    ledger, now = Ledger(location, account="team"), datetime.now(UTC)
+    for minutes in (50, 20):
+        when = (now - timedelta(minutes=minutes)).isoformat(timespec="milliseconds")
+        ledger.record(Entry(operation="create", status=Status.ANSWERED, time=when, credits=3.0, image_ids=[1],
+                            tags={"experiment": "fresh"}))
+    done = run_console("usage", "--by", "experiment", "--period", "week", "--ledger", location, cwd=tmp_path,
+                       env={"IMAGEKIT_HOME": str(tmp_path / "home")})
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    header, fresh = done.stdout.splitlines()[1], next(line for line in done.stdout.splitlines() if line.startswith("fresh"))
+    assert fresh.split() == ["fresh", "6", "0", "new"] and "0.0" not in done.stdout  # per day: blank, not 0.0
+    assert header.index("per day") > len(fresh.rstrip())
+    assert "per day: the rate of the last 7 days (blank: under 1 day of spending, too little to tell)" in done.stdout
+
+
 def test_an_empty_ledger_is_a_normal_weekly_report(tmp_path):
     done = run_console("usage", "--by", "experiment", "--period", "week", cwd=tmp_path,
                        env={"IMAGEKIT_HOME": str(tmp_path / "home")})
