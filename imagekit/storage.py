@@ -77,15 +77,16 @@ def split(location: Location) -> tuple[Store, str]:
     return Store(path.parent), path.name
 
 
-def file_to_write(location: Location) -> tuple[Store, str]:
+def file_to_write(location: Location, example: str = "image.png") -> tuple[Store, str]:
     """``split``, for a file about to be written: a local one must be a file name (not a folder's) in a
-    folder that exists, else ConfigError in one line, before anything is fetched for it."""
+    folder that exists, else ConfigError in one line (a folder is answered with ``example`` in it),
+    before anything is fetched or read for it."""
     store, name = split(location)
     if store.remote:
         return store, name
     path = Path(store.location) / name
     if path.is_dir():
-        raise ConfigError(f"{path} is a folder: name the file to write, for example {path / 'image.png'}")
+        raise ConfigError(f"{path} is a folder: name the file to write, for example {path / example}")
     if not Path(store.location).is_dir():
         raise ConfigError(f"{store.location} is not a folder that exists: create it first, or name another place")
     return store, name

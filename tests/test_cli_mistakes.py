@@ -109,7 +109,7 @@ def cases(closed: int, busy: int) -> list[Case]:
         Case("sweep run sweep.toml", "Could not reach", unreachable),
         Case("sweep estimate sweep.toml", "Could not reach", unreachable),
         Case("usage export AFILE", "exists: add --overwrite"), Case("usage export mine", "is a folder"),
-        Case("usage export nowhere/spend.csv", "no folder"), Case("usage export spend.csv --format xls"),
+        Case("usage export nowhere/spend.csv", "nowhere is not a folder that exists"), Case("usage export spend.csv --format xls"),
         Case("usage export spend.csv --format focus", "needs credit_price"),
         Case("usage export spend.csv --format focus --credit-price -1", "0 or more"),
         Case("usage export spend.csv --since yesterday", "not a date"),

@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from typing import IO, Any
 from ..errors import ConfigError
 from ..integrations import require
 from ..ownership import NotOursError
-from ..storage import Location, split
+from ..storage import Location, file_to_write
 from .entries import BALANCE, Entry, Status
 
 __all__ = ["SpendExport", "FORMATS", "COLUMNS", "FOCUS_COLUMNS", "Moment", "charges", "moment", "write"]
@@ -143,11 +142,7 @@ def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = 
         raise ConfigError(f"until {until.isoformat()} is not after since {since.isoformat()}: nothing could be exported")
     if not str(dest).strip() or str(dest).endswith(("/", "\\")):
         raise ConfigError(f"{str(dest)!r}: name a file to write (not a folder)")
-    store, name = split(dest)
-    if not store.remote and not store.exists():
-        raise ConfigError(f"no folder {store.location} to write {name} in (create it first)")
-    if not store.remote and os.path.isdir(store.url(name)):
-        raise ConfigError(f"{store.url(name)} is a folder: name a file to write")
+    store, name = file_to_write(dest, example=f"spend.{'parquet' if format == 'parquet' else 'csv'}")
     if not overwrite and store.exists(name):
         raise NotOursError(f"{store.url(name)} exists: pass overwrite=True to replace it")
     parquet = name.endswith(".parquet") if format == "focus" else format == "parquet"
