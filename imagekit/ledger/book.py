@@ -20,11 +20,9 @@ writes nothing.
 
 from __future__ import annotations
 
-import atexit
 import json
 import logging
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,9 +36,10 @@ from .budgets import DEFAULT_ALERTS, Budget
 from .columns import COLUMNS, checked, entry_of, row_of, warn_unreadable
 from .entries import BALANCE, Entry, Source, Status, now
 from .export import Moment, SpendExport
+from .outage import Keeper, Written, entries_text
 from .spool import spool_for
-from .store import checked_location, is_url, open_store, shown_location
-from .writer import writer_for, writers
+from .store import checked_location, is_url, open_store
+from .writer import writer_for
 from .writes import WRITES, aliases, insert, name_account, set_credits, upsert_price
 
 if TYPE_CHECKING:
@@ -50,10 +49,6 @@ __all__ = ["Ledger", "default_path", "ENV_LEDGER_URL"]
 
 ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
 """The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
-DRAIN_SECONDS = 10.0
-"""How long a read waits for the writer's bookkeeping before it reads what is there."""
-CLOSE_SECONDS = 5.0
-"""How long closing a ledger (or ending the process) keeps trying to write what waits in its spool."""
 T = TypeVar("T")
 U = TypeVar("U")
 log = logging.getLogger("imagekit")
@@ -68,8 +63,8 @@ class Ledger:
     """Operations and credits of one account, in a SQLite file or a PostgreSQL database several
     processes and machines share; ``to_pandas()`` reads them back, with their tags.
 
-    While a shared database cannot be reached, writes wait in a local spool (see ``spool``) and go
-    to the database, exactly once, when it answers again: the work is never stopped by its
+    While a shared database cannot be reached, writes wait in a local spool (see ``outage`` and
+    ``spool``) and go to the database, exactly once, when it answers again: the work is never stopped by its
     bookkeeping. Reading entries back needs the database (LedgerUnavailableError meanwhile)."""
 
     def __init__(self, location: str | os.PathLike[str] | None = None, *, account: str = "",
@@ -84,14 +79,15 @@ class Ledger:
         self._spool = None if self.path else spool_for(self._store.location)
         self._aliases: dict[str, str] = self._known_aliases()
         """Other names of accounts (an id made from an API key -> the user's), shared with twins."""
-        self._writer = writer_for(str(self._spool.path)) if self._spool else None
+        self._keeper = Keeper(self._store, self._spool, writer_for(str(self._spool.path)) if self._spool else None,
+                              self._alert_written)
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         """What time it is for budgets' periods (tests give their own)."""
 
     @property
     def location(self) -> str:
         """The SQLite file or the PostgreSQL URL, password hidden."""
-        return shown_location(self._store.location)
+        return self._keeper.location
 
     @property
     def spool(self) -> Path | None:
@@ -110,7 +106,7 @@ class Ledger:
         """The same ledger, recording and showing ``account``."""
         twin = Ledger.__new__(Ledger)
         twin._store, twin.path, twin._account, twin._spool = self._store, self.path, account, self._spool
-        twin._writer, twin.clock, twin._aliases = self._writer, self.clock, self._aliases
+        twin._keeper, twin.clock, twin._aliases = self._keeper, self.clock, self._aliases
         return twin
 
     def adopt(self, account: str) -> None:
@@ -143,10 +139,7 @@ class Ledger:
     def later(self, job: Callable[[], object]) -> None:
         """Do ``job`` (bookkeeping) on the writer's thread for a shared ledger, whose database may stop
         answering (see ``writer``); at once for a SQLite file. Reads wait for it first."""
-        if self._writer is None:
-            job()
-        else:
-            self._writer.submit(job)
+        self._keeper.later(job)
 
     def record(self, entry: Entry, *, hold: int | None = None) -> Entry:
         """Append one entry (for this ledger's account unless the entry names one); ``hold`` is the
@@ -416,132 +409,55 @@ class Ledger:
 
     def waiting(self) -> int:
         """How many entries wait in this machine's spool for the database (0 for a SQLite ledger)."""
-        self._settled()
-        return self._spool.count() if self._spool else 0
+        return self._keeper.waiting()
 
     def flush(self) -> int:
         """Write what waits in this machine's spool now; how many entries waited.
         LedgerUnavailableError while the database cannot be reached."""
         waited = self.waiting()
         try:
-            self._flush()
+            self._keeper.flush()
         except LedgerUnavailableError as exc:  # a report that knows entries wait here says so
             if waited:
-                raise LedgerUnavailableError(f"{exc} ({_entries(waited)} of this machine wait in {self.spool})") from exc
+                raise LedgerUnavailableError(f"{exc} ({entries_text(waited)} of this machine wait in {self.spool})") from exc
             raise
         return waited
 
     def close(self) -> None:
-        """Write what waits in the spool, trying for up to ``CLOSE_SECONDS`` while the database cannot
-        be reached, then say in one line how many entries still wait and where; close the connection
-        (it reopens on the next entry). The end of the process does the same for what waits."""
-        self._leave()
+        """Write what waits in the spool, trying for up to ``outage.CLOSE_SECONDS`` while the database
+        cannot be reached, then say in one line how many entries still wait and where; close the
+        connection (it reopens on the next entry). The end of the process does the same for what waits."""
+        self._keeper.leave()
         self._store.close()
-
-    def _leave(self) -> None:
-        if self._spool is None or not self.waiting():
-            return
-        deadline = time.monotonic() + CLOSE_SECONDS
-        while time.monotonic() < deadline:
-            try:
-                return self._flush()
-            except LedgerUnavailableError:
-                time.sleep(0.5)
-        if waiting := self._spool.count():
-            log.warning("%s wait in %s for the ledger at %s, which cannot be reached: `imagekit ledger flush "
-                        "--ledger %s` writes them (as does the next use of that ledger on this machine)",
-                        _entries(waiting), self.spool, self.location, self.location)
-
-    # --- the database, or the spool while it cannot be reached -------------------------------
 
     def _write(self, kind: str, payload: dict[str, Any], write: Callable[[], T], uid: str | None = None) -> T | None:
         """``write`` to the database; while it cannot be reached, keep ``payload`` in the spool."""
-        def wait() -> None:
-            assert self._spool is not None
-            self._spool.put(kind, self.account, payload, uid)
-            _leaving.setdefault(self._spool.path, self)
-
-        return self._read(write, wait)
+        return self._keeper.write(kind, self.account, payload, write, uid)
 
     def _read(self, read: Callable[[], T], meanwhile: Callable[[], U]) -> T | U:
-        """``read`` from the database (what waits in the spool written first); while it cannot be
-        reached, what ``meanwhile`` does."""
-        if self._spool is None:
-            return read()
-        self._settled()
-        if not self._spool.due():
-            return meanwhile()
-        if self._spool.down_since is not None and self._writer and not self._writer.here():
-            self._spool.went_down()  # the next try is the writer's: only it waits on a database that
-            self._writer.submit(self._probe)  # may not answer; the requests' thread goes on meanwhile
-            return meanwhile()
-        try:
-            self._flush()
-            found = read()
-        except LedgerUnavailableError as exc:
-            self._outage(exc)
-            return meanwhile()
-        self._answered()
-        return found
-
-    def _probe(self) -> None:
-        """Try the database again (on the writer), writing what waits if it answers."""
-        try:
-            self._flush()
-            self._answered()
-        except LedgerUnavailableError as exc:
-            self._outage(exc)
-
-    def _flush(self) -> None:
-        """Write what waits in the spool (exactly once: see ``spool``)."""
-        if self._spool is None:
-            return
-        with self._spool.draining() as waiting:
-            for kind, payload in waiting:
-                WRITES[kind](self._store, payload)
-        if waiting:
-            self._answered()
-            spent = {(payload["tags"], payload["account"], payload["time"]) for kind, payload in waiting
-                     if kind == "entry" and payload.get("credits")}  # their alerts waited with them
-            for kind, payload in waiting:  # and those of the entries settled meanwhile
-                if kind == "settle" and payload["credits"]:
-                    by = next(key for key in ("uid", "seq", "group_id") if key in payload)  # see WRITES["settle"]
-                    if row := self._store.fetchone(f"SELECT tags, account, time FROM entries WHERE {by} = ?",
-                                                   (payload[by],)):
-                        spent.add((row[0], row[1], row[2]))
-            for tags, account, at in sorted(spent):
-                _alerts.check(self._store, json.loads(tags), account, _moment(at, self.clock))
-
-    def _answered(self) -> None:
-        assert self._spool is not None
-        if self._spool.came_back():
-            log.warning("the ledger at %s answers again: what waited in %s is written", self.location, self.spool)
-
-    def _outage(self, exc: LedgerUnavailableError) -> None:
-        assert self._spool is not None
-        if self._spool.went_down():
-            log.warning("%s; the work goes on and its entries wait in %s until it answers", exc, self.spool)
+        """``read`` from the database; while it cannot be reached, what ``meanwhile`` does."""
+        return self._keeper.read(read, meanwhile)
 
     def _waiting(self) -> list[dict[str, Any]]:
-        self._settled()
-        return self._spool.waiting("entry", self.account) if self._spool else []
+        """This account's entries that wait in the spool, as rows."""
+        return self._keeper.waiting_entries(self.account)
 
     def _settled(self) -> None:
         """Wait (for a bounded time) for the bookkeeping given to the writer so far."""
-        if self._writer is not None:
-            self._writer.drain(DRAIN_SECONDS)
+        self._keeper.settled()
 
-
-_leaving: dict[Path, Ledger] = {}
-"""A ledger per spool that writes waited in during this process: what still waits is tried at exit."""
-
-
-@atexit.register
-def _at_exit() -> None:
-    for writer in writers():  # what the writers still hold first: it may join what waits
-        writer.drain(DRAIN_SECONDS)
-    for ledger in list(_leaving.values()):
-        ledger._leave()
+    def _alert_written(self, written: Written) -> None:
+        """Send the alerts that waited in the spool with the entries (and settlements) just written."""
+        spent = {(payload["tags"], payload["account"], payload["time"]) for kind, payload in written
+                 if kind == "entry" and payload.get("credits")}
+        for kind, payload in written:  # and those of the entries settled meanwhile
+            if kind == "settle" and payload["credits"]:
+                by = next(key for key in ("uid", "seq", "group_id") if key in payload)  # see WRITES["settle"]
+                if row := self._store.fetchone(f"SELECT tags, account, time FROM entries WHERE {by} = ?",
+                                               (payload[by],)):
+                    spent.add((row[0], row[1], row[2]))
+        for tags, account, at in sorted(spent):
+            _alerts.check(self._store, json.loads(tags), account, _moment(at, self.clock))
 
 
 def _moment(time: str, clock: Callable[[], datetime]) -> datetime:
@@ -552,6 +468,3 @@ def _moment(time: str, clock: Callable[[], datetime]) -> datetime:
         return clock()
     return found if found.tzinfo else found.replace(tzinfo=UTC)
 
-
-def _entries(count: int) -> str:
-    return f"{count} ledger entr{'y' if count == 1 else 'ies'}"

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from imagekit.ledger import Entry, Ledger, Status, book
+from imagekit.ledger import Entry, Ledger, Status, outage
 from imagekit.ledger.columns import row_of
 from imagekit.ledger.spool import Spool, identity
 from tests.helpers import ROOT, run_console
@@ -57,7 +57,7 @@ def test_entries_left_at_exit_are_said_found_by_another_spelling_and_flushed(clu
         started = time.monotonic()
         ended = subprocess.run([sys.executable, "-c", ENDS_WITHOUT_CLOSING, ledger_url], capture_output=True,
                                text=True, timeout=60, env={**env, "PYTHONPATH": str(ROOT)})
-        assert ended.returncode == 0 and time.monotonic() - started >= book.CLOSE_SECONDS  # it tried first
+        assert ended.returncode == 0 and time.monotonic() - started >= outage.CLOSE_SECONDS  # it tried first
         began, said = ended.stderr.strip().splitlines()  # a line when the outage began, one at the end
         assert "cannot be reached" in began and said.startswith("3 ledger entries wait in ") and str(tmp_path / "home" / "spool") in said
         assert "imagekit ledger flush --ledger postgresql://" in said
@@ -77,7 +77,7 @@ def test_entries_left_at_exit_are_said_found_by_another_spelling_and_flushed(clu
 
 
 def test_closing_tries_for_a_bounded_time_then_says_what_waits(cluster, ledger_url, monkeypatch, caplog):  # noqa: F811
-    monkeypatch.setattr(book, "CLOSE_SECONDS", 1.0)
+    monkeypatch.setattr(outage, "CLOSE_SECONDS", 1.0)
     ledger = Ledger(ledger_url, account="a")
     ledger.close()
     cluster.halt()
