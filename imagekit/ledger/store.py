@@ -15,7 +15,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -24,7 +24,7 @@ from .._sqlite import open_wal
 from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
 
-__all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location"]
+__all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location", "cut_after"]
 
 T = TypeVar("T")
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
@@ -345,17 +345,10 @@ class PostgresStore(Store):
                                              keepalives_interval=2, keepalives_count=2, tcp_user_timeout=bound,
                                              options=options.strip()), autocommit=True)
 
-    @contextmanager
-    def _bounded(self, db: Any) -> Iterator[None]:
-        """Cut ``db``'s connection if what runs inside waits longer than ``STATEMENT_SECONDS``: the
-        statement then fails as an outage (and the spool takes over) instead of waiting for ever."""
-        timer = threading.Timer(STATEMENT_SECONDS, _cut, (db,))
-        timer.daemon = True
-        timer.start()
-        try:
-            yield
-        finally:
-            timer.cancel()
+    def _bounded(self, db: Any) -> AbstractContextManager[None]:
+        """``cut_after(db, STATEMENT_SECONDS)``: a statement on a server that stopped answering fails as
+        an outage (and the spool takes over) instead of waiting for ever."""
+        return cut_after(db, STATEMENT_SECONDS)
 
     def _lost(self) -> bool:
         return bool(self._db is not None and (self._db.closed or self._db.broken))
@@ -386,6 +379,20 @@ class PostgresStore(Store):
     def _rollback(self, db: Any) -> None:
         with self._bounded(db):
             db.execute("ROLLBACK")
+
+
+@contextmanager
+def cut_after(db: Any, seconds: float) -> Iterator[None]:
+    """Cut the connection ``db`` (psycopg's) if what runs inside waits on it longer than ``seconds``.
+    A frozen server (a stopped VM, a failover) has its kernel acknowledge every packet, so neither
+    keepalives, ``tcp_user_timeout`` nor the server's own timeouts end that wait: only the client can."""
+    timer = threading.Timer(seconds, _cut, (db,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def _cut(db: Any) -> None:

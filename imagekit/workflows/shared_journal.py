@@ -38,13 +38,13 @@ from contextlib import suppress
 from typing import Any, TypeVar
 
 from ..errors import ConfigError, JournalMismatchError, JournalUnavailableError
-from ..ledger.store import is_url, shown_location
+from ..ledger.store import cut_after, is_url, shown_location
 from .feed import Feed, SharedFeed
 from .journal import FIELDS, RowLost, RowRecord, row_values
 from .options import RunOptions
 from .rows import Row
 from .state import RunState
-from .sweep_tables import connect, make_tables
+from .sweep_tables import connect, make_tables, wait_bound
 
 __all__ = ["SharedJournal", "is_url"]
 
@@ -99,12 +99,14 @@ class SharedJournal:
                 try:
                     if self._db is None:
                         self._db = connect(self.url, self.lease, outage=True)
-                        self._restore(self._db)
+                        with cut_after(self._db, wait_bound(self.lease)):
+                            self._restore(self._db)
                         if self._lost is not None:
                             log.warning("imagekit: the sweep's journal %s answers again, %.1f s after it went away",
                                         self.path, time.monotonic() - self._lost)
                             self._lost = None
-                    return work(self._db)
+                    with cut_after(self._db, wait_bound(self.lease)):  # a frozen server: an outage too
+                        return work(self._db)
                 except psycopg.OperationalError as exc:
                     self._went_away(exc)
 

@@ -9,7 +9,7 @@ from ..errors import ConfigError
 from ..integrations import require
 from ..ledger.store import shown_location
 
-__all__ = ["connect", "make_tables"]
+__all__ = ["connect", "make_tables", "wait_bound"]
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS sweeps (name TEXT PRIMARY KEY, digest TEXT NOT NULL, row_count INTEGER NOT NULL,
@@ -42,6 +42,12 @@ def make_tables(db: Any) -> None:
                 db.execute(statement)
 
 
+def wait_bound(lease: float) -> float:
+    """The longest, in seconds, one request to the journal's database may wait with ``lease``-second
+    leases: well within a lease, so a database that stops answering never outlasts a renewal."""
+    return max(2.0, min(10.0, lease / 3))
+
+
 def connect(url: str, lease: float, outage: bool = False) -> Any:
     """A connection to the journal's database; unreachable, a ConfigError on the first connection
     (a wrong address is the likelier cause) and psycopg's own error during an ``outage``.
@@ -51,7 +57,7 @@ def connect(url: str, lease: float, outage: bool = False) -> Any:
     psycopg = require("psycopg")
     conninfo_to_dict = require("psycopg.conninfo").conninfo_to_dict
     _, rest = url.split("://", 1)
-    bound = int(max(2.0, min(10.0, lease / 3)) * 1000)
+    bound = int(wait_bound(lease) * 1000)
     try:
         given = conninfo_to_dict(f"postgresql://{rest}").get("options")  # the URL's own, kept
         options = f"{given or ''} -c statement_timeout={bound} -c lock_timeout={bound}".strip()

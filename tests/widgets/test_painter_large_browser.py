@@ -73,6 +73,7 @@ def test_ten_strokes_on_the_largest_image(notebook, shots):
         "added by ten strokes, MB": {key: round(value / MB, 1) for key, value in added.items()},
         "before, MB": {key: round(value / MB, 1) for key, value in before.items()},
         "undo history, MB": round(int(painter.root.get_attribute("data-history-bytes")) / MB, 1),
+        "kernel link": painter.kernel_link(),  # "healed" when anywidget's 2 s ran out on a busy machine
     }
     keep_figures(shots, figures)
     assert max(timings) <= TIME_LIMIT_MS, figures

@@ -247,24 +247,46 @@ def test_a_sweep_rides_out_a_restart_of_its_journals_database(served, tmp_path):
             assert "cannot be reached" in report["err"] and "answers again" in report["err"], report["err"]
 
 
-def test_a_journal_away_longer_than_the_leases_stops_the_run_and_the_next_run_finishes(served, tmp_path):
+@pytest.mark.parametrize("outage", ["stopped", "frozen"])
+def test_a_journal_away_longer_than_the_leases_stops_the_run_and_the_next_run_finishes(served, tmp_path, outage):
     """Past its leases a process could be working on a row another has taken: it stops with one clear
-    error instead, and a run once the database is back settles what was in flight and makes the rest."""
+    error instead, and a run once the database is back settles what was in flight and makes the rest.
+    A frozen server (SIGSTOP: the kernel still acknowledges every packet) is an outage like a stopped
+    one: the run stops as soon, not when the server wakes."""
     with PostgresServer() as cluster:
         [user_id], [key] = users(served, 1)
         before = balance(served, key)
         journal = cluster.new_database()
-        with imagekit.Client(served.url, key, ledger=str(tmp_path / "ledger.sqlite")) as ik:
-            batch = ik.batch(sweep_rows(8), name="lighthouses", style=public_style(served))
-            halting = threading.Thread(target=lambda: (
-                wait_until(lambda: done_rows(journal) >= 2, timeout=60, what="two rows done"), cluster.halt()))
-            halting.start()
-            with pytest.raises(JournalUnavailableError, match=r"could not be reached for \d+ s, as long as this "
-                                                              r"process's leases last \(4 s\)"):
+        frozen: list[int] = []
+        back = threading.Event()  # the outage ends when the run has stopped, or after a minute at most
+
+        def go_away() -> None:
+            wait_until(lambda: done_rows(journal) >= 2, timeout=60, what="two rows done")
+            if outage == "stopped":
+                cluster.halt()
+            else:
+                frozen.extend(cluster.freeze())
+            back.wait(60)
+            if outage == "stopped":
+                cluster.resume()
+            else:
+                cluster.thaw(frozen)
+
+        away = threading.Thread(target=go_away)
+        away.start()
+        try:
+            with imagekit.Client(served.url, key, ledger=str(tmp_path / "ledger.sqlite")) as ik:
+                batch = ik.batch(sweep_rows(8), name="lighthouses", style=public_style(served))
+                with pytest.raises(JournalUnavailableError, match=r"could not be reached for \d+ s, as long as this "
+                                                                  r"process's leases last \(4 s\)"):
+                    batch.run(journal=journal, lease=4, progress=False)
+                assert away.is_alive()  # stopped while the database was still away
+                back.set()
+                away.join()
                 batch.run(journal=journal, lease=4, progress=False)
-            halting.join()
-            cluster.resume()
-            batch.run(journal=journal, lease=4, progress=False)
+        finally:
+            back.set()
+            away.join()
 
         rows = rows_of(journal)
         assert {status for status, _, _ in rows.values()} == {"done"} and len(rows) == 8
