@@ -226,6 +226,8 @@ class Batch:
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
         where = self._journal_location(journal, out)  # refused before out_dir is made
         folder = None
+        if self._names_styles():  # resolved first: the rows' keys name the files out_dir holds and the journal's rows
+            await self._load_prices(client)
         if out is not None:  # a person's folder and files stay theirs; the manifest lists what we may write
             inside = [] if where is None or is_url(str(where)) or Path(where).parent != Path(out.location) else \
                 [Path(where).name + suffix for suffix in ("", "-wal", "-shm", "-journal")]
@@ -327,12 +329,18 @@ class Batch:
         where = self._journal_location(journal, Store(out_dir) if out_dir is not None else None)
         if where is None or (isinstance(where, Path) and not where.is_file()):
             return 0.0
+        if self._names_styles():  # rows are journaled by their keys, which hold the styles' ids
+            self._portal_call(self._load_prices)
         kept = SharedJournal(where, self.name or "") if isinstance(where, str) else LocalJournal(where, self.name or "")
         try:
             keys = {row.key for row in self.rows}
             return sum(entry.credits or 0.0 for key, entry in kept.load().items() if key in keys)
         finally:
             kept.close()
+
+    def _names_styles(self) -> bool:
+        """Whether a row still names its style (``named_styles`` resolves it among the account's)."""
+        return any(isinstance(row.options.get("style"), str) for row in self.rows)
 
     def _undo_unsent(self, folder: OwnedFolder | None) -> None:
         """After a failed run: when its journal holds nothing (nothing was sent), close the journal and

@@ -42,6 +42,23 @@ def test_a_style_named_in_a_batch_becomes_its_id_and_keeps_the_rows_keys(connect
     assert len(server_images(box, ik.user_id)) == 2
 
 
+def test_a_batch_naming_its_style_runs_again_into_its_folder_and_knows_what_it_spent(connect, box, tmp_path):
+    """Run twice as a script or a sweep file runs (a new batch each time, never estimated): the second
+    finds its own files and rows, not a stranger's, and the journal's spend counts against a budget."""
+    ik = connect()
+    mine = ik.styles()[0]
+
+    def again():
+        return ik.batch(["a fox", "a kite"], style=mine.main_text, name="named")
+
+    first = again().run(progress=False, out_dir=tmp_path / "out")
+    assert first.spent == 2 * mine.credit_cost
+    second = again()
+    assert second.recorded_credits(out_dir=tmp_path / "out") == first.spent
+    second.run(progress=False, out_dir=tmp_path / "out")
+    assert second.spent == 0 and not second.changed and len(server_images(box, ik.user_id)) == 2
+
+
 def test_an_unknown_style_name_is_refused_at_the_estimate_naming_the_account_styles(connect, box):
     ik = connect()
     before = balance(ik)
