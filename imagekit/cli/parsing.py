@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "price", "folder_option", "ledger_option",
+__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "price", "folder_option", "existing_ledger",
            "journal_option", "tag_name", "time_zone"]
 
 
@@ -107,6 +108,17 @@ def _location(what: str) -> Callable[[str], str]:
     return check
 
 
+def _existing_ledger(text: str) -> str:
+    """A ledger to read: a PostgreSQL URL, or a SQLite file that is there (a mistyped name is not an
+    empty ledger)."""
+    from ..ledger.store import checked_location, is_url
+
+    location = checked_location(text, "a ledger")
+    if not is_url(location) and not os.path.isfile(location):
+        raise ValueError(f"no ledger at {text}: name the SQLite file a client records into, or a postgresql:// URL")
+    return location
+
+
 def _price(text: str) -> float:
     value = _number(text)
     if value < 0:
@@ -143,5 +155,5 @@ tag_name = _typed("tag name", _tag_name)
 time_zone = _typed("time zone", _zone)
 price = _typed("price", _price)
 folder_option = _typed("folder", _folder)
-ledger_option = _typed("ledger", _location("a ledger"))
+existing_ledger = _typed("ledger", _existing_ledger)
 journal_option = _typed("journal", _location("a journal"))

@@ -87,8 +87,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         reasons = failed["error"].fillna("no reason given") if "error" in failed else failed["row_status"]
         for reason, count in reasons.value_counts().items():
             print(f"  {count} row{'' if count == 1 else 's'} failed: {reason}")
-    if outcome.idle:
-        print("  nothing left to run: no dataset written and no MLflow run logged this time")
+    if outcome.idle:  # rows a stop leaves (a budget, the balance) are not "nothing left"
+        left = len(batch) - done - (len(failed) if failed is not None else 0)
+        what = f"nothing run this time, {left} row{'' if left == 1 else 's'} left" if left else "nothing left to run"
+        print(f"  {what}: no dataset written and no MLflow run logged this time")
     if outcome.export is not None:
         print(f"dataset: {outcome.export}")
     if outcome.mlflow_run is not None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..config import SANDBOX_SERVICE, Config, home_dir, service_from_env
 from ..errors import ConfigError
-from .parsing import command, days, folder_option, ledger_option, price, tag_name, time_zone
+from .parsing import command, days, existing_ledger, folder_option, price, tag_name, time_zone
 
 
 def add_usage_command(commands: Any) -> None:
@@ -27,7 +27,7 @@ def add_usage_command(commands: Any) -> None:
                        help="ask the service for the balance, plan limits and style names now (default: a "
                             "configured service is asked; the local sandbox is not started, and the report "
                             "counts from the last balance the ledger recorded)")
-    usage.add_argument("--ledger", type=ledger_option, help="ledger: a SQLite file or a postgresql:// URL (default: "
+    usage.add_argument("--ledger", type=existing_ledger, help="ledger: a SQLite file or a postgresql:// URL (default: "
                                         "$IMAGEKIT_LEDGER_URL, else $IMAGEKIT_HOME/ledger.sqlite)")
     usage.add_argument("--by", metavar="TAG", type=tag_name, help="spend per value of this tag over every account in the "
                                                    "ledger, and its budgets (reads the ledger only)")
@@ -202,7 +202,7 @@ def add_export_command(usage: Any) -> None:
     export.add_argument("dest", help="the file to write (a path or a URL such as s3://bucket/spend.csv)")
     export.add_argument("--format", choices=("csv", "parquet", "focus"), default="csv",
                         help="csv, parquet, or focus (FOCUS 1.0: a CSV file, Parquet if DEST ends in .parquet)")
-    export.add_argument("--ledger", type=ledger_option, default=argparse.SUPPRESS,
+    export.add_argument("--ledger", type=existing_ledger, default=argparse.SUPPRESS,
                         help="ledger: a SQLite file or a postgresql:// URL (default: $IMAGEKIT_LEDGER_URL, else "
                              "$IMAGEKIT_HOME/ledger.sqlite)")
     export.add_argument("--account", help="only this account's charges (default: every account)")

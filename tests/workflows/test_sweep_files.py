@@ -147,9 +147,10 @@ def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypat
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "sweep kites: 2 of 4 rows done, 4 credits spent; stopped: budget of 5 credits reached"
     assert main(["sweep", "run", str(path), "--no-progress"]) == 1
-    second = capsys.readouterr().out.splitlines()[0]
-    assert second == ("sweep kites: 2 of 4 rows done, 4 credits spent in all, 0 by this run; stopped: budget of 5 "
-                      "credits reached (4 of them spent by earlier runs)")
+    second = capsys.readouterr().out.splitlines()
+    assert second == ["sweep kites: 2 of 4 rows done, 4 credits spent in all, 0 by this run; stopped: budget of 5 "
+                      "credits reached (4 of them spent by earlier runs)",
+                      "  nothing run this time, 2 rows left: no dataset written and no MLflow run logged this time"]
     assert before - balance(box, key) == 4
 
 
