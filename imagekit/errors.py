@@ -62,6 +62,12 @@ __all__ = [*_error_base.__all__, *_error_names.__all__, "ERRORS_BY_NAME", "ERROR
            "from_response"]
 
 
+# A traceback names each class where it is imported from, not the private module it lives in.
+for _class in (globals()[name] for name in (*_error_base.__all__, *_error_names.__all__)):
+    if isinstance(_class, type):
+        _class.__module__ = __name__
+
+
 def _subclasses(cls: type[APIError]) -> list[type[APIError]]:
     out = []
     for sub in cls.__subclasses__():
