@@ -109,8 +109,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         batch = sweep.batch(client)
         credits = batch.estimate()
     budget = sweep.settings.get("budget")
-    print(f"sweep {sweep.name or sweep.path.stem}: {len(batch)} requests, "
-          f"{sum(row.count for row in batch.rows)} images, {'about' if credits.exact else 'at most'} {credits:g} credits"
+    images = sum(row.count for row in batch.rows)
+    print(f"sweep {sweep.name or sweep.path.stem}: {len(batch)} request{'' if len(batch) == 1 else 's'}, "
+          f"{images} image{'' if images == 1 else 's'}, {'about' if credits.exact else 'at most'} {credits:g} credits"
           + (f" (budget {budget:g})" if budget is not None else ""))
     for note in credits.notes(budget):
         print(f"  {note}")

@@ -170,6 +170,9 @@ def test_a_run_whose_rows_fail_says_why_and_exits_non_zero(box, tmp_path, monkey
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "sweep missing: 0 of 2 rows done, 0 credits spent"
     assert printed[1].startswith("  2 rows failed: ") and "999" in printed[1]  # the service's words, once
+    write(tmp_path, "[sweep]\nname = \"one\"\n[axes]\nprompt = [\"a kite\"]\n[defaults]\nstyle = 1\n")
+    assert main(["sweep", "estimate", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("sweep one: 1 request, 1 image, ")  # counted as people count
 
 
 @pytest.mark.slow(6)
