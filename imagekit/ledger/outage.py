@@ -103,12 +103,10 @@ class Keeper:
             self._answered()
             self.after_flush(waiting)
 
-    def waiting(self, account: str | None = None) -> int:
-        """How many entries wait in the spool (of ``account``, or of all); 0 for a SQLite file."""
+    def waiting(self) -> int:
+        """How many entries wait in the spool (0 for a SQLite file)."""
         self.settled()
-        if self.spool is None:
-            return 0
-        return self.spool.count() if account is None else len(self.spool.waiting("entry", account))
+        return self.spool.count() if self.spool else 0
 
     def waiting_entries(self, account: str) -> list[dict[str, Any]]:
         """The entries of ``account`` that wait in the spool, as rows."""

@@ -14,6 +14,7 @@ import importlib.util
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -385,14 +386,27 @@ class PostgresStore(Store):
 def cut_after(db: Any, seconds: float) -> Iterator[None]:
     """Cut the connection ``db`` (psycopg's) if what runs inside waits on it longer than ``seconds``.
     A frozen server (a stopped VM, a failover) has its kernel acknowledge every packet, so neither
-    keepalives, ``tcp_user_timeout`` nor the server's own timeouts end that wait: only the client can."""
-    timer = threading.Timer(seconds, _cut, (db,))
-    timer.daemon = True
-    timer.start()
+    keepalives, ``tcp_user_timeout`` nor the server's own timeouts end that wait: only the client can.
+    Only the time this process runs counts: one stopped meanwhile (SIGSTOP, a closed lid) was not
+    waiting on the server, and cutting its healthy connection on waking would call that an outage."""
+    done = threading.Event()
+
+    def watch() -> None:
+        step = min(0.25, seconds / 8)
+        waited, last = 0.0, time.monotonic()
+        while not done.wait(step):
+            now = time.monotonic()
+            waited += min(now - last, 2 * step)  # a step that came late: the process was stopped
+            last = now
+            if waited >= seconds:
+                _cut(db)
+                return
+
+    threading.Thread(target=watch, name="imagekit-db-watchdog", daemon=True).start()
     try:
         yield
     finally:
-        timer.cancel()
+        done.set()
 
 
 def _cut(db: Any) -> None:

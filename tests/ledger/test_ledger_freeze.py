@@ -21,8 +21,9 @@ pytestmark = pytest.mark.postgres
 
 BOUND = store.STATEMENT_SECONDS + store.CONNECT_SECONDS
 """The longest one write may wait on a frozen database: its statement, then a new connection."""
-FROZEN_SECONDS = 20.0
-"""Longer than every bound of the ledger's waits (a few seconds), and than the batch needs."""
+FROZEN_SECONDS = 120.0
+"""The longest the database stays frozen: it thaws when the batch has ended, or after this, far longer
+than every bound of the ledger's waits (a few seconds) and than the batch needs, even on a busy machine."""
 
 
 @pytest.mark.slow
@@ -34,15 +35,16 @@ def test_a_frozen_database_never_holds_up_a_batch(slow_box, cluster, ledger_url)
     before = balance(ik)
     thawed: list[float] = []
     made: list[int] = []
+    ended = threading.Event()
 
-    def freeze() -> None:  # once a few creates are recorded
+    def freeze() -> None:  # once a few creates are recorded; until the batch has ended
         wait_until(lambda: creates_in(ledger_url) >= 4, timeout=60)
         frozen = cluster.freeze()
         try:
             made.append(len(server_images(slow_box, user_id)))
             threading.Event().wait(BOUND)
             made.append(len(server_images(slow_box, user_id)))  # as long as one bounded wait
-            threading.Event().wait(FROZEN_SECONDS - BOUND)
+            ended.wait(FROZEN_SECONDS - BOUND)
         finally:
             thawed.append(time.monotonic())
             cluster.thaw(frozen)
@@ -53,12 +55,13 @@ def test_a_frozen_database_never_holds_up_a_batch(slow_box, cluster, ledger_url)
         batch = ik.batch([f"a lighthouse, take {n}" for n in range(24)], style=style).run(progress=False)
         finished = time.monotonic()
     finally:
+        ended.set()
         down.join()
 
     frame = batch.to_pandas()
     assert (frame["status"] == "COMPLETED").sum() == 24 and batch.stopped is None
     assert finished < thawed[0]  # every image was made while the database was frozen
-    assert made[1] - made[0] >= min(24 - made[0], 12)  # never waiting on it: 4 at once, 0.4 s each
+    assert made[1] - made[0] >= min(24 - made[0], 5)  # more than the 4 in flight: new ones sent meanwhile
     assert ik.ledger.waiting() > 0  # and their entries waited on this machine meanwhile
     creates = [entry for entry in ik.ledger.entries() if entry.operation == "create"]  # answers again: written
     assert len(creates) == 24 and len({entry.uid for entry in creates}) == 24 and ik.ledger.waiting() == 0
