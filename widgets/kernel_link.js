@@ -30,9 +30,10 @@ export function keepHearing(model) {
   if (!manager || typeof manager.get_model !== "function") return Promise.resolve("no widget manager");
   if (!id) return Promise.resolve("no model id");
   return Promise.resolve(manager.get_model(id)).then((real) => {
+    if (!real) return "no model";
     real.imagekitHearing ??= check(real, () => model.send({ event: "resync" }));
     return real.imagekitHearing;
-  }, (error) => `no model: ${error}`);
+  }).catch((error) => `no model: ${error}`); // never the view's failure: the widget works as it can
 }
 
 async function check(real, resync) {
