@@ -28,8 +28,9 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
     """Per value of tag ``key`` (the ``top`` dearest this period; the rest summed in one row named
     ``other (N values)``, and a ``total`` row): credits ``spent`` this period, ``before`` (in the
     same stretch of the period before), ``change`` (a share of ``before``; NaN when it was 0),
-    ``per_day`` (the recent rate; NaN with under ``MIN_HISTORY`` of spending) and when its budget ``runs_out`` (the soonest of those folded),
-    counting each budget's reset (see ``imagekit.ledger.forecasts``)."""
+    ``per_day`` (the recent rate; NaN with under ``MIN_HISTORY`` of spending) and when its budget
+    ``runs_out`` (the soonest of those folded), counting each budget's reset (see
+    ``imagekit.ledger.forecasts``)."""
     now = now or datetime.now(UTC)
     outlook = forecast(ledger, budgets, by=key, period=period, tz=tz, days=days, now=now)
     start, _ = period_bounds(now, period, tz)
@@ -64,10 +65,14 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
 
 def shown_period(table: pd.DataFrame, period: str) -> pd.DataFrame:
     """``spend_by_period`` as a person reads it: credits as written (``1,250``), the change as a
-    percentage (``new`` where nothing was spent before), a rate too new to tell blank, dates as ``Fri 04 Dec 14:00`` (``already``
-    for a budget spent by the time of the table), blanks where there is nothing to show."""
+    percentage (``new`` where nothing was spent before), a rate too new to tell blank, dates as
+    ``Fri 04 Dec 14:00`` (``already`` for a budget spent by the time of the table), blanks where there
+    is nothing to show."""
     def amount(value: float) -> str:
         return "" if pd.isna(value) else f"{value:,.6g}"
+
+    def rate(value: float) -> str:
+        return "" if pd.isna(value) else f"{value:,.1f}"
 
     def change(row: pd.Series) -> str:
         if pd.notna(row["change"]):
@@ -80,5 +85,5 @@ def shown_period(table: pd.DataFrame, period: str) -> pd.DataFrame:
         return "already" if "now" in table.attrs and value <= table.attrs["now"] else f"{value:%a %d %b %H:%M}"
 
     return pd.DataFrame({"spent": table["spent"].map(amount), f"{period} before": table["before"].map(amount),
-                         "change": table.apply(change, axis=1), "per day": table["per_day"].map(lambda v: "" if pd.isna(v) else f"{v:,.1f}"),
+                         "change": table.apply(change, axis=1), "per day": table["per_day"].map(rate),
                          "runs out": table["runs_out"].map(date)}, index=table.index)

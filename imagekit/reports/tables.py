@@ -15,8 +15,8 @@ from ..ledger.forecasts import MIN_HISTORY, UNTAGGED, rate, runs_out, spending
 if TYPE_CHECKING:
     from ..models import Usage, User
 
-__all__ = ["duration_text", "spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits",
-           "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start", "shown_limits"]
+__all__ = ["duration_text", "spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time",
+           "limits", "forecast", "Forecast", "style_label", "MIN_HISTORY", "period_start", "shown_limits"]
 
 def style_label(style_id: int | float | None, names: dict[int, str] | None = None) -> str:
     """How a style is named in every table, chart and sheet: its name where the caller's styles

@@ -11,8 +11,8 @@ from pathlib import Path
 from tests.conftest import make_user
 
 LEDGER = Path(__file__).resolve().parents[2] / "imagekit" / "ledger"
-ORDER = ["entries", "columns", "store", "periods", "spool", "writer", "writes", "outage", "budgets", "alerts", "prices", "reconcile",
-         "forecasts", "export", "book", "recorder"]
+ORDER = ["entries", "columns", "store", "periods", "spool", "writer", "writes", "outage", "budgets", "alerts", "prices",
+         "reconcile", "forecasts", "export", "book", "recorder"]
 """Lowest first: a module may import those before it."""
 
 
