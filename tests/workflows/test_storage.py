@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+import uuid
 from contextlib import closing
 
 import pytest
@@ -87,7 +88,9 @@ def test_a_resumed_run_uploads_nothing_twice(connect, bucket, tmp_path):
 
 def test_any_fsspec_url_works_the_same(connect):
     ik = connect()
-    batch = ik.batch(["a kite"], style=ik.styles()[0]).run(out_dir="memory://imagekit-test/kites", progress=False)
+    # fsspec's memory file system is one per process: each run gets its own folder in it.
+    out_dir = f"memory://imagekit-test/kites-{uuid.uuid4().hex}"
+    batch = ik.batch(["a kite"], style=ik.styles()[0]).run(out_dir=out_dir, progress=False)
     file = batch.to_pandas()["file"].iloc[0]
     import fsspec
 
