@@ -45,9 +45,18 @@ def _embedded_sandbox(spec_exact: bool = False) -> EmbeddedSandbox:
                     "no IMAGEKIT_BASE_URL/IMAGEKIT_API_KEY, and the local sandbox needs "
                     f"pip install 'imagekit[sandbox]' ({exc.name} is missing)"
                 ) from exc
-            atexit.register(sandbox.stop)
+            atexit.register(_stop_at_exit, sandbox)
             _embedded[spec_exact] = sandbox
         return _embedded[spec_exact]
+
+
+def _stop_at_exit(sandbox: EmbeddedSandbox) -> None:
+    """Stop the embedded sandbox as the process ends; a Ctrl+C while it lets its last requests
+    finish leaves at once, quietly (what its database committed is kept: SQLite sees to that)."""
+    try:
+        sandbox.stop()
+    except KeyboardInterrupt:
+        log.debug("the embedded sandbox was left running as the process ended: Ctrl+C")
 
 
 def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -> EmbeddedSandbox:

@@ -124,9 +124,15 @@ class EmbeddedSandbox:
         if self._server is not None:
             remove_record(self.data_dir)
             self._server.should_exit = True
-            if self._thread is not None:
-                self._thread.join(timeout=30)
-            self._server = None
+            try:
+                if self._thread is not None:
+                    self._thread.join(timeout=30)
+            finally:  # a Ctrl+C in the wait too: a temporary folder goes all the same
+                self._server = None
+                self._remove_tmp()
+        self._remove_tmp()
+
+    def _remove_tmp(self) -> None:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None

@@ -94,3 +94,35 @@ def test_a_folder_served_by_a_process_that_cannot_be_joined_is_one_line(tmp_path
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "cannot reach" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "u").exists()
+
+
+STOPPING = """
+import threading, httpx, imagekit
+ik = imagekit.connect()
+httpx.post(f"{ik.config.base_url}/sandbox/faults", json={"latency": 60}, timeout=30).raise_for_status()
+threading.Thread(target=ik.me, daemon=True).start()  # still in flight when the script ends
+print("ready", flush=True)
+"""
+
+
+def test_a_ctrl_c_while_the_embedded_sandbox_stops_at_exit_leaves_at_once_and_quietly(tmp_path):
+    """The second Ctrl+C of a user who wants out: it lands while the process's sandbox waits for
+    its last request, and ends the process without a traceback."""
+    import signal
+    import time
+
+    from tests.helpers import wait_until
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
+    script = subprocess.Popen([sys.executable, "-c", STOPPING], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert script.stdout.readline() == "ready\n"
+        record = tmp_path / "sandbox" / "embedded.json"
+        wait_until(lambda: not record.exists(), timeout=60, what="the sandbox's stop at exit")  # its first step
+        time.sleep(0.5)  # into the wait for the request in flight (60 s of latency)
+        script.send_signal(signal.SIGINT)
+        _, err = script.communicate(timeout=30)  # at once, not after the 30-s join
+    finally:
+        script.kill()
+    assert "Traceback" not in err and "Exception ignored" not in err, err
