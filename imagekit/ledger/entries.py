@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..tags import current_tags
 
-__all__ = ["Entry", "Status", "Source", "BALANCE", "answered", "now", "account_of", "sandbox_account", "service_of",
+__all__ = ["Entry", "Status", "Source", "BALANCE", "answered", "in_sending_order", "now", "account_of", "sandbox_account", "service_of",
            "user_account"]
 
 BALANCE = "balance"
@@ -118,6 +118,19 @@ class Entry:
     unreadable: str | None = field(default=None, compare=False)
     """What of its stored row could not be read (a value an earlier version wrote that is not what its
     column means): left out, and said here. Never stored."""
+
+
+def in_sending_order(entries: list[Entry]) -> list[Entry]:
+    """``entries`` with each recovered create moved to just after the request it settles (the
+    ``no_response`` entry of its group): the service charged it then, not when a probe later found
+    its images, so it belongs between the same two balance readings."""
+    lost = {entry.group_id: place for place, entry in enumerate(entries)
+            if entry.status == Status.NO_RESPONSE and entry.group_id}
+    def place(item: tuple[int, Entry]) -> tuple[int, int]:
+        index, entry = item
+        sent = lost.get(entry.group_id or "", index) if entry.status == Status.RECOVERED else index
+        return (sent, 1) if sent < index else (index, 0)
+    return [entry for _, entry in sorted(enumerate(entries), key=place)]
 
 
 def answered(entry: Entry) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .entries import BALANCE, Entry
+from .entries import BALANCE, Entry, Status
 from .periods import checked_period, checked_zone, period_bounds
 
 if TYPE_CHECKING:
@@ -50,11 +50,16 @@ _HOUR = timedelta(hours=1)
 
 
 def spending(frame: pd.DataFrame) -> pd.DataFrame:
-    """The entries that spend or give back credits (balance readings left out), credits as numbers
-    (0 while unknown)."""
+    """The entries that spend or give back credits (balance readings left out, and a request whose
+    answer was lost once a probe recovered it: the recovered entry is that request), credits as
+    numbers (0 while unknown)."""
     import pandas as pd
 
-    spent = frame[frame["operation"] != BALANCE].copy()
+    spent = frame[frame["operation"] != BALANCE]
+    if {"status", "group_id"} <= set(spent.columns):  # a lost answer a probe settled is one request, told once
+        found = spent.loc[spent["status"] == Status.RECOVERED.value, "group_id"].dropna()
+        spent = spent[~((spent["status"] == Status.NO_RESPONSE.value) & spent["group_id"].isin(found))]
+    spent = spent.copy()
     spent["credits"] = pd.to_numeric(spent["credits"], errors="coerce").fillna(0.0)
     return spent
 

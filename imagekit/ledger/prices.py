@@ -152,9 +152,9 @@ class Estimate(float):
         """Whether every price was known (else the figure is an upper bound)."""
         return not self.unknown
 
-    def notes(self, budget: float | None = None) -> list[str]:
+    def notes(self, budget: float | None = None, spent: float = 0.0) -> list[str]:
         """What the figure rests on, in words: the prices it bounded and how, and a warning when it
-        passes ``budget``."""
+        passes what is left of ``budget`` once ``spent`` (by earlier runs) is taken off."""
         lines = []
         if self.unknown:
             images = sum(self.unknown.values())
@@ -163,9 +163,11 @@ class Estimate(float):
             lines.append(f"{images} image{'s' if images != 1 else ''} of {_listed(self.unknown)}, whose price this "
                          f"account has not seen: counted at {how} an image, the dearest price of its kind the plan "
                          f"shows; the charges will show the real one")
-        if budget is not None and self > budget:
-            lines.append(f"warning: {'' if self.exact else 'up to '}{self:g} credits, more than the budget of "
-                         f"{budget:g}: the run stops rather than pass it")
+        if budget is not None and self > budget - spent:
+            limit = f"the {max(budget - spent, 0):g} credits left of the budget of {budget:g}" if spent else \
+                f"the budget of {budget:g}"
+            lines.append(f"warning: {'' if self.exact else 'up to '}{self:g} credits, more than {limit}: the run "
+                         f"stops rather than pass it")
         return lines
 
     def __repr__(self) -> str:

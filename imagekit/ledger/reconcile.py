@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .entries import BALANCE, Entry, answered
+from .entries import BALANCE, Entry, answered, in_sending_order
 from .prices import create_key
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def stretches(entries: list[Entry], quiet: bool = False) -> list[Stretch]:
     found: list[Stretch] = []
     start: Entry | None = None
     between: list[Entry] = []
-    for entry in entries:
+    for entry in in_sending_order(entries):  # a charge is in the stretch its request was sent in
         if start is not None:
             between.append(entry)
         if entry.balance is not None and answered(entry) and (entry.operation == BALANCE or not quiet):

@@ -127,9 +127,15 @@ class Report:
             return "(no two balance readings yet)"
         ledger, billed = table["spent_by_ledger"].sum(), table["spent_by_balance"].sum()
         off = table[table["difference"].abs() > 1e-9]
-        verdict = "they agree" if off.empty else (
-            f"{len(off)} stretch{'es' if len(off) != 1 else ''} differ by {billed - ledger:+g} credits "
-            "(work done elsewhere, a grant, or a charge whose answer was lost)")
+        stretches = f"{len(off)} stretch{'es' if len(off) != 1 else ''}"
+        if off.empty:
+            verdict = "they agree"
+        elif abs(billed - ledger) < 1e-9:  # in all they agree: a charge was counted in a stretch next to its own
+            verdict = (f"they agree in all; {stretches} differ by up to {off['difference'].abs().max():g} credits, "
+                       "which cancel out (a charge recorded after a balance reading that already showed it)")
+        else:
+            verdict = (f"{stretches} differ by {billed - ledger:+g} credits (work done elsewhere, a grant, or a "
+                       "charge whose answer was lost)")
         line = (f"ledger {ledger:g} credits, balance change {billed:g} credits, from the first balance reading "
                 f"to the last: {verdict}")
         outside = (float(self.entries["credits"].sum()) if "credits" in self.entries else 0.0) - ledger

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
+import pandas as pd
 import pytest
 
 import imagekit
@@ -205,6 +207,11 @@ def test_the_agreement_line_counts_what_no_two_readings_enclose(connect):
     assert report.agreement() == (f"ledger {checked:g} credits, balance change {checked:g} credits, from the first "
                                   f"balance reading to the last: they agree; {spent - checked:g} more credits "
                                   "recorded outside those readings")
+    # Two stretches off by as much either way: a charge counted next to its own stretch, not money lost.
+    shifted = pd.DataFrame({"spent_by_ledger": [3.0, 5.0], "spent_by_balance": [8.0, 0.0], "difference": [5.0, -5.0]})
+    assert dataclasses.replace(report, reconciliation=shifted).agreement().startswith(
+        "ledger 8 credits, balance change 8 credits, from the first balance reading to the last: they agree in all; "
+        "2 stretches differ by up to 5 credits, which cancel out")
 
 
 def test_a_cancel_settles_the_edit_whose_answer_was_lost(connect):

@@ -57,3 +57,18 @@ def test_the_reconciliation_view_lays_ledger_and_balance_side_by_side():
         [5, 2, 1, 3], [2, 1, 0, 1]]
     assert isinstance(frame["from"].dtype, pd.DatetimeTZDtype)
     assert reconciliation([]).empty
+
+
+def test_a_create_whose_answer_was_lost_is_charged_in_the_stretch_it_was_sent_in():
+    """A probe finds the images after the balance was read again: the recovered entry belongs where
+    its lost request was, so both stretches agree, and the two entries are one request."""
+    from imagekit.ledger.forecasts import spending
+
+    lost = op(status=Status.NO_RESPONSE)
+    lost.group_id = "g.1"
+    found = op(credits=5, status=Status.RECOVERED)
+    found.group_id = "g.1"
+    entries = [reading(100), op(credits=3), lost, reading(92), found, op(credits=2), reading(90)]
+    assert reconciliation(entries)["difference"].tolist() == [0, 0]
+    frame = pd.DataFrame([vars(entry) for entry in entries])
+    assert spending(frame)["status"].tolist() == ["answered", "recovered", "answered"]
