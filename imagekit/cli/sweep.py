@@ -21,10 +21,10 @@ def add_sweep_commands(commands: Any) -> None:
     text = ("rows done, running (by whom), failed and left, credits spent, and the expected finish of a sweep, "
             "read from its journal")
     status = verbs.add_parser("status", help=text, description=text)
-    status.add_argument("--journal", default=os.environ.get("IMAGEKIT_JOURNAL_URL"), type=journal_option,
-                        help="the sweep's journal: its SQLite file or a postgresql:// URL (default: "
-                             "$IMAGEKIT_JOURNAL_URL)")
-    status.add_argument("name", help="the sweep's name (its [sweep] name)")
+    status.add_argument("--journal", type=journal_option,
+                        help="the sweep's journal: its SQLite file or a postgresql:// URL (default: the sweep "
+                             "file's, else $IMAGEKIT_JOURNAL_URL)")
+    status.add_argument("name", help="the sweep file, or the sweep's name (its [sweep] name) with --journal")
     status.set_defaults(run=cmd_status)
 
     text = "run the sweep a TOML file describes (what is done already is not run again)"
@@ -45,24 +45,42 @@ def cmd_status(args: argparse.Namespace) -> int:
     from ..workflows.local_journal import LocalJournal
     from ..workflows.shared_journal import SharedJournal, is_url
 
-    if not args.journal:
-        raise ConfigError("sweep status reads the sweep's journal: --journal FILE.sqlite or postgresql://... "
-                          "(or IMAGEKIT_JOURNAL_URL)")
-    if not is_url(args.journal) and not Path(args.journal).is_file():
-        raise ConfigError(f"no journal at {args.journal}: give the journal file the sweep runs with")
-    journal = SharedJournal(args.journal, args.name) if is_url(args.journal) else LocalJournal(args.journal)
+    name, shown, where, from_file = _sweep_and_journal(args.name, args.journal)
+    if not where:
+        raise ConfigError(f"{args.name} keeps no journal (its [sweep] has no journal and no local out_dir): "
+                          "there is nothing to read" if from_file else
+                          "sweep status reads the sweep's journal: give the sweep file, or its name with "
+                          "--journal FILE.sqlite or postgresql://... (or IMAGEKIT_JOURNAL_URL)")
+    if not is_url(where) and not Path(where).is_file():
+        raise ConfigError(f"no journal at {where}: " + ("the sweep has not run yet" if from_file
+                                                        else "give the journal file the sweep runs with"))
+    journal = SharedJournal(where, name) if is_url(where) else LocalJournal(where)
     try:
         found = journal.status()
-        recorded = journal.recorded_name() if isinstance(journal, LocalJournal) else args.name
+        recorded = journal.recorded_name() if isinstance(journal, LocalJournal) else name
     finally:
         journal.close()
-    if recorded not in (None, args.name):  # a journal file holds one sweep, named by its first run
-        raise ConfigError(f"{args.journal} holds the sweep {recorded!r}, not {args.name!r}")
+    if (recorded or "") != name and recorded is not None:  # a journal file holds one sweep, named by its first run
+        raise ConfigError(f"{where} holds the sweep {recorded!r}, not {shown!r}")
     if not found["total"]:
-        where = args.journal.rsplit("#", 1)[0] if is_url(args.journal) else args.journal
-        raise ConfigError(f"no sweep named {args.name!r} in {where}")
-    print("\n".join(status_lines(args.name, found)))
+        raise ConfigError(f"no sweep named {shown!r} in {where.rsplit('#', 1)[0] if is_url(where) else where}")
+    print("\n".join(status_lines(shown, found)))
     return 0
+
+
+def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str | None, bool]:
+    """(the sweep's name, the name to show, its journal, whether NAME is a file) for ``sweep status NAME``: NAME is a sweep
+    file (its name, and the journal its runs keep unless --journal says otherwise) or a sweep's name."""
+    from pathlib import Path
+
+    if not (named.endswith(".toml") or Path(named).is_file()):
+        return named, named, journal or os.environ.get("IMAGEKIT_JOURNAL_URL"), False
+    from ..workflows.batch import journal_location
+    from ..workflows.sweep_file import load_sweep
+
+    sweep = load_sweep(named)
+    where = journal_location(journal or sweep.settings.get("journal"), sweep.settings.get("out_dir"))
+    return sweep.name or "", sweep.name or sweep.path.stem, None if where is None else str(where), True
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -102,20 +120,38 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_estimate(args: argparse.Namespace) -> int:
     import imagekit
 
+    from ..workflows.journal import FINISHED
     from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(args.file)
     with imagekit.connect() as client:
         batch = sweep.batch(client)
         credits = batch.estimate()
+        kept = batch.recorded(sweep.settings.get("journal"), sweep.settings.get("out_dir"))
+        done = {key for key, entry in kept.items() if entry.status in FINISHED}
+        left = batch.estimate(skip=done) if done else credits
     budget = sweep.settings.get("budget")
     images = sum(row.count for row in batch.rows)
-    print(f"sweep {sweep.name or sweep.path.stem}: {len(batch)} request{'' if len(batch) == 1 else 's'}, "
-          f"{images} image{'' if images == 1 else 's'}, {'about' if credits.exact else 'at most'} {credits:g} credits"
+    print(f"sweep {sweep.name or sweep.path.stem}: {_count(len(batch), 'request')}, {_count(images, 'image')}, "
+          f"{'about' if credits.exact else 'at most'} {credits:g} credits"
           + (f" (budget {budget:g})" if budget is not None else ""))
-    for note in credits.notes(budget):
+    if done:  # a rerun sends only what is not done: say what that costs
+        spent = _spent(kept)
+        rest = len(batch) - len(done)
+        print(f"  {_count(len(done), 'row')} done already ({spent:g} credits spent): "
+              + (f"the {_count(rest, 'row')} left, {'about' if left.exact else 'at most'} {left:g} credits"
+                 if rest else "nothing left to run"))
+    for note in left.notes(budget, _spent(kept)):
         print(f"  {note}")
     return 0
+
+
+def _spent(kept: dict[str, Any]) -> float:
+    return sum(entry.credits or 0.0 for entry in kept.values())
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def status_lines(name: str, found: dict[str, Any], now: datetime | None = None) -> list[str]:

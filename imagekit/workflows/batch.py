@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from ..models import Style, User
     from .export import Export
 
-__all__ = ["Batch", "ENV_JOURNAL_URL"]
+__all__ = ["Batch", "ENV_JOURNAL_URL", "journal_location"]
 
 INTERRUPTED = "interrupted (Ctrl+C)"
 """Why a run stopped when its caller pressed Ctrl+C (its rows not sent are skipped: a rerun sends them)."""
@@ -84,6 +84,23 @@ def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
 def _progress(entry: RowRecord) -> tuple[str, int, str]:
     """What moves when a run does anything for a row: its state, its attempts, its images."""
     return entry.status, entry.attempts, repr(entry.images)
+
+
+def journal_location(journal: PathLike | None = None, out_dir: PathLike | Store | None = None) -> str | Path | None:
+    """Where a run keeps its journal: ``journal``, else IMAGEKIT_JOURNAL_URL, else ``journal.sqlite`` in
+    a local ``out_dir``; None for one in memory. A SQLite file whose folder exists or a postgresql://
+    URL, else one line (ConfigError)."""
+    chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
+    if chosen is not None:
+        chosen = checked_location(chosen, "a journal")
+        if is_url(str(chosen)):
+            return str(chosen)
+        if journal is not None:
+            return Path(journal)
+    out = out_dir if isinstance(out_dir, Store) or out_dir is None else Store(out_dir)
+    if out is not None and not out.remote:
+        return Path(out.location) / "journal.sqlite"
+    return None
 
 
 class Batch:
@@ -141,13 +158,14 @@ class Batch:
 
     # --- before running ---------------------------------------------------------------------
 
-    def estimate(self, budget: float | None = None) -> Estimate:
-        """Credits the whole batch costs, from the plan's prices, the caller's styles and the prices
-        its ledger learned: a number, whose ``notes()`` say which prices are unknown and how they were
-        bounded (a ``BudgetWarning`` when it passes ``budget``). Every row was checked when the batch
-        was made; a style given by name is resolved here, among the caller's styles."""
+    def estimate(self, budget: float | None = None, skip: Collection[str] = ()) -> Estimate:
+        """Credits the whole batch costs (but the rows whose keys are in ``skip``: those done already,
+        say), from the plan's prices, the caller's styles and the prices its ledger learned: a number,
+        whose ``notes()`` say which prices are unknown and how they were bounded (a ``BudgetWarning``
+        when it passes ``budget``). Every row was checked when the batch was made; a style given by
+        name is resolved here, among the caller's styles."""
         prices = self._portal_call(self._load_prices)
-        estimate = prices.estimate((row.style, row.collection, row.count) for row in self.rows)
+        estimate = prices.estimate((row.style, row.collection, row.count) for row in self.rows if row.key not in skip)
         if budget is not None and estimate > budget:
             warnings.warn(estimate.notes(budget)[-1], BudgetWarning, stacklevel=2)
         return estimate
@@ -224,7 +242,7 @@ class Batch:
                    out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
         out = Store(out_dir) if out_dir is not None else None
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
-        where = self._journal_location(journal, out)  # refused before out_dir is made
+        where = journal_location(journal, out)  # refused before out_dir is made
         folder = None
         if self._names_styles():  # resolved first: the rows' keys name the files out_dir holds and the journal's rows
             await self._load_prices(client)
@@ -296,21 +314,6 @@ class Batch:
                  *thumbnail_ids(styles)]
         return identity, described, prices, max((i for i in known if i is not None), default=None)
 
-    def _journal_location(self, journal: PathLike | None, out: Store | None) -> str | Path | None:
-        """Where this run keeps its journal: ``journal``, else IMAGEKIT_JOURNAL_URL, else ``journal.sqlite``
-        in a local ``out_dir``; None for one in memory. A SQLite file whose folder exists or a
-        postgresql:// URL, else one line."""
-        chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
-        if chosen is not None:
-            chosen = checked_location(chosen, "a journal")
-            if is_url(str(chosen)):
-                return str(chosen)
-            if journal is not None:
-                return Path(journal)
-        if out is not None and not out.remote:
-            return Path(out.location) / "journal.sqlite"
-        return None
-
     def _open_journal(self, where: str | Path | None, lease: float) -> Journal:
         """The journal at ``where`` (None: in memory); this object's own when it is open there already,
         so a re-run resumes."""
@@ -326,15 +329,20 @@ class Batch:
     def recorded_credits(self, journal: PathLike | None = None, out_dir: PathLike | None = None) -> float:
         """The credits that the journal ``run(out_dir=..., journal=...)`` keeps records as spent on this
         batch's rows by earlier runs (0 for a journal not made yet, or one in memory)."""
-        where = self._journal_location(journal, Store(out_dir) if out_dir is not None else None)
+        return sum(entry.credits or 0.0 for entry in self.recorded(journal, out_dir).values())
+
+    def recorded(self, journal: PathLike | None = None, out_dir: PathLike | None = None) -> dict[str, RowRecord]:
+        """What the journal ``run(out_dir=..., journal=...)`` keeps of this batch's rows from earlier
+        runs, by row key (nothing for a journal not made yet, or one in memory)."""
+        where = journal_location(journal, out_dir)
         if where is None or (isinstance(where, Path) and not where.is_file()):
-            return 0.0
+            return {}
         if self._names_styles():  # rows are journaled by their keys, which hold the styles' ids
             self._portal_call(self._load_prices)
         kept = SharedJournal(where, self.name or "") if isinstance(where, str) else LocalJournal(where, self.name or "")
         try:
             keys = {row.key for row in self.rows}
-            return sum(entry.credits or 0.0 for key, entry in kept.load().items() if key in keys)
+            return {key: entry for key, entry in kept.load().items() if key in keys}
         finally:
             kept.close()
 

@@ -97,6 +97,10 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     status = capsys.readouterr().out.splitlines()
     assert status[0].startswith("sweep lighthouses: 4 of 4 rows done, 0 running, 0 failed, 0 uncertain, 0 left;")
     assert status[1:] == ["  nothing left to run"]
+    assert main(["sweep", "status", "sweep.toml"]) == 0  # the file names its sweep and journal
+    assert capsys.readouterr().out.splitlines() == status
+    assert main(["sweep", "estimate", "sweep.toml"]) == 0  # what a rerun would cost: nothing
+    assert capsys.readouterr().out.splitlines()[1] == f"  4 rows done already ({spent}): nothing left to run"
     assert main(["sweep", "status", "--journal", journal, "lighthouse"]) != 0  # a name it does not hold
     assert "holds the sweep 'lighthouses', not 'lighthouse'" in capsys.readouterr().err
     assert main(["sweep", "status", "--journal", str(tmp_path / "nothing.sqlite"), "lighthouses"]) != 0
@@ -152,6 +156,15 @@ def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypat
                       "credits reached (4 of them spent by earlier runs)",
                       "  nothing run this time, 2 rows left: no dataset written and no MLflow run logged this time"]
     assert before - balance(box, key) == 4
+    assert main(["sweep", "estimate", str(path)]) == 0  # the rows left, against what is left of the budget
+    assert capsys.readouterr().out.splitlines() == [
+        "sweep kites: 4 requests, 4 images, about 8 credits (budget 5)",
+        "  2 rows done already (4 credits spent): the 2 rows left, about 4 credits",
+        "  warning: 4 credits, more than the 1 credits left of the budget of 5: the run stops rather than pass it"]
+    (tmp_path / "never.toml").write_text("[sweep]\nname = \"never\"\njournal = \"never.sqlite\"\n[axes]\nprompt = [\"a\"]\nstyle = [1]\n")
+    assert main(["sweep", "status", str(tmp_path / "never.toml")]) == 1
+    refused = capsys.readouterr().err
+    assert refused.startswith("error: no journal at ") and refused.endswith("never.sqlite: the sweep has not run yet\n")
 
 
 def test_a_run_whose_rows_fail_says_why_and_exits_non_zero(box, tmp_path, monkeypatch, capsys):
