@@ -31,3 +31,20 @@ def test_a_flag_says_what_it_does_and_an_option_shows_its_default():
     assert "(default: True)" not in helps and "(default: False)" not in helps
     assert "--no-progress  no progress bar\n" in helps
     assert "(default: 8800)" in helps  # a value's default is still shown
+
+
+def test_a_word_no_command_takes_is_refused_by_the_command_it_followed(capsys):
+    """Every command's name in its own refusal: ``imagekit usage export``, not ``imagekit``."""
+    for each in parsers(build_parser()):
+        words = each.prog.split()[1:]
+        with pytest.raises(SystemExit) as refused:
+            build_parser().parse_args([*words, *(["d.csv"] if words[-1:] == ["export"] else []), "--bogus"])
+        said = capsys.readouterr().err
+        assert refused.value.code == 2 and said.count("\n") == 1, said
+        assert said.startswith(f"error: {each.prog}: ") and said.endswith(f" (see {each.prog} --help)\n"), said
+        assert "_command" not in said, said  # a missing command is COMMAND or VERB, not a variable's name
+
+
+def test_the_usage_line_shows_the_report_and_its_export():
+    usage = next(each for each in parsers(build_parser()) if each.prog == "imagekit usage")
+    assert usage.format_usage() == "usage: imagekit usage [options]\n       imagekit usage export DEST [options]\n"

@@ -70,7 +70,8 @@ def test_the_sweep_files_numbers_are_the_programs(tmp_path, monkeypatch, capsys)
             commands[-1][1].append(line[2:])
         elif line.strip():
             commands.append((line.split("#")[0].split()[1:], []))
-    assert [argv[:2] for argv, _ in commands] == [["sweep", "estimate"], ["sweep", "run"], ["sweep", "estimate"]]
+    assert [argv[:2] for argv, _ in commands] == [["sweep", "estimate"], ["sweep", "run"], ["sweep", "estimate"],
+                                                  ["sweep", "status"]]
     for argv, shown in commands:
         capsys.readouterr()
         assert main(argv) == 0

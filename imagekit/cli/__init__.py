@@ -23,7 +23,7 @@ def build_parser() -> Parser:
     parser = Parser(prog="imagekit", description="imagekit: the local sandbox, the demo job and the credit "
                                                  "usage report. Run a command with --help for its options.")
     parser.add_argument("--version", action="version", version=f"imagekit {VERSION}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_sandbox_commands(commands)
     add_demo_command(commands)
     add_usage_command(commands)

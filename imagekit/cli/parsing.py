@@ -38,8 +38,30 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        print(f"error: {self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
-        sys.exit(2)
+        _refuse(self.prog, message)
+
+    def parse_known_args(self, args=None, namespace=None):
+        parsed, extras = super().parse_known_args(args, namespace)
+        if not hasattr(parsed, _COMMAND):  # the innermost command parsed sets it first; the rest keep it
+            setattr(parsed, _COMMAND, self.prog)
+        return parsed, extras
+
+    def parse_args(self, args=None, namespace=None):
+        """The options; a word no command takes is refused by the command it was typed after
+        (``imagekit usage export: unrecognized arguments: --bogus``), not by ``imagekit``."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            _refuse(getattr(parsed, _COMMAND), f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+
+_COMMAND = "_command_prog"
+"""Where a parsed namespace keeps the innermost command's name, for the one line a mistake gets."""
+
+
+def _refuse(prog: str, message: str) -> NoReturn:
+    print(f"error: {prog}: {message} (see {prog} --help)", file=sys.stderr)
+    sys.exit(2)
 
 
 def command(commands, name: str, text: str) -> argparse.ArgumentParser:

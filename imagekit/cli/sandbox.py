@@ -25,13 +25,13 @@ def add_sandbox_commands(commands: Any) -> None:
     from ..sandbox.settings import SandboxSettings
 
     sandbox = command(commands, "sandbox", "the local sandbox service").add_subparsers(
-        dest="sandbox_command", required=True)
+        dest="sandbox_command", required=True, metavar="COMMAND")
     init = command(sandbox, "init", "create (or upgrade) the database, plans and demo user; print its API key")
     init.add_argument("--data", required=True, type=folder_option, help="data directory")
     _db_option(init)
     init.set_defaults(run=cmd_init)
 
-    user = command(sandbox, "user", "manage users").add_subparsers(dest="user_command", required=True)
+    user = command(sandbox, "user", "manage users").add_subparsers(dest="user_command", required=True, metavar="VERB")
     add = command(user, "add", "add a user and print its API key")
     add.add_argument("--data", required=True, type=folder_option, help="data directory")
     _db_option(add)

@@ -39,15 +39,22 @@ def add_sweep_commands(commands: Any) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    print("\n".join(status_lines(*_read_status(args.name, args.journal))))
+    return 0
+
+
+def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any]]:
+    """(the name to show, ``Journal.status()``) of the sweep ``sweep status NAME`` names; one line
+    (ConfigError) when there is no journal to read, or no such sweep in it."""
     from pathlib import Path
 
     from ..errors import ConfigError
     from ..workflows.local_journal import LocalJournal
     from ..workflows.shared_journal import SharedJournal, is_url
 
-    name, shown, where, from_file = _sweep_and_journal(args.name, args.journal)
+    name, shown, where, from_file = _sweep_and_journal(named, journal_at)
     if not where:
-        raise ConfigError(f"{args.name} keeps no journal (its [sweep] has no journal and no local out_dir): "
+        raise ConfigError(f"{named} keeps no journal (its [sweep] has no journal and no local out_dir): "
                           "there is nothing to read" if from_file else
                           "sweep status reads the sweep's journal: give the sweep file, or its name with "
                           "--journal FILE.sqlite or postgresql://... (or IMAGEKIT_JOURNAL_URL)")
@@ -64,8 +71,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         raise ConfigError(f"{where} holds the sweep {recorded!r}, not {shown!r}")
     if not found["total"]:
         raise ConfigError(f"no sweep named {shown!r} in {where.rsplit('#', 1)[0] if is_url(where) else where}")
-    print("\n".join(status_lines(shown, found)))
-    return 0
+    return shown, found
 
 
 def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str | None, bool]:
@@ -89,8 +95,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(args.file)
-    with imagekit.connect() as client:
-        outcome = sweep.run(client, progress=args.progress)
+    try:
+        with imagekit.connect() as client:
+            outcome = sweep.run(client, progress=args.progress)
+    except KeyboardInterrupt:  # how far it got, from its journal, before the one line that says why it ended
+        _tell_progress(args.file)
+        raise
     batch = outcome.batch
     table = batch.to_pandas() if len(batch) else None
     states = table["row_status"].value_counts() if table is not None else None
@@ -115,6 +125,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"MLflow run: {outcome.mlflow_run}")
     # Rows failed, or new work stopped (a budget, the balance): the sweep is not over, and says why above.
     return 1 if (failed is not None and len(failed)) or batch.stopped else 0
+
+
+def _tell_progress(file: str) -> None:
+    """After a Ctrl+C: the sweep's state as its journal holds it, and that a rerun finishes it (nothing,
+    when there is no journal to read: the run did not get that far, or keeps its journal in memory)."""
+    from ..errors import ImagekitError
+
+    try:
+        shown, found = _read_status(file, None)
+    except ImagekitError:
+        return
+    left = found["total"] - found["done"] - found["failed"] - found["uncertain"]
+    print(status_lines(shown, found)[0].replace(": ", ": interrupted with ", 1)
+          + ("; run it again to finish it" if left else ""), flush=True)
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:

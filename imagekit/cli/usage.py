@@ -20,6 +20,7 @@ def add_usage_command(commands: Any) -> None:
     usage = command(commands, "usage", "credit usage report of the configured account (IMAGEKIT_BASE_URL "
                                         "and IMAGEKIT_API_KEY, else the local sandbox's demo account): print "
                                         "it, and with --out write CSV and PNG files")
+    usage.usage = "%(prog)s [options]\n       %(prog)s export DEST [options]"  # the report, or its charges as a file
     usage.add_argument("--out", type=folder_option,
                        help="also write the CSV (and PNG) files to this folder: a new or empty one, or one an "
                             "earlier report wrote (only its files are replaced)")
@@ -196,7 +197,7 @@ def _refuse_unknown_account(ledger: Any, account: str) -> None:
 
 def add_export_command(usage: Any) -> None:
     """``imagekit usage export DEST``: the ledger's charges as a file (``imagekit usage`` alone stays the report)."""
-    verbs = usage.add_subparsers(dest="verb", metavar="export")
+    verbs = usage.add_subparsers(dest="verb", metavar="export", prog=usage.prog)
     export = command(verbs, "export", "write one row per charge of the ledger, with its tags, to a file or any "
                                       "fsspec URL: CSV, Parquet or a FinOps FOCUS 1.0 file (reads the ledger only)")
     export.add_argument("dest", help="the file to write (a path or a URL such as s3://bucket/spend.csv)")

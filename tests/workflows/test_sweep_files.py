@@ -215,12 +215,15 @@ def test_ctrl_c_lets_the_requests_in_flight_finish_and_the_ledger_agrees_with_th
     assert run.returncode == 130 and "stopping; the requests in flight" in printed, printed
     control(box, "DELETE", "faults")
 
-    status = console_script("sweep", "status", "--journal", str(tmp_path / "journal.sqlite"), "lighthouses",
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    status = console_script("sweep", "status", "sweep.toml", cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     line = status.communicate(timeout=120)[0].splitlines()[0]
     done = int(line.split(": ")[1].split(" of ")[0])
     assert f"{done} of 6 rows done, 0 running, 0 failed, 0 uncertain, {6 - done} left" in line, line
     assert 0 < done < 6
+    # The interrupted run said as much, before the line that says why it ended.
+    told = line.replace(": ", ": interrupted with ", 1) + "; run it again to finish it"
+    assert printed.splitlines()[-2:] == [told, "interrupted"], printed
     ledger = Ledger(tmp_path / "home" / "ledger.sqlite")
     assert ledger.total() == pytest.approx(before - balance(client)) == pytest.approx(done * client.styles()[0].credit_cost)
     ledger.close()
