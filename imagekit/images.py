@@ -101,9 +101,10 @@ class _Handle(Generic[ClientT]):
         """How the image was made, as far as this handle knows (its create or edit, when it came from
         one): what a file saved from it carries inside (see ``imagekit.read_provenance``)."""
         from .provenance import Provenance
+        from .provenance.record import file_service
 
         origin = self._origin or Provenance.of_meta(self.id, self.info if self._knows_meta() else None)
-        return origin.completed(credits=self.credits, service=self._client.config.base_url)
+        return origin.completed(credits=self.credits, service=file_service(self._client.config))
 
     def _knows_meta(self) -> bool:
         """Whether ``info`` is the image's metadata (what a handle not made here can tell of its request)."""

@@ -2,7 +2,8 @@
 count; an edit's parent and operation), the image and request ids, the credits and the service.
 
 Stored as flat text fields (name -> text), the form every container holds: PNG text chunks, XMP
-properties. The service is its base URL without user, password or query: never a key.
+properties. The service is its lasting name: a base URL without user, password or query (never a
+key), or the embedded sandbox's data id.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from typing import TYPE_CHECKING, Any
 
-from ..config import VERSION
+from ..config import SANDBOX_SERVICE, VERSION, service_of_url
 from ..validation import image_id_of
 
-__all__ = ["Provenance", "SOFTWARE", "service_of", "CREATE_PARAMS", "NOT_KEPT", "UNKNOWN"]
+if TYPE_CHECKING:
+    from ..config import Config
+
+__all__ = ["Provenance", "SOFTWARE", "file_service", "service_of", "CREATE_PARAMS", "NOT_KEPT", "UNKNOWN"]
 
 SOFTWARE = f"imagekit {VERSION}"
 CREATE_PARAMS = ("collection", "image", "seed", "random_prompt", "initial_prompt", "enhanced_prompt",
@@ -30,14 +33,20 @@ UNKNOWN = "unknown"
 _RATIOS = {(1, 1): "1:1", (3, 4): "3:4", (4, 3): "4:3", (9, 16): "9:16", (16, 9): "16:9"}
 
 
-def service_of(base_url: str) -> str:
-    """A base URL as a file may show it: scheme, host, port and path only."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    netloc = f"[{host}]" if ":" in host else host
-    if parts.port is not None:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+def file_service(config: Config) -> str:
+    """The service a file names for a client's images: the embedded sandbox by its data's id (its
+    port is new each session), any other by its base URL (``Config.service`` may be a name people
+    chose, which says nothing to another machine)."""
+    return config.service if config.service.startswith(f"{SANDBOX_SERVICE} ") else config.base_url
+
+
+def service_of(service: str) -> str:
+    """A service as a file may show it: its lasting name (``Config.service``: an embedded sandbox's
+    ``imagekit sandbox <its data's id>``, whose port is new each session), or a base URL's scheme,
+    host, port and path only (never a user, password or query)."""
+    if service.startswith(f"{SANDBOX_SERVICE} "):
+        return service
+    return service_of_url(service)
 
 
 @dataclass(frozen=True)
@@ -65,7 +74,7 @@ class Provenance:
     credits: float | None = None
     """Credits the image cost (a create's share per image), when known."""
     service: str | None = None
-    """The service's base URL (``service_of``)."""
+    """The service that made it (``service_of``)."""
     software: str = SOFTWARE
     """What wrote the file."""
 

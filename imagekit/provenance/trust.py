@@ -14,13 +14,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import SANDBOX_SERVICE
 from ..errors import ValidationError
 from ..validation import EDIT_PARAMS, check_create, check_edit
 from .record import CREATE_PARAMS, NOT_KEPT, UNKNOWN, Provenance
 
 __all__ = ["Request", "request_of"]
 
-_SERVICE = re.compile(r"https?://[\x21-\x7e]{1,2000}")
+_SERVICE = re.compile(rf"https?://[\x21-\x7e]{{1,2000}}|{SANDBOX_SERVICE} [0-9a-f]{{32}}")
+"""The services a file names: a base URL, or an embedded sandbox by its data's id (``service_of``)."""
 
 
 @dataclass(frozen=True)

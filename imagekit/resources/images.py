@@ -184,8 +184,9 @@ def _save_path(path: str | os.PathLike[str]) -> Path:
 
 def _record(config: Config, image_id: int, provenance: Provenance | None) -> Provenance:
     from ..provenance import Provenance
+    from ..provenance.record import file_service
 
-    return (provenance or Provenance.of_meta(int(image_id), None)).completed(service=config.base_url)
+    return (provenance or Provenance.of_meta(int(image_id), None)).completed(service=file_service(config))
 
 
 class Images(Namespace):

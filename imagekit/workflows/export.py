@@ -32,6 +32,7 @@ from ..models.status import COMPLETED
 from ..ownership import OwnedFolder
 from ..provenance import Provenance
 from ..provenance.embed import embed
+from ..provenance.record import file_service
 from ..reports.sheets import read_now
 from ..storage import Location, Store, split, spool
 from .outputs import provenance_of
@@ -107,7 +108,7 @@ def batch_items(images: Iterable[tuple[Row, RowRecord, ImageRecord]], client: Cl
             error = image.get("error") or entry.error
             left_out[f"{status} ({error})" if error else status] += 1
             continue
-        record = provenance_of(row, entry, image, client.config.base_url)
+        record = provenance_of(row, entry, image, file_service(client.config))
         done = entry.sent_at + entry.latency if entry.sent_at is not None and entry.latency is not None else None
         values = {"prompt": row.options["prompt"], "style": row.style,
                   "style_label": None if row.style is None else style_label(row.style, style_names),

@@ -33,6 +33,7 @@ from ..ownership import NotOursError, OwnedFolder
 from ..provenance import Provenance
 from ..provenance.embed import write
 from ..provenance.read import fields_of
+from ..provenance.record import file_service
 from ..storage import Store, spool
 
 if TYPE_CHECKING:
@@ -54,11 +55,12 @@ def file_name(row: Row, number: int) -> str:
     return f"{row.index:04d}-{slug}-{number}.png"
 
 
-def provenance_of(row: Row, entry: RowRecord, image: ImageRecord, base_url: str) -> Provenance:
-    """How a batch image was made: its row's create, its group id, its credits, the service."""
+def provenance_of(row: Row, entry: RowRecord, image: ImageRecord, service: str) -> Provenance:
+    """How a batch image was made: its row's create, its group id, its credits, the service
+    (``Config.service``)."""
     options = {**row.options, "count": image["count"]} if "count" in image else row.options  # a remade one's create
     return Provenance.of_create(image["id"], row.options["prompt"], options, request_id=image.get("group", entry.group_id),
-                                credits=entry.image_credits(image), service=base_url)
+                                credits=entry.image_credits(image), service=service)
 
 
 async def store_image(client: AsyncClient, store: Store, name: str, record: Provenance) -> str:
@@ -150,7 +152,7 @@ async def store_missing(journal: Journal, rows: Sequence[Row], store: Store,
             client = client_of(entry.account)
             try:
                 image["file"] = await store_image(client, store, name, provenance_of(row, entry, image,
-                                                                                      client.config.base_url))
+                                                                                      file_service(client.config)))
             except APIError as exc:
                 log.warning("imagekit: image %s of row %s cannot be stored again: %s", image["id"], row.key, exc)
                 continue

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BudgetExceededError, ValidationError
 from ..provenance.read import read_provenance
-from ..provenance.record import Provenance, service_of
+from ..provenance.record import Provenance, file_service, service_of
 from ..provenance.trust import Request, request_of
 
 if TYPE_CHECKING:
@@ -47,9 +47,9 @@ def reproduce(path: str | os.PathLike[str], client: Client | None = None, *, max
 
         client = connect()
     cost = price(record, client, where)
-    here = service_of(client.config.base_url)
+    here = service_of(file_service(client.config))
     made = "" if record.service in (None, here) else f" (it was made at {record.service})"
-    print(f"Reproducing image {record.image_id} at {here}{made}: {record.describe()}, "
+    print(f"Reproducing image {record.image_id} at {client.config.base_url}{made}: {record.describe()}, "
           f"{'about' if cost.exact else 'at most'} {cost:g} credits")
     for note in cost.notes():
         print(f"  {note}")

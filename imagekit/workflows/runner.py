@@ -51,6 +51,7 @@ from ..errors import (
 from ..ledger import Entry, Prices, Source, Status
 from ..models import FAILED, PENDING
 from ..ownership import NotOursError
+from ..provenance.record import file_service
 from .feed import Feed
 from .journal import ImageRecord, Journal, RowLost, RowRecord
 from .options import RunOptions
@@ -451,7 +452,7 @@ class Runner:
         for n, image in enumerate(entry.images):
             if store is None or image["status"] == FAILED or image.get("file"):
                 continue
-            record = provenance_of(row, entry, image, self.client.config.base_url)
+            record = provenance_of(row, entry, image, file_service(self.client.config))
             try:  # the download is retried by the client's policy, a stream cut short included
                 image["file"] = await store_image(self.client, store, file_name(row, n), record)
             except (StorageUnavailableError, NotOursError) as exc:  # the store's state, not the row's: stop there

@@ -108,3 +108,27 @@ def test_a_file_saved_from_an_image_handle_says_what_the_metadata_shows_and_is_r
                                                        r"was saved from an image whose request the service does not show"):
         imagekit.reproduce(tmp_path / "elsewhere.png", ik)
     assert capsys.readouterr().out == "" and balance(ik) == before
+
+
+def test_a_file_from_the_embedded_sandbox_names_it_by_its_data_not_its_port(tmp_path):
+    """The sandbox of IMAGEKIT_HOME listens on a new port each session: a file made in yesterday's
+    session is reproduced today at the same service, not 'made at http://127.0.0.1:<old port>'."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
+    make = ("import imagekit; ik = imagekit.connect(); "
+            "ik.create('a fox', style=ik.styles()[0]).images[0].save('fox.png'); print(ik.config.base_url)")
+    again = "import imagekit; imagekit.reproduce('fox.png')"
+    runs = []
+    for script in (make, again):
+        runs.append(subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True,
+                                   text=True, timeout=180))
+        assert runs[-1].returncode == 0, runs[-1].stderr[-2000:]
+    service = imagekit.read_provenance(tmp_path / "fox.png").service
+    assert re.fullmatch(r"imagekit sandbox [0-9a-f]{32}", service or ""), service
+    said = runs[1].stdout.splitlines()[0]
+    assert said.startswith("Reproducing image ") and "made at" not in said, said
+    assert runs[0].stdout.strip() not in said  # another session, another port: the same service
