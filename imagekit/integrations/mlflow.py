@@ -35,11 +35,12 @@ COMPLETED = "COMPLETED"
 
 
 def log_batch(batch: Batch, run_name: str | None = None, *, experiment: str | None = None,
-              images: bool = True) -> str:
+              images: bool = True, artifacts: str | None = None) -> str:
     """Record ``batch`` (after ``run``) as one run: its axes and defaults as params; images, failures,
     credits and latency p50/p95 as metrics; ``results.json`` (the results table, as
     ``mlflow.log_table`` writes it), ``grid.json``, ``contact_sheet.png`` and, with ``images``, every
-    finished image under ``images/``; its tags as run tags."""
+    finished image under ``images/``; its tags as run tags. ``artifacts``: where an ``experiment``
+    this call creates keeps its artifacts (default: MLflow's)."""
     from ..workflows.rows import split_grid
 
     mlflow = require("mlflow", "mlflow")
@@ -53,7 +54,7 @@ def log_batch(batch: Batch, run_name: str | None = None, *, experiment: str | No
                "not_run": sum(entry is None or entry.status in ("pending", "skipped") for entry in entries),
                "credits_spent": sum(entry.credits or 0 for entry in entries if entry is not None),
                **latency_metrics([entry.latency for entry in entries if entry is not None])}
-    with _run(mlflow, run_name, experiment, batch.tags, "batch", batch.client) as run, \
+    with _run(mlflow, run_name, experiment, batch.tags, "batch", batch.client, artifacts) as run, \
             tempfile.TemporaryDirectory(prefix="imagekit-mlflow-") as scratch:
         mlflow.log_params(_params({**constants, **{f"axis.{k}": v for k, v in axes.items()}}))
         if batch.stopped:
@@ -137,15 +138,17 @@ def latency_metrics(latencies: Sequence[float | None]) -> dict[str, float]:
 
 @contextmanager
 def _run(mlflow: Any, run_name: str | None, experiment: str | None, tags: Mapping[str, str], kind: str,
-         client: Client | AsyncClient) -> Iterator[Any]:
-    """An MLflow run in ``experiment`` (or MLflow's active one), nested in the active run if any,
-    tagged with the imagekit tags in effect, ``tags`` over them, and what was logged from where."""
+         client: Client | AsyncClient, artifacts: str | None = None) -> Iterator[Any]:
+    """An MLflow run in ``experiment`` (or MLflow's active one; made with ``artifacts`` as its
+    artifact location when new), nested in the active run if any, tagged with the imagekit tags in
+    effect, ``tags`` over them, and what was logged from where."""
     with _quiet("mlflow", "alembic"):
         parent = mlflow.active_run()
         experiment_id = parent.info.experiment_id if parent is not None else None
         if experiment is not None:
             found = mlflow.get_experiment_by_name(experiment)
-            experiment_id = found.experiment_id if found is not None else mlflow.create_experiment(experiment)
+            experiment_id = found.experiment_id if found is not None else \
+                mlflow.create_experiment(experiment, artifact_location=artifacts)
         labels = {**current_tags(), **tags, "imagekit.kind": kind, "imagekit.service": client.config.service}
         with mlflow.start_run(run_name=run_name, experiment_id=experiment_id, nested=parent is not None,
                               tags=labels) as run:

@@ -113,16 +113,33 @@ class SweepFile:
                 outcome.export = batch.export(dest, format, overwrite=True, progress=progress)
         mlflow = self.settings.get("mlflow")
         if mlflow and not outcome.idle:  # a run that did nothing logs nothing new
+            from ..integrations import require
             from ..integrations.mlflow import log_batch
+
+            tracking = require("mlflow", "mlflow")  # a missing extra is one line that names it
 
             chosen = mlflow if isinstance(mlflow, dict) else {}
             if "tracking_uri" in chosen:
-                import mlflow as tracking
-
-                tracking.set_tracking_uri(chosen["tracking_uri"])
+                tracking.set_tracking_uri(_beside(self.path, chosen["tracking_uri"]))
+            elif not tracking.is_tracking_uri_set():  # MLflow's default, sqlite:///mlflow.db, beside the file
+                tracking.set_tracking_uri(_beside(self.path, "sqlite:///mlflow.db"))
+            # A database store keeps artifacts apart (MLflow's default: ./mlruns wherever it runs): beside the file.
+            beside = tracking.get_tracking_uri().startswith("sqlite:")
             outcome.mlflow_run = log_batch(batch, chosen.get("run_name") or self.name,
-                                           experiment=chosen.get("experiment"))
+                                           experiment=chosen.get("experiment") or self.name or self.path.stem,
+                                           artifacts=(self.path.absolute().parent / "mlruns").as_uri() if beside else None)
         return outcome
+
+
+def _beside(path: Path, tracking_uri: str) -> str:
+    """An MLflow tracking URI whose relative file or SQLite path is the sweep file's folder's (as its
+    out_dir and journal are), wherever the sweep is run from; any other URI as it is."""
+    scheme, sep, rest = tracking_uri.partition(":///")
+    if sep and scheme in ("sqlite", "file") and not rest.startswith("/"):
+        return f"{scheme}:///{(path.absolute().parent / rest).as_posix()}"
+    if "://" not in tracking_uri and not Path(tracking_uri).is_absolute():  # a folder: MLflow's file store
+        return str(path.absolute().parent / tracking_uri)
+    return tracking_uri
 
 
 @dataclass

@@ -134,6 +134,34 @@ def test_a_sweep_file_logs_its_run_to_mlflow(box, tmp_path, monkeypatch, capsys)
     assert [each.info.run_id for each in tracking.search_runs([run.info.experiment_id])] == [run_id]
 
 
+def test_a_sweep_files_mlflow_store_is_beside_it_wherever_it_is_run_from(box, tmp_path, monkeypatch, capsys):
+    """``mlflow = true`` and nothing else: MLflow's own default (``sqlite:///mlflow.db``) is the sweep
+    file's folder's, as its out_dir and journal are, not the folder the command was typed in."""
+    import mlflow
+    from mlflow.tracking import MlflowClient
+
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    style = __import__("imagekit").Client(box.url, key, ledger=False).styles()[0].style_id
+    path = write(tmp_path, f"[sweep]\nname = \"kites\"\njournal = \"kites.sqlite\"\nmlflow = true\n"
+                           f"[axes]\nprompt = [\"a kite\"]\n[defaults]\nstyle = {style}\n")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    mlflow.set_tracking_uri(None)
+    try:
+        assert main(["sweep", "run", str(path), "--no-progress"]) == 0
+    finally:
+        mlflow.set_tracking_uri(None)
+    run_id = capsys.readouterr().out.split("MLflow run: ")[1].strip()
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+    tracking = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    run = tracking.get_run(run_id)
+    assert run.data.metrics["images"] == 1 and tracking.get_experiment(run.info.experiment_id).name == "kites"
+    assert [each.path for each in tracking.list_artifacts(run_id)] and (tmp_path / "mlruns").is_dir()
+
+
 def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypatch, capsys):
     """A budget that stops the first run is not spent again by the next: what earlier runs spent
     (as the journal records it) counts against it, and the closing line says so."""
