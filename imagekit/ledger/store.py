@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from .._db_watch import cut_after
 from .._sqlite import open_wal
 from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
@@ -382,40 +381,6 @@ class PostgresStore(Store):
             db.execute("ROLLBACK")
 
 
-@contextmanager
-def cut_after(db: Any, seconds: float) -> Iterator[None]:
-    """Cut the connection ``db`` (psycopg's) if what runs inside waits on it longer than ``seconds``.
-    A frozen server (a stopped VM, a failover) has its kernel acknowledge every packet, so neither
-    keepalives, ``tcp_user_timeout`` nor the server's own timeouts end that wait: only the client can.
-    Only the time this process runs counts: one stopped meanwhile (SIGSTOP, a closed lid) was not
-    waiting on the server, and cutting its healthy connection on waking would call that an outage."""
-    done = threading.Event()
-
-    def watch() -> None:
-        step = min(0.25, seconds / 8)
-        waited, last = 0.0, time.monotonic()
-        while not done.wait(step):
-            now = time.monotonic()
-            waited += min(now - last, 2 * step)  # a step that came late: the process was stopped
-            last = now
-            if waited >= seconds:
-                _cut(db)
-                return
-
-    threading.Thread(target=watch, name="imagekit-db-watchdog", daemon=True).start()
-    try:
-        yield
-    finally:
-        done.set()
-
-
-def _cut(db: Any) -> None:
-    """End a connection whose server stopped answering: the statement waiting on it fails at once."""
-    try:
-        with socket.socket(fileno=os.dup(db.fileno())) as sock:
-            sock.shutdown(socket.SHUT_RDWR)
-    except (OSError, ValueError):
-        pass  # closed meanwhile
 
 
 def check_driver(location: str) -> None:

@@ -47,7 +47,7 @@ class Sandbox:
         self.settings = settings
         check_before_open(settings.data_dir, settings.database_url)
         self.disk = DiskSpace(settings.data_dir)
-        self.db = Database(settings.url, guard=self.disk.writing)
+        self.db = Database(settings.url, guard=self.disk.writing, wait=settings.db_wait)
         try:
             self.db.check_integrity()
             if (not self.db.shared) if upgrade is None else upgrade:

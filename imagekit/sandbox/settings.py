@@ -42,6 +42,9 @@ class SandboxSettings:
     outage_patience: float = 30.0
     """Seconds charged work waits for an unreachable database to record its outcome; past that it
     is answered 503 and refunded once the database answers again (see ``outage.py``)."""
+    db_wait: float = 30.0
+    """The longest one statement, commit or connection check may wait on a PostgreSQL database before
+    it counts as unreachable, however it went silent (a frozen server too; see ``store/db.py``)."""
     workers: int = 16
     """Threads that run asynchronous generations (enough for the largest simultaneousLimit, 8, twice)."""
     worker_header: bool = False

@@ -364,3 +364,29 @@ def test_work_the_database_cannot_record_in_time_is_answered_503_and_refunded_on
     assert failed == [(OUTAGE_REFUND,), (OUTAGE_REFUND,)]  # the async create's image and the refused create's
     assert cancel == "not_running"
     assert after == before  # nothing charged, no edit counted
+
+
+def test_a_frozen_database_is_an_outage_answered_in_seconds_not_a_hang(tmp_path):
+    """Every process of the sandbox's PostgreSQL stopped (SIGSTOP: a frozen VM, a failover): its
+    kernel still acknowledges every packet, so only the sandbox's own bound ends the wait. A request
+    meanwhile is answered 503 with Retry-After within seconds, and once the server runs again the
+    sandbox answers by itself. Figures: seconds to the 503, seconds from the thaw to a 200."""
+    with PostgresServer() as cluster:  # its own: freezing the session's would stall other tests
+        url = cluster.new_database()
+        with EmbeddedSandbox(tmp_path / "data", database_url=url, db_wait=2) as box:
+            assert call(box, box.api_key, "GET", "/api/users/me").status_code == 200
+            frozen = cluster.freeze()
+            try:
+                sent = time.monotonic()
+                refused = call(box, box.api_key, "GET", "/api/users/me")
+                answered = time.monotonic() - sent
+            finally:
+                cluster.thaw(frozen)
+            thawed = time.monotonic()
+            wait_until(lambda: call(box, box.api_key, "GET", "/api/users/me").status_code == 200, timeout=60,
+                       what="an answer after the thaw")
+            back = time.monotonic() - thawed
+    print(f"\nfrozen database: 503 after {answered:.1f} s; 200 again {back:.1f} s after the thaw")
+    assert_error(refused, 503, "service_unavailable")
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert answered < 30, answered  # the bound (2 s) and a reconnect's own (5 s), not the 120-s client timeout

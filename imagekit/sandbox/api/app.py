@@ -67,7 +67,7 @@ def create_app(settings: SandboxSettings, sandbox: Sandbox | None = None, *, own
     The ``owner`` app claims the data folder and settles an earlier run's unfinished work when it
     starts; the workers of a multi-worker serve are not owners: their parent did both, once."""
     sandbox = sandbox or Sandbox(settings)
-    reader = LoopReader(sandbox.db.engine)  # the event loop's reads: callers, image metadata
+    reader = LoopReader(sandbox.db.engine, wait=sandbox.db.wait)  # the event loop's reads: callers, image metadata
     callers = Callers(sandbox, reader)
 
     @asynccontextmanager

@@ -27,15 +27,23 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, a busy timeout and foreign keys."""
+WAIT_SECONDS = 30.0
+"""The longest one statement, commit or connection check may wait on a PostgreSQL server: then it
+fails as an outage (a 503 before anything was charged; see outage.py), however the server went
+silent: a refused connection, a network dropping packets, a lock held elsewhere, or a frozen server."""
+
+
+def make_engine(url: str, wait: float = WAIT_SECONDS) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, a busy timeout and foreign keys; PostgreSQL waits of
+    at most ``wait`` seconds each."""
     if not url.startswith("sqlite"):
         # Requests run on up to 40 threads, jobs on 16 more: enough connections that none waits long.
-        # A database that does not answer (a host gone, not a server restarting) is given up after
-        # a few seconds, so the request is answered 503 rather than hanging (see outage.py).
-        timeout = {"connect_timeout": 5} if make_url(url).get_backend_name() == "postgresql" else {}
-        return create_engine(normalize_url(url), pool_pre_ping=True, pool_size=10, max_overflow=50,
-                             connect_args=timeout)
+        postgres = make_url(url).get_backend_name() == "postgresql"
+        engine = create_engine(normalize_url(url), pool_pre_ping=True, pool_size=10, max_overflow=50,
+                               connect_args=_bounded_waits(url, wait) if postgres else {})
+        if postgres:
+            _cut_when_silent(engine, wait)
+        return engine
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     @event.listens_for(engine, "connect")
@@ -58,12 +66,69 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+def _bounded_waits(url: str, wait: float) -> dict[str, object]:
+    """psycopg's connection options: a host that does not answer is given up after 5 s; a peer gone
+    without a word (a network down) is noticed by the keepalives; a slow statement or a lock held
+    elsewhere ends at the server's timeouts (the URL's own ``options`` kept)."""
+    bound = int(wait * 1000)
+    given = make_url(url).query.get("options")
+    options = f"{given if isinstance(given, str) else ''} -c statement_timeout={bound} -c lock_timeout={bound}"
+    return {"connect_timeout": 5, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+            "keepalives_count": 3, "tcp_user_timeout": bound, "options": options.strip()}
+
+
+def _cut_when_silent(engine: Engine, wait: float) -> None:
+    """Every statement, commit, rollback and connection check of ``engine`` cut after ``wait`` seconds
+    of waiting: a frozen server (a stopped VM, a failover) has its kernel acknowledge every packet,
+    so only the client ends that wait (``imagekit._db_watch``)."""
+    from ..._db_watch import unwatch, watch
+
+    def raw(connection) -> object:
+        return connection.connection.dbapi_connection
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _sent(connection, *_args) -> None:
+        watch(raw(connection), wait)
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _answered(connection, *_args) -> None:
+        unwatch(raw(connection))
+
+    @event.listens_for(engine, "handle_error")
+    def _failed(context) -> None:
+        try:
+            unwatch(raw(context.connection))
+        except Exception:  # noqa: BLE001  (a connection already gone: nothing is watched on it)
+            pass
+
+    dialect = engine.dialect
+    for name in ("do_commit", "do_rollback", "do_ping"):  # calls on the DB-API connection itself
+        setattr(dialect, name, _watched(getattr(dialect, name), wait))
+
+
+def _watched(call: Callable, wait: float) -> Callable:
+    """``call(dbapi_connection, ...)`` cut after ``wait`` seconds of waiting."""
+    from ..._db_watch import unwatch, watch
+
+    def bounded(dbapi_connection, *args):
+        watch(dbapi_connection, wait)
+        try:
+            return call(dbapi_connection, *args)
+        finally:
+            unwatch(dbapi_connection)
+    return bounded
+
+
 class Database:
     """Sessions for one sandbox; ``write()`` serialises writers so read-check-update is atomic."""
 
-    def __init__(self, url: str, guard: Callable[[], AbstractContextManager[None]] = nullcontext) -> None:
-        """``guard`` wraps every write (``DiskSpace.writing``: a full disk becomes 507, its reserve freed)."""
-        self.engine = make_engine(url)
+    def __init__(self, url: str, guard: Callable[[], AbstractContextManager[None]] = nullcontext,
+                 wait: float = WAIT_SECONDS) -> None:
+        """``guard`` wraps every write (``DiskSpace.writing``: a full disk becomes 507, its reserve
+        freed); ``wait``: the longest one call may wait on a PostgreSQL server (``make_engine``)."""
+        self.engine = make_engine(url, wait)
+        self.wait = wait
+        """The longest one call may wait on a PostgreSQL server."""
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # SQLite allows one writer at a time anyway; taking the lock in-process first turns
         # "read balance, check, update" into one atomic step and avoids SQLITE_BUSY upgrades.

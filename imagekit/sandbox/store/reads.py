@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from sqlalchemy import Select
@@ -20,6 +21,8 @@ from sqlalchemy.engine.interfaces import DBAPICursor
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, make_transient_to_detached
 from sqlalchemy.pool import PoolProxiedConnection
+
+from ..._db_watch import cut_after
 
 _Mapped = TypeVar("_Mapped", bound=DeclarativeBase)
 
@@ -73,9 +76,12 @@ class LoopReader:
     (BEGIN, SELECT, ROLLBACK); it leaves that mode before going back to the pool.
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, wait: float | None = None) -> None:
+        """``wait``: the longest a read may wait on a PostgreSQL server (``Database.wait``): past it
+        the connection is cut and the read fails as an outage, however the server went silent."""
         self.engine = engine
         self._autocommit = engine.dialect.name == "postgresql"
+        self._wait = wait if self._autocommit else None
         self._local = threading.local()
         self._held: list[tuple[PoolProxiedConnection, DBAPICursor]] = []
         self._lock = threading.Lock()
@@ -96,7 +102,8 @@ class LoopReader:
             except dbapi_error as exc:  # the pool does not wrap what connecting raised
                 raise DBAPIError.instance(None, None, exc, dbapi_error, dialect=dialect) from exc
             try:
-                rows = read.rows(cursor, limit, **params)
+                with cut_after(connection.dbapi_connection, self._wait) if self._wait else nullcontext():
+                    rows = read.rows(cursor, limit, **params)
             except dbapi_error as exc:
                 lost = dialect.is_disconnect(exc, connection.driver_connection, None)
                 if lost:
