@@ -46,10 +46,15 @@ def reproduce(path: str | os.PathLike[str], client: Client | None = None, *, max
         from ..embedded import connect
 
         client = connect()
-    cost = price(record, client, where)
     here = service_of(file_service(client.config))
+    named = request.parent_id if request.parent_id is not None else request.options.get("image")
+    if record.service not in (None, here) and named is not None:  # an image id means another image elsewhere
+        raise ValidationError(f"{where}: image {named} is an image of {record.service}, where it was made, not of "
+                              f"{here}: give a client of that service; nothing was sent", field="service",
+                              value=record.service, where=where)
+    cost = price(record, client, where)
     made = "" if record.service in (None, here) else f" (it was made at {record.service})"
-    print(f"Reproducing image {record.image_id} at {client.config.base_url}{made}: {record.describe()}, "
+    print(f"Reproducing image {record.image_id} at {here}{made}: {record.describe()}, "
           f"{'about' if cost.exact else 'at most'} {cost:g} credits")
     for note in cost.notes():
         print(f"  {note}")

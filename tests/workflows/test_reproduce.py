@@ -132,3 +132,20 @@ def test_a_file_from_the_embedded_sandbox_names_it_by_its_data_not_its_port(tmp_
     said = runs[1].stdout.splitlines()[0]
     assert said.startswith("Reproducing image ") and "made at" not in said, said
     assert runs[0].stdout.strip() not in said  # another session, another port: the same service
+
+
+def test_an_image_id_from_another_service_is_refused_before_anything_is_priced_or_sent(made, tmp_path):
+    """An edit's parent, a reference image: ids of the service that made the file. Elsewhere the same
+    id is someone else's image (a green apple edited for a lighthouse's price): refused, nothing paid."""
+    ik, path = made
+    source = imagekit.read_provenance(path).image_id
+    edited = ik.image(source).remove_bg().save(tmp_path / "cut.png")
+    referenced = ik.create("a fox, again", image=source).images[0].save(tmp_path / "again.png")
+    before = balance(ik)
+    for own in (edited, referenced):
+        elsewhere = tampered(own, service="https://images.example.com/v1")
+        with pytest.raises(imagekit.ValidationError, match=rf"image {source} is an image of "
+                                                           r"https://images.example.com/v1, where it was made"):
+            imagekit.reproduce(elsewhere, client=ik)
+    assert balance(ik) == before
+    imagekit.reproduce(tampered(path, service="https://images.example.com/v1"), client=ik)  # a create: no id of theirs
