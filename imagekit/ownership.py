@@ -62,6 +62,8 @@ class OwnedFolder:
         """What this run recorded."""
         self.aside: list[str] = []
         """What an earlier run wrote, set aside until this run ends (a local folder)."""
+        self.gone: list[str] = []
+        """What an earlier run wrote and ``open`` removed (an object store: it has no cheap move)."""
         self.touched = False
         """Whether ``open`` began to change the folder (before that, ``undo`` has nothing to undo)."""
 
@@ -107,6 +109,7 @@ class OwnedFolder:
             self._set_aside(earlier)
         for name in earlier if self.store.remote else []:
             self.store.remove(name)
+            self.gone.append(name)
         self.store.make()
         self._write()
         return earlier
@@ -175,8 +178,8 @@ class OwnedFolder:
         run made it, and the folder likewise; nothing before ``open`` began to change it."""
         if not self.touched:
             return
-        for name in self.names:
-            if name != ASIDE and name not in self.earlier:  # an earlier run's not yet set aside stays
+        for name in self.names:  # an earlier run's not yet set aside stays; one set aside is back below
+            if name != ASIDE and (name not in self.earlier or name in self.aside or name in self.gone):
                 self.store.remove(name)
         folder = Path(self.location)
         for name in self.aside:

@@ -108,3 +108,24 @@ def test_a_file_where_a_folder_goes_is_refused(tmp_path):
     with pytest.raises(NotOursError, match="is a file, not a folder"):
         owned(tmp_path / "afile", "a test").__enter__()
     assert (tmp_path / "afile").read_text() == "x"
+
+
+def test_an_interrupted_run_that_rewrote_the_earlier_runs_names_puts_them_back(where):
+    """The demo run twice, Ctrl+C in the second: what it wrote under the first run's names (a folder
+    of images too) goes, and the first run's results come back exactly as they were."""
+    location, fs, root = where
+    with owned(location, "a test") as folder:
+        write(folder, "index.html", b"first")
+        folder.claim("images")
+        fs.makedirs(f"{root}/images", exist_ok=True)
+        fs.pipe(f"{root}/images/0.png", b"first")
+    with pytest.raises(KeyboardInterrupt), owned(location, "a test") as folder:
+        write(folder, "index.html", b"second")
+        folder.claim("images")
+        fs.makedirs(f"{root}/images", exist_ok=True)
+        fs.pipe(f"{root}/images/1.png", b"second")
+        raise KeyboardInterrupt
+    local = "://" not in str(location)  # an object store's earlier results went when the run began
+    assert names(fs, root) == ({"index.html", "images", MANIFEST} if local else {MANIFEST})
+    if local:
+        assert fs.cat(f"{root}/index.html") == b"first" and names(fs, f"{root}/images") == {"0.png"}
