@@ -136,7 +136,7 @@ def _tell_progress(file: str) -> None:
         shown, found = _read_status(file, None)
     except ImagekitError:
         return
-    left = found["total"] - found["done"] - found["failed"] - found["uncertain"]
+    left = found["total"] - found["done"] - found["failed"] - found["uncertain"] - found.get("unsettled", 0)
     print(status_lines(shown, found)[0].replace(": ", ": interrupted with ", 1)
           + ("; run it again to finish it" if left else ""), flush=True)
 
@@ -181,9 +181,12 @@ def _count(number: int, noun: str) -> str:
 def status_lines(name: str, found: dict[str, Any], now: datetime | None = None) -> list[str]:
     """What ``sweep status`` prints for one sweep (``SharedJournal.status``)."""
     done, total, running = found["done"], found["total"], found["running"]
-    left = total - done - found["failed"] - found["uncertain"]
+    unsettled = found.get("unsettled", 0)  # a local journal's rows in flight when its run stopped
+    left = total - done - found["failed"] - found["uncertain"] - unsettled
     lines = [f"sweep {name}: {done} of {total} rows done, {sum(running.values())} running, {found['failed']} failed, "
-             f"{found['uncertain']} uncertain, {left} left; {found['credits']:g} credits spent"]
+             f"{found['uncertain']} uncertain, {left} left; {found['credits']:g} credits spent"
+             + (f"; {unsettled} more row{'' if unsettled == 1 else 's'} sent when the run stopped may have been "
+                "charged: the next run settles them" if unsettled else "")]
     lines += [f"  running on {owner}: {count}" for owner, count in running.items()]
     first, last = found["first_done"], found["last_done"]
     if left and done >= 2 and first is not None and last > first:
@@ -191,7 +194,7 @@ def status_lines(name: str, found: dict[str, Any], now: datetime | None = None) 
         finish = (now or datetime.now(UTC)) + per_row * left
         lines.append(f"  at the pace so far ({per_row.total_seconds():.2f} s a row): done around "
                      f"{finish:%Y-%m-%d %H:%M:%S} UTC")
-    elif not left:
+    elif not left and not unsettled:
         lines.append("  nothing left to run")
     return lines
 

@@ -130,14 +130,16 @@ class LocalJournal:
                 "(what was paid for is kept: nothing is paid twice)") from exc
 
     def status(self) -> dict[str, Any]:
-        """Rows done, failed, uncertain and in all, and credits spent (as ``SharedJournal.status``
+        """Rows done, failed, uncertain, unsettled (sent or made when a run stopped: the next run settles
+        them, and they may have been charged) and in all, and credits spent (as ``SharedJournal.status``
         answers; one process runs a local journal, so nothing is running when another reads it)."""
         with self._lock:
-            done, failed, uncertain, total, credits = self._db.execute(
+            done, failed, uncertain, unsettled, total, credits = self._db.execute(
                 "SELECT count(*) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed'), "
-                "count(*) FILTER (WHERE status = 'uncertain'), count(*), COALESCE(sum(credits), 0) FROM rows").fetchone()
-        return {"done": done, "failed": failed, "uncertain": uncertain, "total": total, "credits": float(credits),
-                "running": {}, "first_done": None, "last_done": None}
+                "count(*) FILTER (WHERE status = 'uncertain'), count(*) FILTER (WHERE status IN ('sent', 'created')), "
+                "count(*), COALESCE(sum(credits), 0) FROM rows").fetchone()
+        return {"done": done, "failed": failed, "uncertain": uncertain, "unsettled": unsettled, "total": total,
+                "credits": float(credits), "running": {}, "first_done": None, "last_done": None}
 
     def max_image_id(self) -> int | None:
         """The highest image id any row holds."""

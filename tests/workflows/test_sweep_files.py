@@ -4,7 +4,9 @@ and MLflow's own client."""
 
 from __future__ import annotations
 
+import sqlite3
 import textwrap
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -189,6 +191,13 @@ def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypat
         "sweep kites: 4 requests, 4 images, about 8 credits (budget 5)",
         "  2 rows done already (4 credits spent): the 2 rows left, about 4 credits",
         "  warning: 4 credits, more than the 1 credits left of the budget of 5: the run stops rather than pass it"]
+    # A row in flight when a run was left at once (a second Ctrl+C, kill -9): said, not counted as left.
+    with closing(sqlite3.connect(tmp_path / "kites.sqlite")) as db, db:
+        db.execute("UPDATE rows SET status = 'sent' WHERE key = (SELECT min(key) FROM rows WHERE status != 'done')")
+    assert main(["sweep", "status", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "sweep kites: 2 of 4 rows done, 0 running, 0 failed, 0 uncertain, 1 left; 4 credits spent; 1 more row sent "
+        "when the run stopped may have been charged: the next run settles them"]
     (tmp_path / "never.toml").write_text("[sweep]\nname = \"never\"\njournal = \"never.sqlite\"\n[axes]\nprompt = [\"a\"]\nstyle = [1]\n")
     assert main(["sweep", "status", str(tmp_path / "never.toml")]) == 1
     refused = capsys.readouterr().err
