@@ -109,6 +109,8 @@ def charges(entries: Iterable[Entry], since: datetime | None = None,
     rest of the operations were left out."""
     found: list[tuple[Entry, datetime]] = []
     left_out: Counter[str] = Counter()
+    entries = list(entries)
+    recovered = {entry.group_id for entry in entries if entry.status == Status.RECOVERED and entry.group_id}
     for entry in entries:
         if entry.operation == BALANCE or entry.credits == 0:
             continue
@@ -120,7 +122,10 @@ def charges(entries: Iterable[Entry], since: datetime | None = None,
         if (since and time < since) or (until and time >= until):
             continue
         if entry.credits is None:
-            if entry.status not in (Status.FAILED, Status.REFUNDED):  # refused: nothing was charged
+            if entry.status == Status.NO_RESPONSE:  # the charge, if any, is the recovered entry's once found
+                if entry.group_id not in recovered:
+                    left_out["whose answer was lost (a batch's next run finds what they made)"] += 1
+            elif entry.status not in (Status.FAILED, Status.REFUNDED):  # refused: nothing was charged
                 left_out["with credits not known yet (Ledger.reconcile settles them)"] += 1
             continue
         found.append((entry, time))

@@ -44,7 +44,7 @@ def filled(ledger: Ledger) -> Ledger:
                  entry("enhance", 3.5, "2027-01-02T08:00:00.000+00:00", source_id=7, image_ids=[9],
                        tags={"person": "ana"}),
                  entry("create", None, "2027-01-02T09:00:00.000+00:00", Status.FAILED),  # refused: no charge
-                 entry("create", None, "2027-01-02T09:05:00.000+00:00", Status.NO_RESPONSE),  # not known yet
+                 entry("create", None, "2027-01-02T09:05:00.000+00:00", Status.NO_RESPONSE, group_id="g.1"),  # lost
                  entry("cancelEdit", 0.0, "2027-01-02T09:06:00.000+00:00"),
                  Entry(operation="balance", status=Status.ANSWERED, balance=90.0, account="acct", tags={})):
         ledger.record(each)
@@ -54,7 +54,7 @@ def filled(ledger: Ledger) -> Ledger:
 def test_one_row_per_charge_with_its_tags_reads_back_to_the_ledgers_total(book, tmp_path):
     done = book.export(tmp_path / "spend.csv")
     assert (done.rows, done.credits) == (3, 5.5) and done.credits == book.total()
-    assert "1 with credits not known yet" in str(done)
+    assert "1 whose answer was lost" in str(done)
     frame = pd.read_csv(tmp_path / "spend.csv")
     assert list(frame["operation"]) == ["create", "refund", "enhance"] and frame["credits"].sum() == book.total()
     assert list(frame["tag_experiment"].fillna("")) == ["grid-a", "grid-a", ""]
@@ -199,14 +199,20 @@ def test_an_export_to_s3_reads_back_and_is_never_replaced_unasked(book, s3):
     assert pd.read_csv(url)["PricingQuantity"].sum() == book.total()
 
 
+def test_a_lost_answer_a_batch_recovered_is_one_charge_and_not_left_out(book, tmp_path):
+    book.record(entry("create", 2.0, "2027-01-02T09:07:00.000+00:00", Status.RECOVERED, group_id="g.1", image_ids=[10]))
+    done = book.export(tmp_path / "spend.csv")
+    assert (done.rows, done.credits) == (4, 7.5) and "left out" not in str(done)
+
+
 def test_the_command_writes_the_file_and_says_so_in_one_line(book, tmp_path):
     env = {"IMAGEKIT_HOME": str(tmp_path / "home")}
     ledger = str(book.path)
     done = run_console("usage", "export", "spend.csv", "--format", "focus", "--credit-price", "0.01",
                        "--ledger", ledger, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"3 charges (5.5 credits) exported to spend.csv (focus); left out: 1 with credits not " \
-                          f"known yet (Ledger.reconcile settles them), from the ledger at {ledger}\n"
+    assert done.stdout == f"3 charges (5.5 credits) exported to spend.csv (focus); left out: 1 whose answer was " \
+                          f"lost (a batch's next run finds what they made), from the ledger at {ledger}\n"
     assert pd.read_csv(tmp_path / "spend.csv")["PricingQuantity"].sum() == book.total()
     again = run_console("usage", "export", "spend.csv", "--ledger", ledger, cwd=tmp_path, env=env)
     assert again.returncode == 1 and again.stderr.splitlines() == [
