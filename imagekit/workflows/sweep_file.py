@@ -127,7 +127,7 @@ class SweepFile:
             beside = tracking.get_tracking_uri().startswith("sqlite:")
             outcome.mlflow_run = log_batch(batch, chosen.get("run_name") or self.name,
                                            experiment=chosen.get("experiment") or self.name or self.path.stem,
-                                           artifacts=(self.path.absolute().parent / "mlruns").as_uri() if beside else None)
+                                           artifacts=(self.path.resolve().parent / "mlruns").as_uri() if beside else None)
         return outcome
 
 
@@ -136,9 +136,9 @@ def _beside(path: Path, tracking_uri: str) -> str:
     out_dir and journal are), wherever the sweep is run from; any other URI as it is."""
     scheme, sep, rest = tracking_uri.partition(":///")
     if sep and scheme in ("sqlite", "file") and not rest.startswith("/"):
-        return f"{scheme}:///{(path.absolute().parent / rest).as_posix()}"
+        return f"{scheme}:///{(path.resolve().parent / rest).as_posix()}"
     if "://" not in tracking_uri and not Path(tracking_uri).is_absolute():  # a folder: MLflow's file store
-        return str(path.absolute().parent / tracking_uri)
+        return str(path.resolve().parent / tracking_uri)
     return tracking_uri
 
 

@@ -147,13 +147,13 @@ def test_a_sweep_files_mlflow_store_is_beside_it_wherever_it_is_run_from(box, tm
     monkeypatch.setenv("IMAGEKIT_API_KEY", key)
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     style = __import__("imagekit").Client(box.url, key, ledger=False).styles()[0].style_id
-    path = write(tmp_path, f"[sweep]\nname = \"kites\"\njournal = \"kites.sqlite\"\nmlflow = true\n"
-                           f"[axes]\nprompt = [\"a kite\"]\n[defaults]\nstyle = {style}\n")
+    write(tmp_path, f"[sweep]\nname = \"kites\"\njournal = \"kites.sqlite\"\nmlflow = true\n"
+                    f"[axes]\nprompt = [\"a kite\"]\n[defaults]\nstyle = {style}\n")
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path / "elsewhere")
     mlflow.set_tracking_uri(None)
     try:
-        assert main(["sweep", "run", str(path), "--no-progress"]) == 0
+        assert main(["sweep", "run", "../sweep.toml", "--no-progress"]) == 0  # as typed, relative
     finally:
         mlflow.set_tracking_uri(None)
     run_id = capsys.readouterr().out.split("MLflow run: ")[1].strip()
@@ -162,6 +162,7 @@ def test_a_sweep_files_mlflow_store_is_beside_it_wherever_it_is_run_from(box, tm
     run = tracking.get_run(run_id)
     assert run.data.metrics["images"] == 1 and tracking.get_experiment(run.info.experiment_id).name == "kites"
     assert [each.path for each in tracking.list_artifacts(run_id)] and (tmp_path / "mlruns").is_dir()
+    assert ".." not in run.info.artifact_uri  # a path that holds once the folder it was run from is gone
 
 
 def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypatch, capsys):
