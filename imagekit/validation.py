@@ -25,7 +25,7 @@ from .errors import ValidationError
 
 __all__ = ["RATIOS", "COUNTS", "PROMPT_LIMIT", "PLATFORMS", "SCALES", "STRENGTHS", "MODES", "EDIT_PARAMS",
            "CREATE_FIELDS", "check_create", "create_mistakes", "check_edit", "check_header", "resolve_style", "style_ref",
-           "image_id_of", "all_mistakes"]
+           "image_id_of", "all_mistakes", "misspelt"]
 
 RATIOS = ("square", "vertical", "horizontal", "1:1", "3:4", "4:3", "9:16", "16:9")
 COUNTS = (1, 2, 4)
@@ -190,6 +190,30 @@ _CREATE_CHECKS: dict[str, Callable[[Any, str | None, bool], Any]] = {
     "platform": _one_of("platform", PLATFORMS),
     "api_type": lambda value, where, strict: check_header("api_type", value, where),
 }
+
+
+def misspelt(name: str, known: Iterable[str], where: str | None = None) -> ValidationError | None:
+    """A field ``name`` one slip away from one of ``known`` (a letter wrong, missing, extra or two
+    swapped: ``sead``, ``cont``, ``styel``), refused naming it; None for any other name (a label of
+    the caller's own: ``variant``, ``prompt_id``)."""
+    for option in known:
+        if name != option and _one_slip(name, option):
+            place = f"{where}: " if where else ""
+            return ValidationError(f"{place}{name} is not an option: did you mean {option}? (a label of your own "
+                                   "needs a name unlike the options')", field=name, value=name, where=where)
+    return None
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one edit: a letter changed, added, removed, or two neighbours swapped."""
+    if abs(len(a) - len(b)) > 1 or min(len(a), len(b)) < 3:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def create_mistakes(prompt: Any, options: Mapping[str, Any], where: str | None = None, *, strict: bool = False,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..errors import ValidationError
 from ..ledger.prices import Prices, create_key
-from ..validation import COUNTS, all_mistakes, create_mistakes, resolve_style
+from ..validation import COUNTS, all_mistakes, create_mistakes, misspelt, resolve_style
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,7 +101,10 @@ def make_rows(source: RowSource, defaults: Mapping[str, Any], where: str | None 
     style may be named; ``named_styles`` then resolves it among the account's styles."""
     fields = [{**defaults, **{k: v for k, v in record.items() if not _missing(v)}} for record in _records(source)]
     options, mistakes = [], []
+    slips = {name: slip for name in dict.fromkeys(k for each in fields for k in each if k not in CREATE_OPTIONS)
+             if (slip := misspelt(str(name), CREATE_OPTIONS)) is not None}
     for index, each in enumerate(fields):
+        mistakes += [(f"row {index}", slips[name]) for name in each if name in slips]
         given = {k: _plain(each[k]) for k in CREATE_OPTIONS if k in each and not _missing(each[k])}
         checked, found = create_mistakes(given.get("prompt"), {k: v for k, v in given.items() if k != "prompt"},
                                          names=True)

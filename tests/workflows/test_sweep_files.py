@@ -265,3 +265,19 @@ def test_ctrl_c_lets_the_requests_in_flight_finish_and_the_ledger_agrees_with_th
     ledger = Ledger(tmp_path / "home" / "ledger.sqlite")
     assert ledger.total() == pytest.approx(before - balance(client)) == pytest.approx(done * client.styles()[0].credit_cost)
     ledger.close()
+
+
+def test_a_misspelt_option_is_refused_and_a_label_of_ones_own_is_kept(tmp_path):
+    """``sead``, ``cont``: a slip of the fingers would otherwise be a label, and the rows sent without
+    the seed or count the file meant; ``variant`` and ``prompt_id`` are labels, as the user meant."""
+    from imagekit.errors import ValidationError
+
+    path = write(tmp_path, "[axes]\nprompt = ['a', 'b']\nsead = [1, 2]\n[defaults]\nstyle = 1\ncont = 2\n")
+    with pytest.raises(ValidationError) as refused:
+        load_sweep(path)
+    said = str(refused.value)
+    assert "sead is not an option: did you mean seed?" in said and "cont is not an option: did you mean count?" in said
+    assert "\n" not in said
+    kept = load_sweep(write(tmp_path, "[axes]\nprompt = ['a']\nvariant = ['x', 'y']\n[defaults]\nstyle = 1\n"
+                                      "prompt_id = 3\n"))
+    assert [row["variant"] for row in kept.rows()] == ["x", "y"]
