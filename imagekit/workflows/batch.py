@@ -114,6 +114,8 @@ class Batch:
         self.name = name
         """The sweep's name: processes running the same rows under it with one shared journal drain
         it together (see ``shared_journal``)."""
+        self.source: str | None = None
+        """The file the rows came from (a sweep file's path), named in what is refused of them."""
         self.keys: list[str] = list(keys or [])
         """API keys to spread the rows over, each account within its own plan's limit (default: the
         client's own key). An account that runs out of credit leaves its rows to the others; the run
@@ -176,7 +178,7 @@ class Batch:
             self._account = await client.me()
             learned = client.ledger.prices() if client.ledger is not None else {}
             self._prices = Prices.of_account(self._account, self._styles, learned)
-            self.rows = named_styles(self.rows, self._styles)
+            self.rows = named_styles(self.rows, self._styles, self.source)
         return self._prices
 
     # --- running ----------------------------------------------------------------------------
@@ -307,7 +309,7 @@ class Batch:
         prices = Prices.of_account(user, styles, learned)
         if self._account is None:
             self._prices, self._styles, self._account = prices, styles, user
-            self.rows = named_styles(self.rows, styles)
+            self.rows = named_styles(self.rows, styles, self.source)
         identity, described = account_identity(user, client.config.base_url)
         assert self._journal is not None
         known = [self._journal.max_image_id(), client.ledger.max_image_id() if client.ledger else None,

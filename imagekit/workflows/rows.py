@@ -116,21 +116,23 @@ def make_rows(source: RowSource, defaults: Mapping[str, Any], where: str | None 
     return _keyed(options, [{k: _plain(v) for k, v in each.items()} for each in fields])
 
 
-def named_styles(rows: list[Row], styles: Iterable[Any]) -> list[Row]:
+def named_styles(rows: list[Row], styles: Iterable[Any], where: str | None = None) -> list[Row]:
     """``rows`` with each style given by name replaced by its id among ``styles`` (the account's own),
-    each name told once; ValidationError names the rows whose names match none."""
+    each name told once; ValidationError names the rows whose names match none (and ``where``, the
+    file they came from)."""
     styles, found, mistakes = list(styles), {}, []
     for row in rows:
         name = row.options.get("style")
         if isinstance(name, str) and name not in found:
             try:
                 found[name] = resolve_style(name, styles)
-                log.warning("style %r is style %d of this account", name, found[name])
             except ValidationError as exc:
                 mistakes.append((f"row {row.index}", exc))
-    error = all_mistakes(mistakes)
+    error = all_mistakes(mistakes, where)
     if error is not None:
         raise error
+    for name, style_id in found.items():  # told once the rows are known to be sent
+        log.warning("style %r is style %d of this account", name, style_id)
     if not found:
         return rows
     return _keyed([{**row.options, **({"style": found[row.options["style"]]} if row.options.get("style") in found

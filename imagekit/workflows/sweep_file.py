@@ -94,7 +94,9 @@ class SweepFile:
 
     def batch(self, client: Client) -> Batch:
         """The sweep as a batch of ``client``'s."""
-        return client.batch(self.rows(), name=self.name, tags=self.settings.get("tags"), **self.defaults)
+        batch = client.batch(self.rows(), name=self.name, tags=self.settings.get("tags"), **self.defaults)
+        batch.source = str(self.path)
+        return batch
 
     def run(self, client: Client, progress: bool = True) -> SweepOutcome:
         """Run what is not done yet (running it again finishes the rest); then export the dataset and

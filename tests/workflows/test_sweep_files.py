@@ -281,3 +281,16 @@ def test_a_misspelt_option_is_refused_and_a_label_of_ones_own_is_kept(tmp_path):
     kept = load_sweep(write(tmp_path, "[axes]\nprompt = ['a']\nvariant = ['x', 'y']\n[defaults]\nstyle = 1\n"
                                       "prompt_id = 3\n"))
     assert [row["variant"] for row in kept.rows()] == ["x", "y"]
+
+
+def test_a_style_name_the_account_lacks_is_refused_naming_the_file(box, tmp_path, monkeypatch, capsys):
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    own = __import__("imagekit").Client(box.url, key, ledger=False).styles()[0]
+    path = write(tmp_path, f"[sweep]\nname = \"bn\"\njournal = \"bn.sqlite\"\n[axes]\nprompt = [\"a\"]\n"
+                           f"style = [\"{own.main_text or own.main}\", \"Nope\"]\n")
+    assert main(["sweep", "estimate", str(path)]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith(f"error: {path}: 1 row cannot be sent: row 1: style = 'Nope': ") and said.count("\n") == 1, said
+    assert not (tmp_path / "bn.sqlite").exists()
