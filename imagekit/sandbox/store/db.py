@@ -12,6 +12,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from ..._db_watch import cut_after, unwatch, watch
 from .datadir import DataDirError
 from .tables import Base
 
@@ -81,8 +82,6 @@ def _cut_when_silent(engine: Engine, wait: float) -> None:
     """Every statement, commit, rollback and connection check of ``engine`` cut after ``wait`` seconds
     of waiting: a frozen server (a stopped VM, a failover) has its kernel acknowledge every packet,
     so only the client ends that wait (``imagekit._db_watch``)."""
-    from ..._db_watch import unwatch, watch
-
     def raw(connection) -> object:
         return connection.connection.dbapi_connection
 
@@ -108,14 +107,9 @@ def _cut_when_silent(engine: Engine, wait: float) -> None:
 
 def _watched(call: Callable, wait: float) -> Callable:
     """``call(dbapi_connection, ...)`` cut after ``wait`` seconds of waiting."""
-    from ..._db_watch import unwatch, watch
-
     def bounded(dbapi_connection, *args):
-        watch(dbapi_connection, wait)
-        try:
+        with cut_after(dbapi_connection, wait):
             return call(dbapi_connection, *args)
-        finally:
-            unwatch(dbapi_connection)
     return bounded
 
 
