@@ -12,6 +12,7 @@ import errno
 import sqlite3
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -58,6 +59,23 @@ def files(box: EmbeddedSandbox) -> tuple[set[str], set[str]]:
 
 def cached(box: EmbeddedSandbox) -> set[str]:
     return {path.name for path in (box.data_dir / "images" / "cache").iterdir()}
+
+
+@contextmanager
+def held_database(box: EmbeddedSandbox) -> Iterator[None]:
+    """Hold the sandbox's SQLite write lock (its writers wait, readers go on) until the block ends."""
+    db = sqlite3.connect(box.data_dir / "sandbox.db", isolation_level=None, timeout=30)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        yield
+        db.execute("ROLLBACK")
+    finally:
+        db.close()
+
+
+def settled_yet(box: EmbeddedSandbox, image_id: int) -> bool:
+    with sqlite3.connect(f"file:{box.data_dir / 'sandbox.db'}?mode=ro", uri=True) as db:
+        return db.execute("SELECT status FROM images WHERE image_id = ?", (image_id,)).fetchone()[0] != "PENDING"
 
 
 def create(api: httpx.Client, style: int, **body) -> httpx.Response:
@@ -186,8 +204,10 @@ def test_a_disk_that_fills_while_an_image_settles_leaves_it_failed_and_refunded(
     before = balance(api)
     pending = create(api, style, isAsync=True).raise_for_status().json()["images"][0]
     stored = box.data_dir / "images" / f"{pending['imageId']}.png"
-    wait_until(stored.exists, what="the image's file")  # drawn and stored; settling waits out the latency
-    filler = fill(small_disk)
+    with held_database(box):  # the settle waits for the database while the disk fills, however slow the machine
+        assert settled_yet(box, pending["imageId"]) is False, "settled within the latency: raise it"
+        wait_until(stored.exists, what="the image's file")
+        filler = fill(small_disk)
 
     meta = settled(api, pending["imageId"])
     assert meta["generationStatus"] == "FAILED" and "data folder is full" in meta["generationError"]
