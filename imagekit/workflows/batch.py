@@ -343,6 +343,7 @@ class Batch:
             self._portal_call(self._load_prices)
         kept = SharedJournal(where, self.name or "") if isinstance(where, str) else LocalJournal(where, self.name or "")
         try:
+            kept.check_grid([row.key for row in self.rows])
             keys = {row.key for row in self.rows}
             return {key: entry for key, entry in kept.load().items() if key in keys}
         finally:

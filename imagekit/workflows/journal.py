@@ -23,11 +23,13 @@ before anything else.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..errors import JournalMismatchError
 from ..models.status import FAILED
 
 if TYPE_CHECKING:
@@ -36,7 +38,8 @@ if TYPE_CHECKING:
     from .rows import Row
     from .state import RunState
 
-__all__ = ["Journal", "RowLost", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "row_values"]
+__all__ = ["Journal", "RowLost", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "another_grid",
+           "grid_digest", "row_values"]
 
 FINISHED = frozenset({"done"})
 """States a re-run leaves alone (``uncertain`` too, unless asked)."""
@@ -57,6 +60,17 @@ def account_identity(user: object, base_url: str) -> tuple[str, str]:
     fields = [getattr(user, name, None) for name in ("user_id", "customer_key", "created_at")]
     email = getattr(user, "email", None)
     return "|".join(map(str, fields)), f"user {fields[0]}{f' <{email}>' if email else ''} at {base_url}"
+
+
+def grid_digest(keys: Sequence[str]) -> str:
+    """What a sweep's journal keeps of its grid: a digest of its row keys, in order."""
+    return hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
+
+
+def another_grid(name: str, where: str, count: int, given: int) -> JournalMismatchError:
+    """The refusal of a grid that is not the one the sweep ``name`` recorded in the journal at ``where``."""
+    return JournalMismatchError(f"The sweep {name!r} in {where} has another grid ({count} rows, not {given} with "
+                                "these inputs): give this one another name, or run the same rows.")
 
 
 ImageRecord = dict[str, Any]
@@ -165,6 +179,13 @@ class Journal(Protocol):
 
     def bind(self, accounts: Sequence[tuple[str, str]]) -> None:
         """Tie the journal to the accounts it runs for (``(identity, description)`` pairs)."""
+
+    def register(self, keys: Sequence[str]) -> None:
+        """Make the batch's rows (once), pending until tried; a named batch (a sweep) keeps its grid,
+        and another grid under its name is refused (JournalMismatchError), in every journal alike."""
+
+    def check_grid(self, keys: Sequence[str]) -> None:
+        """Refuse, writing nothing, what ``register`` would refuse of ``keys``."""
 
     def load(self) -> dict[str, RowRecord]:
         """Every row the journal knows, by key."""

@@ -20,7 +20,7 @@ from typing import Any
 from .._sqlite import open_wal
 from ..errors import JournalMismatchError, StorageUnavailableError
 from .feed import Feed, LocalFeed
-from .journal import FIELDS, RowLost, RowRecord, row_values
+from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
 from .options import RunOptions
 from .rows import Row
 from .state import RunState
@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS rows (
     credits REAL, error TEXT, latency REAL, account TEXT
 );
 CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sweep (name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sweep (name TEXT NOT NULL, digest TEXT, row_count INTEGER);
 """
 _ASSIGN = ", ".join(f"{name} = excluded.{name}" for name in FIELDS[1:])
 _DISK_FAILURES = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
@@ -60,6 +60,10 @@ class LocalJournal:
             self._db.executescript(_SCHEMA)
             if "account" not in {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}:
                 self._db.execute("ALTER TABLE rows ADD COLUMN account TEXT")  # a journal from before shared sweeps
+            if "digest" not in {row[1] for row in self._db.execute("PRAGMA table_info(sweep)")}:
+                # a journal from before grids were kept: the next run's grid is taken as its own
+                self._db.execute("ALTER TABLE sweep ADD COLUMN digest TEXT")
+                self._db.execute("ALTER TABLE sweep ADD COLUMN row_count INTEGER")
 
     def __repr__(self) -> str:
         return f"LocalJournal({self.path!r})"
@@ -73,7 +77,7 @@ class LocalJournal:
             if not bound:
                 self._db.executemany("INSERT INTO binding VALUES (?, ?)", accounts)
             if self.name and self.recorded_name() is None:
-                self._db.execute("INSERT INTO sweep VALUES (?)", (self.name,))
+                self._db.execute("INSERT INTO sweep (name) VALUES (?)", (self.name,))
         stranger = next((described for identity, described in accounts if bound and identity not in bound), None)
         if stranger is not None:
             raise JournalMismatchError(
@@ -146,18 +150,42 @@ class LocalJournal:
         ids = [i for entry in self.load().values() for i in entry.image_ids]
         return max(ids, default=None)
 
-    def feed(self, rows: list[Row], options: RunOptions, bar: Any, state: RunState) -> Feed:
-        """The rows not finished, one at a time; every row is in the journal from the start, pending
-        until tried, so that ``status`` counts the whole batch."""
+    def register(self, keys: Sequence[str]) -> None:
+        """Make the batch's rows (once), pending until tried, so that ``status`` counts the whole
+        batch. A named batch (a sweep) keeps its grid: another grid under its name is refused, as a
+        shared journal refuses it; an unnamed one may grow, running only its new rows."""
         with self._lock, self._writing():
             self._db.execute("BEGIN")  # one transaction, not one per row
             try:
+                if self.name:
+                    self._keep_grid(keys)
                 self._db.executemany("INSERT INTO rows (key, status) VALUES (?, 'pending') ON CONFLICT (key) DO NOTHING",
-                                     [(row.key,) for row in rows])
+                                     [(key,) for key in keys])
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    def _keep_grid(self, keys: Sequence[str]) -> None:
+        self._db.execute("INSERT INTO sweep (name) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM sweep)", (self.name,))
+        self._db.execute("UPDATE sweep SET digest = ?, row_count = ? WHERE name = ? AND digest IS NULL",
+                         (grid_digest(keys), len(keys), self.name))
+        self._refuse_another_grid(keys)
+
+    def check_grid(self, keys: Sequence[str]) -> None:
+        """Refuse a grid other than the one the sweep recorded (JournalMismatchError); nothing is written."""
+        if self.name:
+            with self._lock:
+                self._refuse_another_grid(keys)
+
+    def _refuse_another_grid(self, keys: Sequence[str]) -> None:
+        known = self._db.execute("SELECT digest, row_count FROM sweep WHERE name = ?", (self.name,)).fetchone()
+        if known is not None and known[0] is not None and known[0] != grid_digest(keys):
+            raise another_grid(self.name, self.path, known[1], len(keys))
+
+    def feed(self, rows: list[Row], options: RunOptions, bar: Any, state: RunState) -> Feed:
+        """The rows not finished, one at a time (every row registered first)."""
+        self.register([row.key for row in rows])
         return LocalFeed(rows, self, options, bar, state)
 
     def renew(self) -> None:

@@ -26,7 +26,6 @@ create locks again where no other process took them meanwhile.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import socket
@@ -37,10 +36,10 @@ from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
 from typing import Any, TypeVar
 
-from ..errors import ConfigError, JournalMismatchError, JournalUnavailableError
+from ..errors import ConfigError, JournalUnavailableError
 from ..ledger.store import cut_after, is_url, shown_location
 from .feed import Feed, SharedFeed
-from .journal import FIELDS, RowLost, RowRecord, row_values
+from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
 from .options import RunOptions
 from .rows import Row
 from .state import RunState
@@ -148,7 +147,7 @@ class SharedJournal:
 
     def register(self, keys: Sequence[str]) -> None:
         """Make the sweep's rows (once); a different grid under the same name is refused."""
-        digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
+        digest = grid_digest(keys)
 
         def work(db: Any) -> None:
             with db.transaction():
@@ -157,15 +156,20 @@ class SharedJournal:
                 known, count = db.execute("SELECT digest, row_count FROM sweeps WHERE name = %s",
                                           (self.name,)).fetchone()
                 if known != digest:
-                    raise JournalMismatchError(
-                        f"The sweep {self.name!r} in {shown_location(self.url)} has another grid ({count} rows, not "
-                        f"{len(keys)} with these inputs): give this one another name, or run the same rows.")
+                    raise another_grid(self.name, shown_location(self.url), count, len(keys))
                 with db.cursor() as cursor:
                     cursor.executemany(
                         "INSERT INTO sweep_rows (sweep, key, idx) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                         [(self.name, key, index) for index, key in enumerate(keys)])
 
         self._do(work)
+
+    def check_grid(self, keys: Sequence[str]) -> None:
+        """Refuse a grid other than the one the sweep recorded (JournalMismatchError); nothing is written."""
+        known = self._do(lambda db: db.execute("SELECT digest, row_count FROM sweeps WHERE name = %s",
+                                               (self.name,)).fetchone())
+        if known is not None and known[0] != grid_digest(keys):
+            raise another_grid(self.name, shown_location(self.url), known[1], len(keys))
 
     def bind(self, accounts: Sequence[tuple[str, str]]) -> None:
         """A sweep spans accounts: each row records the one that sent it (see ``claim``)."""

@@ -194,7 +194,8 @@ def load_sweep(path: str | Path) -> SweepFile:
     for key in ("out_dir", "journal"):  # the file's own folder, wherever it is run from: a rerun finds its journal
         value = settings.get(key)
         if isinstance(value, str) and value and not is_url(value) and not Path(value).is_absolute():
-            settings[key] = os.path.relpath(path.absolute().parent / value)  # as short as the working folder allows
+            where = path.absolute().parent / value
+            settings[key] = min(os.path.relpath(where), str(where), key=len)  # the shorter, as the working folder allows
     sweep = SweepFile(path, axes, defaults, settings)
     try:  # every row's mistakes at once, with the settings' ones
         if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):

@@ -294,3 +294,43 @@ def test_a_style_name_the_account_lacks_is_refused_naming_the_file(box, tmp_path
     said = capsys.readouterr().err
     assert said.startswith(f"error: {path}: 1 row cannot be sent: row 1: style = 'Nope': ") and said.count("\n") == 1, said
     assert not (tmp_path / "bn.sqlite").exists()
+
+
+def test_another_grid_under_a_sweeps_name_is_refused_by_a_local_journal_too(box, tmp_path, monkeypatch, capsys):
+    """A sweep's name keeps its grid in a local SQLite journal as in a shared one: the grown file is
+    refused in one line by the estimate and the run, before anything is sent (balance and journal as
+    they were); an unnamed
+    batch's journal may grow, running only its new rows."""
+    import imagekit
+
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    ik = imagekit.Client(box.url, key, ledger=False)
+    style = ik.styles()[0].style_id
+    path = write(tmp_path, SWEEP.format(out="out", journal="journal.sqlite", style=style))
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 0
+    capsys.readouterr()
+    journal = tmp_path / "journal.sqlite"
+    with closing(sqlite3.connect(journal)) as db:
+        kept = db.execute("SELECT key, status FROM rows ORDER BY key").fetchall()
+    before = balance(ik)
+
+    path.write_text(path.read_text().replace('"a lighthouse in fog"]', '"a lighthouse in fog", "a lighthouse in snow"]'))
+    for command in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"]):
+        assert main(command) == 1
+        said = capsys.readouterr().err
+        assert said == (f"error: The sweep 'lighthouses' in {journal} has another grid (4 rows, not 6 with these "
+                        "inputs): give this one another name, or run the same rows.\n")
+    with closing(sqlite3.connect(journal)) as db:
+        assert db.execute("SELECT key, status FROM rows ORDER BY key").fetchall() == kept
+    assert balance(ik) == before
+
+    grown, spent = tmp_path / "grown.sqlite", []
+    for prompts in (["a fox"], ["a fox", "a kite"]):  # the second run sends the new row alone
+        ahead = balance(ik)
+        ik.batch(imagekit.grid(prompt=prompts, style=[style])).run(journal=grown, progress=False)
+        spent.append(ahead - balance(ik))
+    with closing(sqlite3.connect(grown)) as db:
+        assert db.execute("SELECT count(*) FROM rows WHERE status = 'done'").fetchone() == (2,)
+    assert spent[0] == spent[1] > 0

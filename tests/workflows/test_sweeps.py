@@ -357,6 +357,9 @@ def test_another_grid_under_the_same_name_is_refused_in_one_line(postgres):
     SharedJournal(url, "grid").register(["a", "b"])
     with pytest.raises(JournalMismatchError, match=r"^The sweep 'grid' in .* has another grid \(2 rows, not 3"):
         SharedJournal(url, "grid").register(["a", "b", "c"])
+    SharedJournal(url, "grid").check_grid(["a", "b"])  # what an estimate asks, writing nothing
+    with pytest.raises(JournalMismatchError, match=r"another grid \(2 rows, not 1"):
+        SharedJournal(url, "grid").check_grid(["a"])
     with pytest.raises(ConfigError, match="needs a name"):
         SharedJournal(url, "")
     with pytest.raises(ConfigError, match="lease"):
