@@ -52,15 +52,19 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
     from ..workflows.local_journal import LocalJournal
     from ..workflows.shared_journal import SharedJournal, is_url
 
-    name, shown, where, from_file = _sweep_and_journal(named, journal_at)
+    name, shown, where, rows = _sweep_and_journal(named, journal_at)
+    from_file = rows is not None
     if not where:
         raise ConfigError(f"{named} keeps no journal (its [sweep] has no journal and no local out_dir): "
                           "there is nothing to read" if from_file else
                           "sweep status reads the sweep's journal: give the sweep file, or its name with "
                           "--journal FILE.sqlite or postgresql://... (or IMAGEKIT_JOURNAL_URL)")
+    not_run = {"done": 0, "failed": 0, "uncertain": 0, "unsettled": 0, "total": rows, "credits": 0.0,
+               "running": {}, "first_done": None, "last_done": None, "not_run": True}
     if not is_url(where) and not Path(where).is_file():
-        raise ConfigError(f"no journal at {where}: " + ("the sweep has not run yet" if from_file
-                                                        else "give the journal file the sweep runs with"))
+        if from_file:  # a sweep file not run yet: all its rows are left
+            return shown, not_run
+        raise ConfigError(f"no journal at {where}: give the journal file the sweep runs with")
     journal = SharedJournal(where, name) if is_url(where) else LocalJournal(where)
     try:
         found = journal.status()
@@ -70,23 +74,25 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
     if (recorded or "") != name and recorded is not None:  # a journal file holds one sweep, named by its first run
         raise ConfigError(f"{where} holds the sweep {recorded!r}, not {shown!r}")
     if not found["total"]:
+        if from_file:
+            return shown, not_run
         raise ConfigError(f"no sweep named {shown!r} in {where.rsplit('#', 1)[0] if is_url(where) else where}")
     return shown, found
 
 
-def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str | None, bool]:
-    """(the sweep's name, the name to show, its journal, whether NAME is a file) for ``sweep status NAME``: NAME is a sweep
-    file (its name, and the journal its runs keep unless --journal says otherwise) or a sweep's name."""
+def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str | None, int | None]:
+    """(the sweep's name, the name to show, its journal, its rows when NAME is a file) for ``sweep status NAME``:
+    NAME is a sweep file (its name, and the journal its runs keep unless --journal says otherwise) or a sweep's name."""
     from pathlib import Path
 
     if not (named.endswith(".toml") or Path(named).is_file()):
-        return named, named, journal or os.environ.get("IMAGEKIT_JOURNAL_URL"), False
+        return named, named, journal or os.environ.get("IMAGEKIT_JOURNAL_URL"), None
     from ..workflows.batch import journal_location
     from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(named)
     where = journal_location(journal or sweep.settings.get("journal"), sweep.settings.get("out_dir"))
-    return sweep.name or "", sweep.name or sweep.path.stem, None if where is None else str(where), True
+    return sweep.name or "", sweep.name or sweep.path.stem, None if where is None else str(where), len(sweep.rows())
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -135,6 +141,8 @@ def _tell_progress(file: str) -> None:
     try:
         shown, found = _read_status(file, None)
     except ImagekitError:
+        return
+    if found.get("not_run"):
         return
     left = found["total"] - found["done"] - found["failed"] - found["uncertain"] - found.get("unsettled", 0)
     print(status_lines(shown, found)[0].replace(": ", ": interrupted with ", 1)
@@ -194,6 +202,8 @@ def status_lines(name: str, found: dict[str, Any], now: datetime | None = None) 
         finish = (now or datetime.now(UTC)) + per_row * left
         lines.append(f"  at the pace so far ({per_row.total_seconds():.2f} s a row): done around "
                      f"{finish:%Y-%m-%d %H:%M:%S} UTC")
+    elif found.get("not_run"):
+        lines.append("  not run yet: `imagekit sweep run` with the sweep file runs it")
     elif not left and not unsettled:
         lines.append("  nothing left to run")
     return lines

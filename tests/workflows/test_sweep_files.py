@@ -199,10 +199,14 @@ def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypat
     assert capsys.readouterr().out.splitlines() == [
         "sweep kites: 2 of 4 rows done, 0 running, 0 failed, 0 uncertain, 1 left; 4 credits spent; 1 more row sent "
         "when the run stopped may have been charged: the next run settles them"]
-    (tmp_path / "never.toml").write_text("[sweep]\nname = \"never\"\njournal = \"never.sqlite\"\n[axes]\nprompt = [\"a\"]\nstyle = [1]\n")
-    assert main(["sweep", "status", str(tmp_path / "never.toml")]) == 1
-    refused = capsys.readouterr().err
-    assert refused.startswith("error: no journal at ") and refused.endswith("never.sqlite: the sweep has not run yet\n")
+    # A sweep file not run yet: all its rows left, and nothing made in looking.
+    (tmp_path / "never.toml").write_text("[sweep]\nname = \"never\"\njournal = \"never.sqlite\"\n[axes]\n"
+                                         "prompt = [\"a\", \"b\", \"c\"]\nstyle = [1]\n")
+    assert main(["sweep", "status", str(tmp_path / "never.toml")]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "sweep never: 0 of 3 rows done, 0 running, 0 failed, 0 uncertain, 3 left; 0 credits spent",
+        "  not run yet: `imagekit sweep run` with the sweep file runs it"]
+    assert not (tmp_path / "never.sqlite").exists()
 
 
 def test_a_run_whose_rows_fail_says_why_and_exits_non_zero(box, tmp_path, monkeypatch, capsys):
