@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..errors import ConfigError
+from ..ledger.entries import Status
 from ..ledger.forecasts import balance_now
 from .plots import burn_down, spend_by_operation_plot, spend_by_style_plot
 from .tables import (
@@ -113,11 +114,14 @@ class Report:
     def summary(self) -> str:
         """One line: how many operations the ledger holds and what they cost, or that it holds none."""
         calls = int(self.by_operation["calls"].sum()) if len(self.by_operation) else 0
+        refused = int((self.entries["status"] == Status.FAILED.value).sum()) if "status" in self.entries else 0
+        also = f" ({refused} more refused by the service, which charges nothing for them)" if refused else ""
         if not calls:
-            return "Nothing recorded yet: no operation of this account is in the ledger, so nothing was spent."
+            return ("Nothing spent yet: no operation of this account was charged" + also + "." if refused else
+                    "Nothing recorded yet: no operation of this account is in the ledger, so nothing was spent.")
         credits = float(self.by_operation["credits"].sum())
         return (f"{calls} operation{'' if calls == 1 else 's'} recorded, {credits:g} "
-                f"credit{'' if credits == 1 else 's'} spent.")
+                f"credit{'' if credits == 1 else 's'} spent{also}.")
 
     def agreement(self) -> str:
         """One line: what the ledger says was spent between the first and the last balance reading

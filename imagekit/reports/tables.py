@@ -28,7 +28,8 @@ def style_label(style_id: int | float | None, names: dict[int, str] | None = Non
 
 
 def _charged(ledger: pd.DataFrame) -> pd.DataFrame:
-    frame = spending(ledger)  # readings are not spending
+    frame = spending(ledger)  # readings are not spending, nor a call the service refused (nothing was charged)
+    frame = frame[frame["status"] != Status.FAILED.value] if "status" in frame else frame
     # A refund is spend given back: it belongs to the operation it undoes (creates, here).
     frame["operation"] = frame["operation"].replace({"refund": "create"})
     return frame

@@ -75,6 +75,24 @@ def test_a_refused_operation_is_recorded_with_its_error(connect):
     assert entry.request_id  # the edit's request id, to cancel or trace it
 
 
+def test_a_refused_call_is_told_apart_from_what_was_charged_in_the_report(connect):
+    """A create the service refused (a style it does not know) is no style's spend and no call of the
+    tables: the report's first line tells it apart."""
+    from imagekit.reports import ledger_report
+
+    ik = connect()
+    style = ik.styles()[0]
+    ik.create("paid", style=style)
+    with pytest.raises(imagekit.StyleNotFoundError):
+        ik.create("refused", style=10**6)
+    report = ledger_report(ik.ledger)
+    assert list(report.by_style.index) == [f"style {style.style_id}"]  # from the ledger alone: by number
+    assert report.by_operation.loc["create", "calls"] == 1
+    spent = ik.ledger.total()
+    assert report.summary() == (f"1 operation recorded, {spent:g} credits spent (1 more refused by the service, "
+                                "which charges nothing for them).")
+
+
 def test_accounts_share_a_file_but_not_their_entries(connect):
     first, second = connect(), connect()
     assert first.ledger.location == second.ledger.location
