@@ -60,8 +60,6 @@ class OwnedFolder:
         """What an earlier run recorded here and ``open`` removed."""
         self.names: list[str] = []
         """What this run recorded."""
-        self.aside: list[str] = []
-        """What an earlier run wrote, set aside until this run ends (a local folder)."""
         self.gone: list[str] = []
         """What an earlier run wrote and ``open`` removed (an object store: it has no cheap move)."""
         self.touched = False
@@ -133,17 +131,15 @@ class OwnedFolder:
         self._write()
         folder = Path(self.location)
         (folder / ASIDE).mkdir()
-        for name in earlier:
+        for name in earlier:  # one by one: undo puts back whatever moved, read from the folder
             os.replace(folder / name, folder / ASIDE / name)
-            self.aside.append(name)  # one by one: an interruption here puts back what moved
         self.names = [ASIDE]
 
     def finish(self) -> None:
         """This run succeeded: the earlier run's results set aside go."""
-        if self.aside:
+        if ASIDE in self.names:
             self.store.remove(ASIDE)
             self.names.remove(ASIDE)
-            self.aside = []
             self._write()
 
     def claim(self, *names: str) -> None:
@@ -178,16 +174,18 @@ class OwnedFolder:
         run made it, and the folder likewise; nothing before ``open`` began to change it."""
         if not self.touched:
             return
-        for name in self.names:  # an earlier run's not yet set aside stays; one set aside is back below
-            if name != ASIDE and (name not in self.earlier or name in self.aside or name in self.gone):
-                self.store.remove(name)
         folder = Path(self.location)
-        for name in self.aside:
+        # What moved aside is read from the folder, so a Ctrl+C anywhere among the moves loses none.
+        aside = [] if self.store.remote else [name for name in self.earlier if os.path.lexists(folder / ASIDE / name)]
+        for name in self.names:  # an earlier run's not yet set aside stays; one set aside is back below
+            if name != ASIDE and (name not in self.earlier or name in self.gone):
+                self.store.remove(name)
+        for name in aside:  # whatever holds its name now is this run's
+            self.store.remove(name)
             os.replace(folder / ASIDE / name, folder / name)
-        if self.aside or (not self.store.remote and (folder / ASIDE).exists()):
+        if not self.store.remote and (folder / ASIDE).exists():
             self.store.remove(ASIDE)
         self.names = [name for name in self.earlier if self.store.exists(name)]  # what is there again
-        self.aside = []
         if self.marked:  # the folder stays ours, listing what is in it again
             self._write()
         else:

@@ -129,3 +129,33 @@ def test_an_interrupted_run_that_rewrote_the_earlier_runs_names_puts_them_back(w
     assert names(fs, root) == ({"index.html", "images", MANIFEST} if local else {MANIFEST})
     if local:
         assert fs.cat(f"{root}/index.html") == b"first" and names(fs, f"{root}/images") == {"0.png"}
+
+
+@pytest.mark.parametrize("moved", [1, 2, 3])
+def test_ctrl_c_while_the_earlier_results_are_set_aside_puts_every_one_back(tmp_path, monkeypatch, moved):
+    """Ctrl+C lands right after the ``moved``-th of three earlier results was set aside (before the
+    run could note it): all three are back, byte for byte, and the manifest lists them."""
+    import json
+    import os
+
+    from imagekit import ownership
+
+    location = tmp_path / "out"
+    with owned(location, "a test") as folder:
+        for name in ("a.csv", "b.csv", "c.csv"):
+            write(folder, name, name.encode())
+    replace, calls = os.replace, []
+
+    def interrupted(source, target):
+        replace(source, target)
+        calls.append(target)
+        if len(calls) == moved:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(ownership.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt), owned(location, "a test"):
+        pass
+    monkeypatch.setattr(ownership.os, "replace", replace)
+    assert {p.name: p.read_bytes() for p in location.iterdir() if p.name != MANIFEST} == {
+        "a.csv": b"a.csv", "b.csv": b"b.csv", "c.csv": b"c.csv"}
+    assert sorted(json.loads((location / MANIFEST).read_text())["names"]) == ["a.csv", "b.csv", "c.csv"]
