@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "command", "port", "seconds", "positive", "days", "price", "folder_option", "existing_ledger",
-           "journal_option", "tag_name", "time_zone"]
+__all__ = ["Parser", "command", "mistake", "port", "seconds", "positive", "days", "price", "folder_option",
+           "existing_ledger", "journal_option", "tag_name", "time_zone", "moment_option", "file_to_write_option",
+           "sweep_file_option"]
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -62,6 +63,12 @@ _COMMAND = "_command_prog"
 def _refuse(prog: str, message: str) -> NoReturn:
     print(f"error: {prog}: {message} (see {prog} --help)", file=sys.stderr)
     sys.exit(2)
+
+
+def mistake(args: argparse.Namespace, message: str) -> NoReturn:
+    """Options that cannot go together (or one that needs another), found once they are parsed:
+    refused as the parser refuses a bad value, in one line and exit code 2."""
+    _refuse(getattr(args, _COMMAND, "imagekit"), message)
 
 
 def command(commands, name: str, text: str) -> argparse.ArgumentParser:
@@ -141,6 +148,31 @@ def _existing_ledger(text: str) -> str:
     return location
 
 
+def _moment(text: str) -> str:
+    from ..ledger.export import moment
+
+    moment(text)
+    return text
+
+
+def _file_to_write(text: str) -> str:
+    """A file to write, local (not a folder, in a folder that exists) or at an fsspec URL."""
+    from ..storage import file_to_write
+
+    file_to_write(text, example="spend.csv")
+    return text
+
+
+def _sweep_file(text: str) -> str:
+    """A sweep file that is there (its content is checked when it is read)."""
+    path = Path(text)
+    if path.is_dir():
+        raise ValueError(f"{text} is a folder: give the sweep file in it (a .toml file)")
+    if not path.exists():
+        raise ValueError(f"{text}: no such sweep file")
+    return text
+
+
 def _price(text: str) -> float:
     value = _number(text)
     if value < 0:
@@ -179,3 +211,6 @@ price = _typed("price", _price)
 folder_option = _typed("folder", _folder)
 existing_ledger = _typed("ledger", _existing_ledger)
 journal_option = _typed("journal", _location("a journal"))
+moment_option = _typed("moment", _moment)
+file_to_write_option = _typed("file", _file_to_write)
+sweep_file_option = _typed("sweep file", _sweep_file)

@@ -8,7 +8,7 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from .parsing import journal_option
+from .parsing import journal_option, sweep_file_option
 
 __all__ = ["add_sweep_commands", "status_lines"]
 
@@ -29,12 +29,12 @@ def add_sweep_commands(commands: Any) -> None:
 
     text = "run the sweep a TOML file describes (what is done already is not run again)"
     run = verbs.add_parser("run", help=text, description=text)
-    run.add_argument("file", help="the sweep file (see the README's 'Sweep files')")
+    run.add_argument("file", type=sweep_file_option, help="the sweep file (see the README's 'Sweep files')")
     run.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     run.set_defaults(run=cmd_run)
     text = "print the credits a sweep file's rows would cost and how many requests they are"
     estimate = verbs.add_parser("estimate", help=text, description=text)
-    estimate.add_argument("file", help="the sweep file")
+    estimate.add_argument("file", type=sweep_file_option, help="the sweep file")
     estimate.set_defaults(run=cmd_estimate)
 
 
@@ -59,7 +59,7 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
                           "there is nothing to read" if from_file else
                           "sweep status reads the sweep's journal: give the sweep file, or its name with "
                           "--journal FILE.sqlite or postgresql://... (or IMAGEKIT_JOURNAL_URL)")
-    not_run = {"done": 0, "failed": 0, "uncertain": 0, "unsettled": 0, "total": rows, "credits": 0.0,
+    not_run: dict[str, Any] = {"done": 0, "failed": 0, "uncertain": 0, "unsettled": 0, "total": rows, "credits": 0.0,
                "running": {}, "first_done": None, "last_done": None, "not_run": True}
     if not is_url(where) and not Path(where).is_file():
         if from_file:  # a sweep file not run yet: all its rows are left

@@ -12,7 +12,18 @@ from typing import Any
 
 from ..config import SANDBOX_SERVICE, Config, home_dir, service_from_env
 from ..errors import ConfigError
-from .parsing import command, days, existing_ledger, folder_option, price, tag_name, time_zone
+from .parsing import (
+    command,
+    days,
+    existing_ledger,
+    file_to_write_option,
+    folder_option,
+    mistake,
+    moment_option,
+    price,
+    tag_name,
+    time_zone,
+)
 
 
 def add_usage_command(commands: Any) -> None:
@@ -46,8 +57,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from ..reports import ledger_report  # pandas first: a missing extra is said before the ledger is read
 
     if args.period and not args.by:
-        raise ConfigError("imagekit usage --period reports spend per tag value: give --by TAG too "
-                          "(e.g. --by experiment --period week)")
+        mistake(args, "--period reports spend per tag value: give --by TAG too (e.g. --by experiment --period week)")
     if args.by and args.period:
         return _usage_by_period(args.ledger, args.by, args.period, args.tz, args.days, args.out)
     if args.by:
@@ -200,15 +210,15 @@ def add_export_command(usage: Any) -> None:
     verbs = usage.add_subparsers(dest="verb", metavar="export", prog=usage.prog)
     export = command(verbs, "export", "write one row per charge of the ledger, with its tags, to a file or any "
                                       "fsspec URL: CSV, Parquet or a FinOps FOCUS 1.0 file (reads the ledger only)")
-    export.add_argument("dest", help="the file to write (a path or a URL such as s3://bucket/spend.csv)")
+    export.add_argument("dest", type=file_to_write_option, help="the file to write (a path or a URL such as s3://bucket/spend.csv)")
     export.add_argument("--format", choices=("csv", "parquet", "focus"), default="csv",
                         help="csv, parquet, or focus (FOCUS 1.0: a CSV file, Parquet if DEST ends in .parquet)")
     export.add_argument("--ledger", type=existing_ledger, default=argparse.SUPPRESS,
                         help="ledger: a SQLite file or a postgresql:// URL (default: $IMAGEKIT_LEDGER_URL, else "
                              "$IMAGEKIT_HOME/ledger.sqlite)")
     export.add_argument("--account", help="only this account's charges (default: every account)")
-    export.add_argument("--since", help="only charges made at or after this date or time (ISO 8601, UTC)")
-    export.add_argument("--until", help="only charges made before this date or time (ISO 8601, UTC)")
+    export.add_argument("--since", type=moment_option, help="only charges made at or after this date or time (ISO 8601, UTC)")
+    export.add_argument("--until", type=moment_option, help="only charges made before this date or time (ISO 8601, UTC)")
     export.add_argument("--credit-price", type=price, help="focus: what one credit costs, in --currency")
     export.add_argument("--currency", default="USD", help="focus: the ISO 4217 currency of --credit-price")
     export.add_argument("--overwrite", action="store_true", help="replace DEST if it exists")
@@ -219,6 +229,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..ledger import Ledger
     from ..ownership import NotOursError
 
+    if args.format == "focus" and args.credit_price is None:
+        mistake(args, "--format focus needs --credit-price: what one credit costs in --currency (FOCUS costs are money)")
     ledger = Ledger(getattr(args, "ledger", None))
     if args.account:
         _refuse_unknown_account(ledger, args.account)
