@@ -40,9 +40,10 @@ class MotoServer:
         httpx.get(self.endpoint, timeout=10).raise_for_status()
         return self
 
-    def stop(self) -> None:
+    def stop(self, kill: bool = False) -> None:
+        """Stop the server (``kill``: SIGKILL, connections in flight cut with no answer)."""
         if self._process is not None:
-            self._process.terminate()
+            self._process.kill() if kill else self._process.terminate()
             self._process.wait(timeout=30)
             self._process = None
 

@@ -4,6 +4,7 @@ a rerun also stores what its store lost since; a bucket that does not exist is r
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -122,4 +123,63 @@ def test_an_object_store_that_goes_away_stops_the_run_naming_it_and_a_rerun_stor
             assert before - balance(ik) == pytest.approx(len(PROMPTS) * style.credit_cost)
             assert len(server_images(box, ik.user_id)) == len(PROMPTS)
         finally:
+            s3fs.S3FileSystem.clear_instance_cache()
+
+
+def test_an_object_store_killed_mid_run_stops_it_naming_the_store_and_a_rerun_pays_nothing_twice(connect, box, s3,
+                                                                                                   tmp_path):
+    """moto SIGKILLed as soon as the run's first image is stored, with rows still to make (every
+    request takes 0.5 s, one row at a time): the run stops new work and says why in one line naming
+    the store (``batch.stopped``; no botocore error raised), the rows made are paid once and kept in
+    the journal, and a rerun on
+    the store back again stores every image without paying for any twice."""
+    import threading
+
+    from tests.helpers import control, wait_until
+    from tests.objectstore import MotoServer
+
+    ik = connect()
+    style = ik.styles()[0]
+    journal, prompts = tmp_path / "journal.sqlite", PROMPTS[:4]
+    with MotoServer() as own, pytest.MonkeyPatch.context() as env:
+        env.setenv("AWS_ENDPOINT_URL", own.endpoint)
+        s3fs.S3FileSystem.clear_instance_cache()
+        try:
+            bucket = own.bucket()
+            out, before, outcome = f"s3://{bucket}/boats", balance(ik), {}
+            look = s3fs.S3FileSystem(skip_instance_cache=True, use_listings_cache=False)
+
+            def run() -> None:
+                try:
+                    outcome["batch"] = ik.batch(prompts, style=style).run(out_dir=out, journal=journal, progress=False,
+                                                                          concurrency=1)
+                except Exception as exc:  # noqa: BLE001  (it must not raise: said below, if it did)
+                    outcome["raised"] = exc
+
+            control(box, "POST", "faults", {"latency": 0.5})
+            running = threading.Thread(target=run)
+            running.start()
+            wait_until(lambda: any(p.endswith(".png") for p in look.ls(f"{bucket}/boats", detail=False))
+                       if look.exists(f"{bucket}/boats") else False, timeout=120, what="the first image stored")
+            own.stop(kill=True)
+            running.join(timeout=300)
+            control(box, "DELETE", "faults")
+            assert "raised" not in outcome, repr(outcome.get("raised"))  # stopped, as a full disk stops it
+            stopped = outcome["batch"].stopped
+            assert stopped is not None and stopped.startswith(f"s3://{bucket}/boats: ") and "\n" not in stopped
+            with closing(LocalJournal(journal)) as kept:
+                made = [entry for entry in kept.load().values() if entry.image_ids]
+            paid = before - balance(ik)
+            assert 1 <= len(made) < len(prompts) and paid == pytest.approx(len(made) * style.credit_cost)
+
+            own.start()  # back, empty: the bucket is made again and the rerun stores what is missing
+            own.make_bucket(bucket)
+            last = ik.batch(prompts, style=style).run(out_dir=out, journal=journal, progress=False)
+            assert set(last.to_pandas()["row_status"]) == {"done"}
+            stored = [p for p in look.ls(f"{bucket}/boats", detail=False, refresh=True) if p.endswith(".png")]
+            assert len(stored) == len(prompts)
+            assert before - balance(ik) == pytest.approx(len(prompts) * style.credit_cost)
+            assert len(server_images(box, ik.user_id)) == len(prompts)
+        finally:
+            control(box, "DELETE", "faults")
             s3fs.S3FileSystem.clear_instance_cache()
