@@ -8,7 +8,7 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from .parsing import journal_option, sweep_file_option
+from .parsing import journal_option, mistake, sweep_file_option
 
 __all__ = ["add_sweep_commands", "status_lines"]
 
@@ -39,8 +39,17 @@ def add_sweep_commands(commands: Any) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    if not (_is_sweep_file(args.name) or args.journal or os.environ.get("IMAGEKIT_JOURNAL_URL")):
+        mistake(args, "sweep status reads the sweep's journal: give the sweep file, or its name with "
+                      "--journal FILE.sqlite or postgresql://... (or IMAGEKIT_JOURNAL_URL)")
     print("\n".join(status_lines(*_read_status(args.name, args.journal))))
     return 0
+
+
+def _is_sweep_file(named: str) -> bool:
+    from pathlib import Path
+
+    return named.endswith(".toml") or Path(named).is_file()
 
 
 def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any]]:
@@ -54,11 +63,9 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
 
     name, shown, where, rows = _sweep_and_journal(named, journal_at)
     from_file = rows is not None
-    if not where:
+    if not where:  # (a name without a journal is refused with the options: ``cmd_status``)
         raise ConfigError(f"{named} keeps no journal (its [sweep] has no journal and no local out_dir): "
-                          "there is nothing to read" if from_file else
-                          "sweep status reads the sweep's journal: give the sweep file, or its name with "
-                          "--journal FILE.sqlite or postgresql://... (or IMAGEKIT_JOURNAL_URL)")
+                          "there is nothing to read")
     not_run: dict[str, Any] = {"done": 0, "failed": 0, "uncertain": 0, "unsettled": 0, "total": rows, "credits": 0.0,
                "running": {}, "first_done": None, "last_done": None, "not_run": True}
     if not is_url(where) and not Path(where).is_file():
@@ -83,9 +90,7 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
 def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str | None, int | None]:
     """(the sweep's name, the name to show, its journal, its rows when NAME is a file) for ``sweep status NAME``:
     NAME is a sweep file (its name, and the journal its runs keep unless --journal says otherwise) or a sweep's name."""
-    from pathlib import Path
-
-    if not (named.endswith(".toml") or Path(named).is_file()):
+    if not _is_sweep_file(named):
         return named, named, journal or os.environ.get("IMAGEKIT_JOURNAL_URL"), None
     from ..workflows.batch import journal_location
     from ..workflows.sweep_file import load_sweep
