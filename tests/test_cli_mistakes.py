@@ -114,9 +114,13 @@ def cases(closed: int, busy: int) -> list[Case]:
         Case("sweep estimate sweep.toml", "Could not reach", unreachable, code=1),
         Case("usage export AFILE", "exists: add --overwrite", code=1), Case("usage export mine", "is a folder"),
         Case("usage export nowhere/spend.csv", "nowhere is not a folder that exists"), Case("usage export spend.csv --format xls"),
-        Case("usage export spend.csv --format focus", "needs --credit-price"),
+        Case("usage export spend.csv --format focus", "needs credit_price"),
         Case("usage export spend.csv --format focus --credit-price -1", "0 or more"),
         Case("usage export spend.csv --since yesterday", "not a date"),
+        Case("usage export spend.csv --format focus --credit-price 0.002 --currency euro", "ISO 4217"),
+        Case("usage export spend.csv --credit-price 0.5", "is for format='focus'"),
+        Case("usage export spend.csv --since 2026-12-01 --until 2026-11-01", "is not after since"),
+        Case("sweep status kites --journal nowhere.sqlite", "no journal at nowhere.sqlite"),
         Case("usage export spend.csv --ledger mine", "is a folder"),
     ]
 

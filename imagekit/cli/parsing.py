@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 __all__ = ["Parser", "command", "mistake", "port", "seconds", "positive", "days", "price", "folder_option",
-           "existing_ledger", "journal_option", "tag_name", "time_zone", "moment_option", "file_to_write_option",
+           "existing_ledger", "existing_journal", "tag_name", "time_zone", "moment_option", "file_to_write_option",
            "sweep_file_option"]
 
 
@@ -129,23 +129,17 @@ def _folder(text: str) -> str:
     return text
 
 
-def _location(what: str) -> Callable[[str], str]:
+def _existing(what: str, advice: str) -> Callable[[str], str]:
+    """A ledger or journal to read: a PostgreSQL URL, or a SQLite file that is there (a mistyped name
+    is not an empty one)."""
     def check(text: str) -> str:
-        from ..ledger.store import checked_location
+        from ..ledger.store import checked_location, is_url
 
-        return checked_location(text, what)  # its ConfigError is a ValueError: ``_typed`` says it
+        location = checked_location(text, f"a {what}")
+        if not is_url(location) and not os.path.isfile(location):
+            raise ValueError(f"no {what} at {text}: {advice}, or a postgresql:// URL")
+        return location
     return check
-
-
-def _existing_ledger(text: str) -> str:
-    """A ledger to read: a PostgreSQL URL, or a SQLite file that is there (a mistyped name is not an
-    empty ledger)."""
-    from ..ledger.store import checked_location, is_url
-
-    location = checked_location(text, "a ledger")
-    if not is_url(location) and not os.path.isfile(location):
-        raise ValueError(f"no ledger at {text}: name the SQLite file a client records into, or a postgresql:// URL")
-    return location
 
 
 def _moment(text: str) -> str:
@@ -209,8 +203,8 @@ tag_name = _typed("tag name", _tag_name)
 time_zone = _typed("time zone", _zone)
 price = _typed("price", _price)
 folder_option = _typed("folder", _folder)
-existing_ledger = _typed("ledger", _existing_ledger)
-journal_option = _typed("journal", _location("a journal"))
+existing_ledger = _typed("ledger", _existing("ledger", "name the SQLite file a client records into"))
+existing_journal = _typed("journal", _existing("journal", "name the SQLite file the sweep runs with"))
 moment_option = _typed("moment", _moment)
 file_to_write_option = _typed("file", _file_to_write)
 sweep_file_option = _typed("sweep file", _sweep_file)

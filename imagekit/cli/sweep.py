@@ -8,7 +8,7 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
-from .parsing import journal_option, mistake, sweep_file_option
+from .parsing import existing_journal, mistake, sweep_file_option
 
 __all__ = ["add_sweep_commands", "status_lines"]
 
@@ -21,7 +21,7 @@ def add_sweep_commands(commands: Any) -> None:
     text = ("rows done, running (by whom), failed and left, credits spent, and the expected finish of a sweep, "
             "read from its journal")
     status = verbs.add_parser("status", help=text, description=text)
-    status.add_argument("--journal", type=journal_option,
+    status.add_argument("--journal", type=existing_journal,
                         help="the sweep's journal: its SQLite file or a postgresql:// URL (default: the sweep "
                              "file's, else $IMAGEKIT_JOURNAL_URL)")
     status.add_argument("name", help="the sweep file, or the sweep's name (its [sweep] name) with --journal")

@@ -227,10 +227,13 @@ def add_export_command(usage: Any) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ..ledger import Ledger
+    from ..ledger.export import checked_options, moment
     from ..ownership import NotOursError
 
-    if args.format == "focus" and args.credit_price is None:
-        mistake(args, "--format focus needs --credit-price: what one credit costs in --currency (FOCUS costs are money)")
+    try:  # options that do not go together are the command line's mistake
+        checked_options(args.format, args.credit_price, args.currency, moment(args.since), moment(args.until))
+    except ConfigError as exc:
+        mistake(args, str(exc))
     ledger = Ledger(getattr(args, "ledger", None))
     if args.account:
         _refuse_unknown_account(ledger, args.account)

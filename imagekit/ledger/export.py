@@ -30,7 +30,7 @@ from ..ownership import NotOursError
 from ..storage import Location, file_to_write
 from .entries import BALANCE, Entry, Status
 
-__all__ = ["SpendExport", "FORMATS", "COLUMNS", "FOCUS_COLUMNS", "Moment", "charges", "moment", "write"]
+__all__ = ["SpendExport", "FORMATS", "COLUMNS", "FOCUS_COLUMNS", "Moment", "charges", "checked_options", "moment", "write"]
 
 Moment = datetime | date | str | None
 """A bound of an export's time range: a time, a date (its midnight), or either in ISO 8601 (UTC unless it says)."""
@@ -137,14 +137,7 @@ def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = 
           since: datetime | None = None, until: datetime | None = None) -> SpendExport:
     """Write the charges among ``entries()`` to the file ``dest`` (see the module); the ledger is read
     once the options and ``dest`` are found fit."""
-    if format not in FORMATS:
-        raise ConfigError(f"format={format!r}: one of {', '.join(FORMATS)}")
-    if format == "focus":
-        currency = _checked_money(credit_price, currency)
-    elif credit_price is not None:
-        raise ConfigError(f"credit_price= is for format='focus' (a {format} export counts credits)")
-    if since and until and until <= since:
-        raise ConfigError(f"until {until.isoformat()} is not after since {since.isoformat()}: nothing could be exported")
+    currency = checked_options(format, credit_price, currency, since, until)
     if not str(dest).strip() or str(dest).endswith(("/", "\\")):
         raise ConfigError(f"{str(dest)!r}: name a file to write (not a folder)")
     store, name = file_to_write(dest, example=f"spend.{'parquet' if format == 'parquet' else 'csv'}")
@@ -166,6 +159,21 @@ def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = 
         (_write_parquet if parquet else _write_csv)(sink, rows, columns)
     total = sum(entry.credits or 0 for entry, _ in found)
     return SpendExport(store.url(name), format, len(rows), total, dict(left_out))
+
+
+def checked_options(format: str, credit_price: float | None, currency: str, since: datetime | None,
+                    until: datetime | None) -> str:
+    """An export's options found fit together, before anything is read or written (ConfigError in
+    one line); returns the currency's code."""
+    if format not in FORMATS:
+        raise ConfigError(f"format={format!r}: one of {', '.join(FORMATS)}")
+    if format == "focus":
+        currency = _checked_money(credit_price, currency)
+    elif credit_price is not None:
+        raise ConfigError(f"credit_price= is for format='focus' (a {format} export counts credits)")
+    if since and until and until <= since:
+        raise ConfigError(f"until {until.isoformat()} is not after since {since.isoformat()}: nothing could be exported")
+    return currency
 
 
 def _checked_money(credit_price: float | None, currency: str) -> str:

@@ -105,8 +105,10 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     assert capsys.readouterr().out.splitlines()[1] == f"  4 rows done already ({spent}): nothing left to run"
     assert main(["sweep", "status", "--journal", journal, "lighthouse"]) != 0  # a name it does not hold
     assert "holds the sweep 'lighthouses', not 'lighthouse'" in capsys.readouterr().err
-    assert main(["sweep", "status", "--journal", str(tmp_path / "nothing.sqlite"), "lighthouses"]) != 0
-    assert "no journal at" in capsys.readouterr().err and not (tmp_path / "nothing.sqlite").exists()
+    with pytest.raises(SystemExit) as mistaken:  # a journal that is not there: the option's mistake
+        main(["sweep", "status", "--journal", str(tmp_path / "nothing.sqlite"), "lighthouses"])
+    assert mistaken.value.code == 2 and "no journal at" in capsys.readouterr().err
+    assert not (tmp_path / "nothing.sqlite").exists()
 
 
 def test_a_sweep_file_logs_its_run_to_mlflow(box, tmp_path, monkeypatch, capsys):
