@@ -6,9 +6,12 @@ from __future__ import annotations
 import argparse
 import os
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .parsing import existing_journal, mistake, sweep_file_option
+
+if TYPE_CHECKING:
+    from ..workflows.rows import Row
 
 __all__ = ["add_sweep_commands", "status_lines"]
 
@@ -63,17 +66,22 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
 
     name, shown, where, rows = _sweep_and_journal(named, journal_at)
     from_file = rows is not None
+    keys = [row.key for row in rows] if rows is not None and not any(  # a style named: its id is the account's
+        isinstance(row.options.get("style"), str) for row in rows) else None
     if not where:  # (a name without a journal is refused with the options: ``cmd_status``)
         raise ConfigError(f"{named} keeps no journal (its [sweep] has no journal and no local out_dir): "
                           "there is nothing to read")
-    not_run: dict[str, Any] = {"done": 0, "failed": 0, "uncertain": 0, "unsettled": 0, "total": rows, "credits": 0.0,
+    not_run: dict[str, Any] = {"done": 0, "failed": 0, "uncertain": 0, "unsettled": 0, "total": len(rows or ()),
+                               "credits": 0.0,
                "running": {}, "first_done": None, "last_done": None, "not_run": True}
     if not is_url(where) and not Path(where).is_file():
         if from_file:  # a sweep file not run yet: all its rows are left
             return shown, not_run
         raise ConfigError(f"no journal at {where}: give the journal file the sweep runs with")
-    journal = SharedJournal(where, name) if is_url(where) else LocalJournal(where)
+    journal = SharedJournal(where, name) if is_url(where) else LocalJournal(where, name)
     try:
+        if keys is not None:  # the file's grid, as its run would find it (another is refused there too)
+            journal.check_grid(keys)
         found = journal.status()
         recorded = journal.recorded_name() if isinstance(journal, LocalJournal) else name
     finally:
@@ -87,17 +95,19 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
     return shown, found
 
 
-def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str | None, int | None]:
+def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str | None, list[Row] | None]:
     """(the sweep's name, the name to show, its journal, its rows when NAME is a file) for ``sweep status NAME``:
     NAME is a sweep file (its name, and the journal its runs keep unless --journal says otherwise) or a sweep's name."""
     if not _is_sweep_file(named):
         return named, named, journal or os.environ.get("IMAGEKIT_JOURNAL_URL"), None
     from ..workflows.batch import journal_location
+    from ..workflows.rows import make_rows
     from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(named)
     where = journal_location(journal or sweep.settings.get("journal"), sweep.settings.get("out_dir"))
-    return sweep.name or "", sweep.name or sweep.path.stem, None if where is None else str(where), len(sweep.rows())
+    rows = make_rows(sweep.rows(), sweep.defaults, str(sweep.path))
+    return sweep.name or "", sweep.name or sweep.path.stem, None if where is None else str(where), rows
 
 
 def cmd_run(args: argparse.Namespace) -> int:

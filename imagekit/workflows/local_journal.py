@@ -173,12 +173,17 @@ class LocalJournal:
         self._refuse_another_grid(keys)
 
     def check_grid(self, keys: Sequence[str]) -> None:
-        """Refuse a grid other than the one the sweep recorded (JournalMismatchError); nothing is written."""
+        """Refuse a grid other than the one the sweep recorded, or another sweep's journal
+        (JournalMismatchError); nothing is written."""
         if self.name:
             with self._lock:
                 self._refuse_another_grid(keys)
 
     def _refuse_another_grid(self, keys: Sequence[str]) -> None:
+        recorded = self.recorded_name()
+        if recorded is not None and recorded != self.name:  # a file holds one sweep: counts never mix
+            raise JournalMismatchError(f"The journal {self.path} holds the sweep {recorded!r}, not {self.name!r}: "
+                                       "give this sweep a journal file of its own.")
         known = self._db.execute("SELECT digest, row_count FROM sweep WHERE name = ?", (self.name,)).fetchone()
         if known is not None and known[0] is not None and known[0] != grid_digest(keys):
             raise another_grid(self.name, self.path, known[1], len(keys))

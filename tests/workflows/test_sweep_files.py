@@ -304,8 +304,8 @@ def test_a_style_name_the_account_lacks_is_refused_naming_the_file(box, tmp_path
 
 def test_another_grid_under_a_sweeps_name_is_refused_by_a_local_journal_too(box, tmp_path, monkeypatch, capsys):
     """A sweep's name keeps its grid in a local SQLite journal as in a shared one: the grown file is
-    refused in one line by the estimate and the run, before anything is sent (balance and journal as
-    they were); an unnamed
+    refused in one line by the estimate, the run and the status, before anything is sent (balance and
+    journal as they were), and so is another sweep on its journal file; an unnamed
     batch's journal may grow, running only its new rows."""
     import imagekit
 
@@ -323,11 +323,18 @@ def test_another_grid_under_a_sweeps_name_is_refused_by_a_local_journal_too(box,
     before = balance(ik)
 
     path.write_text(path.read_text().replace('"a lighthouse in fog"]', '"a lighthouse in fog", "a lighthouse in snow"]'))
-    for command in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"]):
+    for command in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"],
+                    ["sweep", "status", str(path)]):
         assert main(command) == 1
         said = capsys.readouterr().err
         assert said == (f"error: The sweep 'lighthouses' in {journal} has another grid (4 rows, not 6 with these "
                         "inputs): give this one another name, or run the same rows.\n")
+    # Renamed, on the same journal file: a file holds one sweep, so the two never mix their counts.
+    path.write_text(path.read_text().replace('name = "lighthouses"', 'name = "lighthouses-2"'))
+    for command in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"]):
+        assert main(command) == 1
+        assert capsys.readouterr().err == (f"error: The journal {journal} holds the sweep 'lighthouses', not "
+                                           "'lighthouses-2': give this sweep a journal file of its own.\n")
     with closing(sqlite3.connect(journal)) as db:
         assert db.execute("SELECT key, status FROM rows ORDER BY key").fetchall() == kept
     assert balance(ik) == before
