@@ -40,8 +40,12 @@ def test_a_second_server_on_the_database_leaves_the_first_servers_live_work_alon
             held = db.execute(text("SELECT count(*) FROM running_slots")).scalar()
         assert held == 1
         with serving(second_folder, "--db", url, "--base-size", "256"):
-            with engine.connect() as db:  # the second server started: the first's slot is still held
-                assert db.execute(text("SELECT count(*) FROM running_slots")).scalar() == 1
+            with engine.connect() as db:  # the second server started: the first's slot is still held...
+                slots = db.execute(text("SELECT count(*) FROM running_slots")).scalar()
+            states = {api.get(f"/api/images/{image['imageId']}").json()["generationStatus"] for image in running}
+            # ...unless its 30 s ran out first on a loaded machine (a slot is given back in the transaction that
+            # settles its images: read after it, the images say which; recovery would have FAILED them)
+            assert slots == 1 or states == {"COMPLETED"}, (slots, states)
             assert httpx.get(f"{first.url}/sandbox/faults", verify=TLS, timeout=120).json() == faults
             deadline = time.monotonic() + 120
             states: set[str] = set()
