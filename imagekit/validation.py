@@ -108,9 +108,18 @@ def resolve_style(value: Any, styles: Iterable[Any], where: str | None = None) -
         if len(found) > 1:
             raise _fail("style", ref, f"several of your styles have this name ({', '.join(map(str, found))}): "
                                       "give its id", where)
+    if (label := _STYLE_LABEL.fullmatch(ref.strip())) is not None:  # as reports name it: "Oil paint #3", "style 3"
+        named, number = label.group("name"), int(label.group("id") or label.group("bare"))
+        if named is None or any(s.style_id == number and any(_same(named, name, False) for name in (s.main_text, s.main))
+                                for s in styles):
+            return number
     known = ", ".join(f"{s.style_id} {s.main_text or s.main!r}" for s in styles) or "none"
     raise _fail("style", ref, f"no style of yours has this name (yours: {known}); a public style is given by its id",
                 where)
+
+
+_STYLE_LABEL = re.compile(r"(?P<name>.+?) #(?P<id>\d+)|style (?P<bare>\d+)", re.IGNORECASE)
+"""How every table, chart and sheet names a style (``reports.style_label``)."""
 
 
 def _same(wanted: str, name: Any, exact: bool) -> bool:

@@ -72,6 +72,11 @@ def test_a_style_name_becomes_its_id_or_is_refused_naming_the_account_styles():
         resolve_style("My Fotos", STYLES)
     assert str(refused.value) == ("style = 'My Fotos': no style of yours has this name (yours: 11 'My Photo', "
                                   "12 'My Watercolor'); a public style is given by its id")
+    # As every report names a style: "My Photo #11", and "style 13" for one whose name it does not know.
+    assert resolve_style("My Photo #11", STYLES) == 11 and resolve_style("my watercolor #12", STYLES) == 12
+    assert resolve_style("style 13", STYLES) == 13
+    with pytest.raises(ValidationError, match=r"^style = 'My Photo #12': no style of yours has this name"):
+        resolve_style("My Photo #12", STYLES)  # a name and an id that are not one style
     twins = [*STYLES, SimpleNamespace(style_id=13, main_text="My Photo", main="photo")]
     with pytest.raises(ValidationError, match=r"several of your styles have this name \(11, 13\)"):
         resolve_style("My Photo", twins)
