@@ -6,6 +6,7 @@ configured service or with ``--refresh``: the local sandbox is never started for
 from __future__ import annotations
 
 import argparse
+import os
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -226,7 +227,7 @@ def add_export_command(usage: Any) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..ledger import Ledger
+    from ..ledger import ENV_LEDGER_URL, Ledger, default_path
     from ..ledger.export import checked_options, moment
     from ..ownership import NotOursError
 
@@ -234,7 +235,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         checked_options(args.format, args.credit_price, args.currency, moment(args.since), moment(args.until))
     except ConfigError as exc:
         mistake(args, str(exc))
-    ledger = Ledger(getattr(args, "ledger", None))
+    given = getattr(args, "ledger", None) or os.environ.get(ENV_LEDGER_URL)
+    if given is None and not default_path().is_file():  # a named one is checked with the options
+        raise ConfigError(f"no ledger at {default_path()} yet: nothing was recorded in this IMAGEKIT_HOME "
+                          "(a client records into it as it works; --ledger names another)")
+    ledger = Ledger(given)
     if args.account:
         _refuse_unknown_account(ledger, args.account)
     try:

@@ -209,3 +209,13 @@ def test_a_configured_service_is_asked_unless_told_not_to(tmp_path):
     asked = run_console("usage", cwd=tmp_path, env=env)
     assert asked.returncode != 0 and "Could not reach" in asked.stderr and len(asked.stderr.splitlines()) == 1
     assert "imagekit usage --no-refresh reports from the ledger alone" in asked.stderr
+
+
+def test_an_export_from_a_home_that_recorded_nothing_says_so_and_writes_nothing(tmp_path):
+    """A fresh IMAGEKIT_HOME has no ledger: an export does not claim to have read one, and writes no file."""
+    home = tmp_path / "home"
+    done = run_console("usage", "export", "spend.csv", cwd=tmp_path, env={"IMAGEKIT_HOME": str(home)})
+    assert done.returncode == 1 and done.stderr == (
+        f"error: no ledger at {home / 'ledger.sqlite'} yet: nothing was recorded in this IMAGEKIT_HOME (a client "
+        "records into it as it works; --ledger names another)\n"), done.stderr
+    assert not (tmp_path / "spend.csv").exists() and not (home / "ledger.sqlite").exists()
