@@ -167,7 +167,9 @@ def _tell_progress(file: str) -> None:
 def cmd_estimate(args: argparse.Namespace) -> int:
     import imagekit
 
+    from ..storage import Store
     from ..workflows.journal import FINISHED
+    from ..workflows.outputs import check_out_dir
     from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(args.file)
@@ -175,6 +177,8 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         batch = sweep.batch(client)
         credits = batch.estimate()
         kept = batch.recorded(sweep.settings.get("journal"), sweep.settings.get("out_dir"))
+        if (out_dir := sweep.settings.get("out_dir")) is not None:  # a folder the run would refuse is told now
+            check_out_dir(Store(out_dir), batch.rows)
         done = {key for key, entry in kept.items() if entry.status in FINISHED}
         left = batch.estimate(skip=done) if done else credits
     budget = sweep.settings.get("budget")

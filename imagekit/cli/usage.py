@@ -59,6 +59,10 @@ def cmd_usage(args: argparse.Namespace) -> int:
 
     if args.period and not args.by:
         mistake(args, "--period reports spend per tag value: give --by TAG too (e.g. --by experiment --period week)")
+    if args.tz != "UTC" and not args.period:
+        mistake(args, "--tz sets the days of --period: give --by TAG --period day, week or month with it")
+    if args.by and args.refresh is not None:
+        mistake(args, "--by reads the ledger alone: --refresh and --no-refresh are for the account's report")
     if args.by and args.period:
         return _usage_by_period(args.ledger, args.by, args.period, args.tz, args.days, args.out)
     if args.by:
@@ -232,7 +236,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..ownership import NotOursError
 
     try:  # options that do not go together are the command line's mistake
-        checked_options(args.format, args.credit_price, args.currency, moment(args.since), moment(args.until))
+        checked_options(args.format, args.credit_price, args.currency, moment(args.since), moment(args.until),
+                        args.dest)
     except ConfigError as exc:
         mistake(args, str(exc))
     given = getattr(args, "ledger", None) or os.environ.get(ENV_LEDGER_URL)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -137,7 +138,7 @@ def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = 
           since: datetime | None = None, until: datetime | None = None) -> SpendExport:
     """Write the charges among ``entries()`` to the file ``dest`` (see the module); the ledger is read
     once the options and ``dest`` are found fit."""
-    currency = checked_options(format, credit_price, currency, since, until)
+    currency = checked_options(format, credit_price, currency, since, until, dest)
     if not str(dest).strip() or str(dest).endswith(("/", "\\")):
         raise ConfigError(f"{str(dest)!r}: name a file to write (not a folder)")
     store, name = file_to_write(dest, example=f"spend.{'parquet' if format == 'parquet' else 'csv'}")
@@ -162,11 +163,15 @@ def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = 
 
 
 def checked_options(format: str, credit_price: float | None, currency: str, since: datetime | None,
-                    until: datetime | None) -> str:
-    """An export's options found fit together, before anything is read or written (ConfigError in
-    one line); returns the currency's code."""
+                    until: datetime | None, dest: Location = "") -> str:
+    """An export's options (and the name of ``dest``) found fit together, before anything is read or
+    written (ConfigError in one line); returns the currency's code."""
     if format not in FORMATS:
         raise ConfigError(f"format={format!r}: one of {', '.join(FORMATS)}")
+    named = posixpath.splitext(str(dest))[1].lower().lstrip(".")
+    if format in ("csv", "parquet") and named in ("csv", "parquet") and named != format:
+        raise ConfigError(f"{dest} is named .{named} and format={format!r} writes {format}: name it .{format}, "
+                          f"or give format={named!r}")
     if format == "focus":
         currency = _checked_money(credit_price, currency)
     elif credit_price is not None:

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .journal import ImageRecord, Journal, RowRecord
     from .rows import Row
 
-__all__ = ["WRITER", "claim_out_dir", "file_name", "provenance_of", "refuse_replacing", "store_image", "store_missing"]
+__all__ = ["WRITER", "check_out_dir", "claim_out_dir", "file_name", "provenance_of", "refuse_replacing", "store_image", "store_missing"]
 
 WRITER = "a batch"
 """Who writes a batch's ``out_dir``, as its manifest and refusals say (a sweep's runs are batches)."""
@@ -92,10 +92,16 @@ def claim_out_dir(store: Store, rows: Sequence[Row], also: Sequence[str] = ()) -
     """Make ``store`` this run's folder before anything is sent: refuse one that holds files and no
     manifest of ours, or whose files this run's images would replace (``refuse_replacing``); then
     record every name the run may write there (its rows' images, and ``also``)."""
+    folder = check_out_dir(store, rows)
+    folder.add([*(file_name(row, number) for row in rows for number in range(row.count)), *also])
+    return folder
+
+
+def check_out_dir(store: Store, rows: Sequence[Row]) -> OwnedFolder:
+    """``store`` as ``claim_out_dir`` finds it fit (NotOursError in one line if not), writing nothing."""
     folder = OwnedFolder(store.location, WRITER)
     folder.check()
     refuse_replacing(store, rows)
-    folder.add([*(file_name(row, number) for row in rows for number in range(row.count)), *also])
     return folder
 
 

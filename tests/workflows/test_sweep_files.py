@@ -300,6 +300,14 @@ def test_a_style_name_the_account_lacks_is_refused_naming_the_file(box, tmp_path
     said = capsys.readouterr().err
     assert said.startswith(f"error: {path}: 1 row cannot be sent: row 1: style = 'Nope': ") and said.count("\n") == 1, said
     assert not (tmp_path / "bn.sqlite").exists()
+    # The estimate refuses what the run would: an out_dir holding the user's files, touched by neither.
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    path.write_text(f"[sweep]\nname = \"bn\"\nout_dir = \"mine\"\n[axes]\nprompt = [\"a\"]\nstyle = [{own.style_id}]\n")
+    for command in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"]):
+        assert main(command) == 1
+        assert "holds files a batch did not write (notes.txt)" in capsys.readouterr().err
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
 
 
 def test_another_grid_under_a_sweeps_name_is_refused_by_a_local_journal_too(box, tmp_path, monkeypatch, capsys):
