@@ -72,8 +72,7 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
         raise ConfigError(f"{named} keeps no journal (its [sweep] has no journal and no local out_dir): "
                           "there is nothing to read")
     not_run: dict[str, Any] = {"done": 0, "failed": 0, "uncertain": 0, "unsettled": 0, "total": len(rows or ()),
-                               "credits": 0.0,
-               "running": {}, "first_done": None, "last_done": None, "not_run": True}
+                               "credits": 0.0, "running": {}, "first_done": None, "last_done": None, "not_run": True}
     if not is_url(where) and not Path(where).is_file():
         if from_file:  # a sweep file not run yet: all its rows are left
             return shown, not_run
