@@ -24,6 +24,10 @@ __all__ = ["connect"]
 
 log = logging.getLogger("imagekit")
 
+START_WAIT = 60.0
+"""Seconds a process waits for the sandbox another process began to start from the same home (two
+scripts started at once): it is joined once it answers."""
+
 _embedded: dict[bool, EmbeddedSandbox] = {}
 """The process's embedded sandboxes, by spec-exactness."""
 _embedded_lock = threading.Lock()
@@ -69,7 +73,7 @@ def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -
     try:
         return factory(data_dir=folder).start()
     except DataDirInUse as exc:
-        joined = EmbeddedSandbox.join(folder, spec_exact)
+        joined = EmbeddedSandbox.join(folder, spec_exact, starting=START_WAIT)
         if joined is not None:
             log.info("using the sandbox another process serves from %s at %s", folder, joined.url)
             return joined
@@ -78,6 +82,10 @@ def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -
             log.warning("%s with the other face; this process's %s sandbox is a temporary one",
                         folder, "spec-exact" if spec_exact else "default")
             return factory().start()
+        try:  # the process that held it may have ended while starting: the folder is free again
+            return factory(data_dir=folder).start()
+        except DataDirInUse:
+            pass
         raise ConfigError(f"{exc} that imagekit cannot reach; stop that process, or set IMAGEKIT_HOME "
                           "to another folder for a sandbox of this process's own") from None
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,10 +95,15 @@ class EmbeddedSandbox:
         return self
 
     @classmethod
-    def join(cls, data_dir: str | Path, spec_exact: bool = False) -> EmbeddedSandbox | None:
+    def join(cls, data_dir: str | Path, spec_exact: bool = False, starting: float = 0.0) -> EmbeddedSandbox | None:
         """The embedded sandbox another process of this machine serves from ``data_dir`` (with the
-        same face), to use from this one; None when there is none that answers."""
-        served = running(Path(data_dir))
+        same face), to use from this one; None when there is none that answers. A process that
+        claimed the folder less than ``starting`` seconds ago may still be starting it: it is waited
+        for (two scripts started at once share one sandbox)."""
+        claimed = _claimed_at(Path(data_dir))
+        while (served := running(Path(data_dir))) is None and claimed is not None \
+                and time.time() < claimed + starting:
+            time.sleep(0.1)
         if served is None or served.spec_exact != spec_exact:
             return None
         joined = cls(data_dir)
@@ -145,3 +151,11 @@ class EmbeddedSandbox:
 
     def __repr__(self) -> str:
         return f"EmbeddedSandbox(url={self.url!r}, data_dir={str(self.data_dir)!r})"
+
+
+def _claimed_at(data_dir: Path) -> float | None:
+    """When a process claimed ``data_dir`` to serve it (its ``serve.pid`` written), if one did."""
+    try:
+        return (data_dir / "serve.pid").stat().st_mtime
+    except OSError:
+        return None

@@ -85,10 +85,38 @@ def test_a_second_process_of_the_user_joins_the_sandbox_another_serves_from_imag
     assert not (tmp_path / "sandbox" / "embedded.json").exists()  # the holder's record went with it
 
 
+TWIN = """
+import sys, imagekit
+ik = imagekit.connect()
+print(ik.config.base_url, ik.me().user_id, flush=True)
+sys.stdin.read()  # serving (or joined) until the test lets go
+"""
+
+
+def test_two_scripts_started_at_once_share_one_sandbox(tmp_path):
+    """Both started in the same instant on an IMAGEKIT_HOME used before: one starts the sandbox, the
+    other waits for it to answer and joins it (it failed, 2 times in 3, with 'cannot reach')."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
+    with EmbeddedSandbox(tmp_path / "sandbox"):  # the home's sandbox, made by an earlier session
+        pass
+    twins = [subprocess.Popen([sys.executable, "-c", TWIN], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        said = [twin.stdout.readline().split() for twin in twins]
+        assert said[0] and said[0] == said[1], [twin.stderr.read() if not line else line for twin, line in zip(twins, said)]
+    finally:
+        for twin in twins:
+            twin.stdin.close()
+            twin.wait(60)
+    assert [twin.returncode for twin in twins] == [0, 0]
+
+
 def test_a_folder_served_by_a_process_that_cannot_be_joined_is_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
     with EmbeddedSandbox(tmp_path / "sandbox"):  # this process serves it, but not as the home's sandbox
         (tmp_path / "sandbox" / "embedded.json").unlink()
+        claimed = tmp_path / "sandbox" / "serve.pid"  # an hour ago: not a sandbox still starting, to wait for
+        os.utime(claimed, (claimed.stat().st_atime - 3600, claimed.stat().st_mtime - 3600))
         out = subprocess.run([sys.executable, "-m", "imagekit.cli", "usage", "--refresh", "--out", str(tmp_path / "u")],
                              env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "Traceback" not in out.stderr
