@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -105,13 +106,27 @@ def checked_location(location: str | os.PathLike[str], what: str = "a ledger") -
     return text
 
 
+CREATING_SECONDS = 2.0
+"""How long an empty file made a moment ago is given to become a SQLite database: another process
+may be creating that ledger or journal this instant (SQLite makes the file, then writes its header)."""
+
+
 def _is_sqlite(path: Path) -> bool:
-    """Whether ``path`` starts as a SQLite database does (an empty file is a person's, not ours)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(16) == b"SQLite format 3\x00"
-    except OSError:
-        return False
+    """Whether ``path`` starts as a SQLite database does. An empty file is a person's, not ours,
+    unless it was made in the last seconds and gains a SQLite header within ``CREATING_SECONDS``."""
+    deadline = time.monotonic() + CREATING_SECONDS
+    while True:
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(16)
+            young = time.time() - path.stat().st_mtime < 10 * CREATING_SECONDS
+        except OSError:
+            return False
+        if head == b"SQLite format 3\x00":
+            return True
+        if head or not young or time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
 
 
 def shown_location(location: str) -> str:

@@ -51,3 +51,34 @@ def test_an_entry_is_written_once_however_often_it_is_tried(tmp_path):
     first = ledger.record(entry).seq
     again = ledger.record(Entry(**{**vars(entry), "seq": None})).seq  # a flush tried twice
     assert first == again and len(ledger.entries()) == 1
+
+
+def test_a_ledger_another_process_is_creating_this_instant_is_not_refused(tmp_path):
+    """SQLite makes the file, then writes its header: a second process that looks in between sees an
+    empty file made a moment ago, and waits for the header (two workers opening one new ledger at
+    once failed with 'not a SQLite database'). An empty file of the user's, older, is refused at once."""
+    import os
+    import threading
+    import time
+
+    import pytest
+
+    from imagekit._sqlite import open_wal
+    from imagekit.errors import ConfigError
+    from imagekit.ledger.store import checked_location
+
+    creating = tmp_path / "ledger.sqlite"
+    creating.touch()  # the first process's connect made it; its header comes a moment later
+    header = threading.Timer(0.3, lambda: open_wal(str(creating)).close())
+    header.start()
+    try:
+        assert checked_location(creating) == str(creating)
+    finally:
+        header.join()
+    users = tmp_path / "notes.sqlite"
+    users.touch()
+    os.utime(users, (time.time() - 3600, time.time() - 3600))
+    started = time.monotonic()
+    with pytest.raises(ConfigError, match="is not a SQLite database"):
+        checked_location(users)
+    assert time.monotonic() - started < 1
