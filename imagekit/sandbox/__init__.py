@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .serving.record import Served, read_record, remove_record, running, write_record
+from .serving.record import Served, claimed_at, read_record, remove_record, running, write_record
 
 if TYPE_CHECKING:
     import uvicorn
@@ -100,7 +100,7 @@ class EmbeddedSandbox:
         same face), to use from this one; None when there is none that answers. A process that
         claimed the folder less than ``starting`` seconds ago may still be starting it: it is waited
         for (two scripts started at once share one sandbox)."""
-        claimed = _claimed_at(Path(data_dir))
+        claimed = claimed_at(Path(data_dir))
         while (served := running(Path(data_dir))) is None and claimed is not None \
                 and time.time() < claimed + starting:
             time.sleep(0.1)
@@ -152,10 +152,3 @@ class EmbeddedSandbox:
     def __repr__(self) -> str:
         return f"EmbeddedSandbox(url={self.url!r}, data_dir={str(self.data_dir)!r})"
 
-
-def _claimed_at(data_dir: Path) -> float | None:
-    """When a process claimed ``data_dir`` to serve it (its ``serve.pid`` written), if one did."""
-    try:
-        return (data_dir / "serve.pid").stat().st_mtime
-    except OSError:
-        return None

@@ -84,3 +84,11 @@ def _holder(data_dir: Path) -> int | None:
         return int((data_dir / "serve.pid").read_text().strip())
     except (OSError, ValueError):
         return None
+
+
+def claimed_at(data_dir: Path) -> float | None:
+    """When a process claimed ``data_dir`` to serve it (its ``serve.pid`` written), if one did."""
+    try:
+        return (Path(data_dir) / "serve.pid").stat().st_mtime
+    except OSError:
+        return None
