@@ -180,8 +180,8 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
         print(shown_period(table, period).to_string())
         print(f"\nchange: against the same stretch of the {period} before. per day: the rate of the last {days:g} days "
               f"(blank: under {duration_text(MIN_HISTORY)} of spending, too little to tell). runs out: when the tag's "
-              f"budget is spent at that rate, counting its reset at each {period}'s end (blank: it does not, or there "
-              "is no budget)")
+              "budget is spent at that rate, counting its reset at the end of the budget's own period (blank: it does "
+              "not, or there is no budget)")
     if out:
         name = f"usage-by-{key}-{period}.csv"
         with owned(out, "imagekit usage") as folder, folder.writer(name) as sink:
@@ -199,15 +199,6 @@ def _refuse_unknown_tag(ledger: Any, frame: Any, key: str) -> None:
     if key not in known:
         raise ConfigError(f"no entry in the ledger at {ledger.location} carries the tag {key!r}; "
                           + (f"its tags: {', '.join(known)}" if known else "none carries a tag yet"))
-
-
-def _refuse_unknown_account(ledger: Any, account: str) -> None:
-    """ConfigError, naming the accounts there are, for an account the ledger has no entry of."""
-    known = sorted({entry.account for entry in ledger.entries("", readings=True)})
-    if account not in known:
-        shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more" if len(known) > 5 else "")
-        raise ConfigError(f"the ledger at {ledger.location} has no account {account!r}; "
-                          + (f"its accounts: {shown}" if known else "it has no entries yet"))
 
 
 def add_export_command(usage: Any) -> None:
@@ -245,8 +236,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise ConfigError(f"no ledger at {default_path()} yet: nothing was recorded in this IMAGEKIT_HOME "
                           "(a client records into it as it works; --ledger names another)")
     ledger = Ledger(given)
-    if args.account:
-        _refuse_unknown_account(ledger, args.account)
     try:
         done = ledger.export(args.dest, args.format, account=args.account, overwrite=args.overwrite,
                              credit_price=args.credit_price, currency=args.currency, since=args.since, until=args.until)

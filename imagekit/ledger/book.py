@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import config as _config
-from ..errors import BudgetExceededError, LedgerUnavailableError
+from ..errors import BudgetExceededError, ConfigError, LedgerUnavailableError
 from . import alerts as _alerts, budgets, export as _export, forecasts, reconcile as _reconcile
 from .alerts import Alert
 from .budgets import DEFAULT_ALERTS, Budget
@@ -281,8 +281,18 @@ class Ledger:
         made ``since`` and before ``until`` (dates or times, UTC unless they say). An existing
         file is replaced only with ``overwrite`` (see ``export``)."""
         start, end = _export.moment(since), _export.moment(until)
+        if account:
+            self._refuse_unknown_account(account)
         return _export.write(lambda: self.entries(account), dest, format, overwrite=overwrite, credit_price=credit_price,
                              currency=currency, since=start, until=end)
+
+    def _refuse_unknown_account(self, account: str) -> None:
+        """ConfigError, naming the accounts there are, for an account the ledger has no entry of."""
+        known = sorted({entry.account for entry in self.entries("", readings=True)})
+        if account not in known:
+            shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more" if len(known) > 5 else "")
+            raise ConfigError(f"the ledger at {self.location} has no account {account!r}; "
+                              + (f"its accounts: {shown}" if known else "it has no entries yet"))
 
     def to_pandas(self, account: str | None = None) -> pd.DataFrame:
         """The entries as a DataFrame (default: this ledger's account; "" for all) with ``time``
@@ -312,6 +322,8 @@ class Ledger:
         a JSON POST to ``webhook`` (see ``alerts``). Replaces an earlier budget of the same tag value;
         its ``on_alert`` stays unless another is given (raising a limit keeps the callback)."""
         key, value = self._budget_of(tag, tag_values)
+        if on_alert is not None and not callable(on_alert):
+            raise ConfigError(f"on_alert is a function called with each Alert (e.g. on_alert=print), not {on_alert!r}")
         budgets.define(self._store, key, value, limit, warn_at, hard, alerts, period, tz, webhook)
         if on_alert is not None:
             _alerts.register(self._store.location, key, value, on_alert)
@@ -394,9 +406,10 @@ class Ledger:
                  balance: float | None = None, now: datetime | None = None) -> pd.DataFrame:
         """Per value of tag ``by`` (every account's spending, as budgets count it) and for this
         ledger's account (row ``(account)``): ``spent`` this period, ``per_day`` (the recent rate),
-        the budget's ``limit`` and what is ``left`` of it this period (the account's: its balance,
-        the last reported unless given), when it ``resets`` and when it ``runs_out``, counting the
-        reset, and the ``history`` the rate follows (a date needs a day of it; see ``forecasts``).
+        the budget's ``limit`` and what is ``left`` of it this period (the account's: the least of
+        its budget's and its balance, the last reported unless given), when it ``resets`` and when
+        it ``runs_out``, counting the reset, and the ``history`` the rate follows (a rate and a date
+        need a day of it; see ``forecasts``).
         ``period`` (day, week, month in time zone ``tz``; None: never) is for the rows without a
         budget; a budget counts in its own, as it is enforced (one without a period never resets). Entries whose credits are unknown first get those the balances show
         (``reconcile``), as in the usage report."""
@@ -404,7 +417,8 @@ class Ledger:
             self.reconcile()
         balance = balance if balance is not None else (
             forecasts.balance_now(self.entries(readings=True)) if self.account else None)
-        return forecasts.forecast(self.to_pandas(account=""), self.budgets(by) if by else [], by=by,
+        bound = [*self.budgets(by), *self.budgets("")] if by else self.budgets("")  # a tag's, and the account's
+        return forecasts.forecast(self.to_pandas(account=""), bound, by=by,
                                   account=self.account, balance=balance, period=period, tz=tz, days=days, now=now)
 
     def waiting(self) -> int:

@@ -162,6 +162,13 @@ def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = 
     return SpendExport(store.url(name), format, len(rows), total, dict(left_out))
 
 
+_WRITES = {"csv": {"csv"}, "parquet": {"parquet"}, "focus": {"csv", "parquet"}}
+"""The file names each format writes (a FOCUS file is Parquet when its name says so)."""
+_DATA_SUFFIXES = {"csv", "parquet", "pq", "json", "jsonl", "ndjson", "tsv", "xlsx", "xls", "feather", "arrow", "orc",
+                  "avro", "txt"}
+"""Names that promise a kind of data file: one the format does not write is a mistake, not a wish."""
+
+
 def checked_options(format: str, credit_price: float | None, currency: str, since: datetime | None,
                     until: datetime | None, dest: Location = "") -> str:
     """An export's options (and the name of ``dest``) found fit together, before anything is read or
@@ -169,9 +176,11 @@ def checked_options(format: str, credit_price: float | None, currency: str, sinc
     if format not in FORMATS:
         raise ConfigError(f"format={format!r}: one of {', '.join(FORMATS)}")
     named = posixpath.splitext(str(dest))[1].lower().lstrip(".")
-    if format in ("csv", "parquet") and named in ("csv", "parquet") and named != format:
-        raise ConfigError(f"{dest} is named .{named} and format={format!r} writes {format}: name it .{format}, "
-                          f"or give format={named!r}")
+    if named in _DATA_SUFFIXES and named not in _WRITES[format]:
+        other = next((kind for kind, suffixes in _WRITES.items() if named in suffixes), None)
+        raise ConfigError(f"{dest} is named .{named} and format={format!r} writes "
+                          f"{' or '.join(sorted(_WRITES[format]))}: name it .{sorted(_WRITES[format])[0]}"
+                          + (f", or give format={other!r}" if other else ""))
     if format == "focus":
         currency = _checked_money(credit_price, currency)
     elif credit_price is not None:

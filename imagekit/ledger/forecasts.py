@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ConfigError
 from .entries import BALANCE, Entry, Status
 from .periods import checked_period, checked_zone, period_bounds
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
     from .budgets import Budget
 
-__all__ = ["MIN_HISTORY", "ACCOUNT", "UNTAGGED", "spending", "Rate", "rate", "runs_out", "balance_now", "forecast"]
+__all__ = ["MIN_HISTORY", "ACCOUNT", "UNTAGGED", "spending", "Rate", "rate", "runs_out", "balance_now", "forecast", "checked_days"]
 
 MIN_HISTORY = timedelta(days=1)
 """The spending history a forecast needs: less says too little about a rate per day."""
@@ -195,16 +196,20 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
              balance: float | None = None, period: str | None = "month", tz: str = "UTC", days: float = 7.0,
              now: datetime | None = None) -> pd.DataFrame:
     """Per value of tag ``by`` (over every account in ``frame``, as budgets count) and for
-    ``account`` (""): every account): credits spent this period, the recent rate a day, the
-    budget's limit and what is left of it this period (the account's: its ``balance``), when the
-    period resets, when it runs out (NaT: not within ``HORIZON``, nothing to run out, or less than
-    ``MIN_HISTORY`` of spending to tell), in time zone ``tz``, and how long the spending the rate
-    follows has gone on. A budget's row counts in the budget's own period and time zone, as it
-    is enforced (one without a period never resets); ``period`` and ``tz`` are for the other rows."""
+    ``account`` (""): every account): credits spent this period, the recent rate a day (NaN with
+    less than ``MIN_HISTORY`` of spending, too little to tell), the budget's limit and what is left
+    of it this period, when the period resets, when it runs out (NaT: not within ``HORIZON``, or
+    nothing to run out, or too little history to tell), in time zone ``tz``, and how long the
+    spending the rate follows has gone on. A budget's row counts in the budget's own period and time
+    zone, as it is enforced (one without a period never resets); ``period`` and ``tz`` are for the
+    other rows. The account's row is bound by its ``balance`` and by the budgets among ``budgets``
+    without a tag that bind it (its own, the whole ledger's): what is left is the least of them, and
+    it runs out at the first to."""
     import pandas as pd
 
     checked_period(period)
     checked_zone(tz)
+    days = checked_days(days)
     now = now or datetime.now(UTC)
     spent = spending(frame)
     rows: list[dict[str, Any]] = []
@@ -215,13 +220,39 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
             budget = limits.get(value)
             rows.append(_row(value, spent[values == value], budget, now, period, tz, days))
     mine = spent if not account else spent[spent["account"] == account]
-    rows.append(_row(ACCOUNT, mine, None, now, period, tz, days, balance))
+    rows.append(_account_row(spent, mine, [budget for budget in budgets if not budget.key and budget.value in
+                                           {account, ""}], now, period, tz, days, balance))
     table = pd.DataFrame(rows).set_index("name")
     table.index.name = by or "name"
     for column in ("resets", "runs_out"):
         table[column] = pd.to_datetime(table[column], utc=True).dt.tz_convert(checked_zone(tz))
     order = table.drop(index=ACCOUNT).sort_values("spent", ascending=False, kind="stable").index
     return table.loc[[*order, ACCOUNT]]
+
+
+def checked_days(days: object) -> float:
+    """``days`` of spending a rate follows, if a number of at least an hour's worth and at most
+    ``HORIZON``'s; else a one-line ConfigError."""
+    if isinstance(days, bool) or not isinstance(days, int | float) or not 1 / 24 <= days <= HORIZON.days:
+        raise ConfigError(f"days is how many days of spending the rate follows, a number from 1/24 to "
+                          f"{HORIZON.days} (not {days!r})")
+    return float(days)
+
+
+def _account_row(spent: pd.DataFrame, mine: pd.DataFrame, budgets: Sequence[Budget], now: datetime,
+                 period: str | None, tz: str, days: float, balance: float | None) -> dict[str, Any]:
+    """The account's row: its credits (``balance``), and the tightest of the budgets that bind it
+    (the whole ledger's counts every account's spending)."""
+    import pandas as pd
+
+    credits = _row(ACCOUNT, mine, None, now, period, tz, days, balance)
+    bound = [_row(ACCOUNT, mine if budget.value else spent, budget, now, period, tz, days) for budget in budgets]
+    if not bound:
+        return credits
+    tightest = min(bound, key=lambda row: row["left"])
+    dates = [row["runs_out"] for row in (credits, *bound) if not pd.isna(row["runs_out"])]
+    left = tightest["left"] if balance is None else min(tightest["left"], balance)
+    return {**tightest, "left": left, "runs_out": min(dates, default=pd.NaT)}
 
 
 def _row(name: str, spent: pd.DataFrame, budget: Budget | None, now: datetime, period: str | None, tz: str,
@@ -240,6 +271,6 @@ def _row(name: str, spent: pd.DataFrame, budget: Budget | None, now: datetime, p
     else:
         limit, left = math.nan, math.nan if balance is None else balance
         date = None if balance is None else runs_out(pace, balance)
-    return {"name": name, "spent": this_period, "per_day": pace.per_day, "limit": limit, "left": left,
-            "period": period or "", "resets": pd.Timestamp(end) if end and budget else pd.NaT,
+    return {"name": name, "spent": this_period, "per_day": pace.per_day if pace.enough_history else math.nan,
+            "limit": limit, "left": left, "period": period or "", "resets": pd.Timestamp(end) if end else pd.NaT,
             "runs_out": pd.Timestamp(date) if date is not None else pd.NaT, "history": pd.Timedelta(pace.history)}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..ledger.forecasts import ACCOUNT, MIN_HISTORY, UNTAGGED, forecast, spending
+from ..ledger.forecasts import ACCOUNT, UNTAGGED, forecast, spending
 from ..ledger.periods import checked_zone, period_bounds
 
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ TOTAL = "total"
 
 def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = (), *, period: str = "week",
                     tz: str = "UTC", top: int = TOP, days: float = 7.0, now: datetime | None = None) -> pd.DataFrame:
-    """Per value of tag ``key`` (the ``top`` dearest this period; the rest summed in one row named
-    ``other (N values)``, and a ``total`` row): credits ``spent`` this period, ``before`` (in the
+    """Per value of tag ``key`` (the ``top`` dearest this period, and any whose budget is spent; the
+    rest summed in one row named ``other (N values)``, and a ``total`` row): credits ``spent`` this period, ``before`` (in the
     same stretch of the period before), ``change`` (a share of ``before``; NaN when it was 0),
     ``per_day`` (the recent rate; NaN with under ``MIN_HISTORY`` of spending) and when its budget
     ``runs_out`` (the soonest of those folded), counting each budget's reset (see
@@ -39,14 +39,16 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
     values = spent["tags"].map(lambda tags: (tags or {}).get(key, UNTAGGED))
     earlier = (spent["time"] >= pd.Timestamp(previous)) & (spent["time"] < pd.Timestamp(previous + (now - start)))
     this = (spent["time"] >= pd.Timestamp(start)) & (spent["time"] <= pd.Timestamp(now))
-    # A rate from under MIN_HISTORY of spending is not 0 a day but unknown: NaN, shown blank.
-    outlook["per_day"] = outlook["per_day"].where(outlook["history"] >= pd.Timedelta(MIN_HISTORY))
     table = outlook.drop(index=ACCOUNT)[["per_day", "runs_out"]].copy()
     # This period's spending, whatever period a tag's budget counts over (an all-time one, a month).
     table.insert(0, "spent", spent[this].groupby(values[this])["credits"].sum().reindex(table.index).fillna(0.0))
     table.insert(1, "before", spent[earlier].groupby(values[earlier])["credits"].sum().reindex(table.index).fillna(0.0))
     table = table.sort_values(["spent", "before"], ascending=False, kind="stable")
     table = table[(table["spent"] != 0) | (table["before"] != 0) | table["runs_out"].notna()]
+    spent_out = table["runs_out"] <= pd.Timestamp(now)  # a spent budget is named, never folded away
+    named = table.iloc[:top].index.union(table.index[spent_out], sort=False)
+    table = pd.concat([table.loc[table.index.isin(named)], table.loc[~table.index.isin(named)]])
+    top = len(named)
     rest = table.iloc[top:]
     if len(rest):
         folded = {"spent": rest["spent"].sum(), "before": rest["before"].sum(), "per_day": rest["per_day"].sum(min_count=1),

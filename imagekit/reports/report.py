@@ -13,6 +13,7 @@ import pandas as pd
 from ..errors import ConfigError
 from ..ledger.entries import Status
 from ..ledger.forecasts import balance_now
+from ..ledger.periods import checked_zone, during
 from .plots import burn_down, spend_by_operation_plot, spend_by_style_plot
 from .tables import (
     Forecast,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from ..client import Client
     from ..ledger import Ledger
+    from ..ledger.budgets import Budget
 
 __all__ = ["Report", "usage_report", "ledger_report", "STALE"]
 
@@ -62,6 +64,8 @@ class Report:
     what was charged since, and the plan's limits are not known."""
     made: datetime = field(default_factory=lambda: datetime.now(UTC))
     """When the report was made (what the balance's age is counted to)."""
+    budgets: list[Budget] = field(default_factory=list)
+    """The budgets that bind the account (its own, the whole ledger's), as they stand."""
 
     def __str__(self) -> str:
         shown = shown_limits(self.limits) if len(self.limits) else "(the plan's limits come from the service, not the ledger)"
@@ -70,7 +74,9 @@ class Report:
         text = "\n\n".join(f"{title}\n{_text(table)}" for title, table in sections)
         head = "\n".join([self.summary(), *self.balance_note(), *self.notes])
         forecast = self.forecast if self.balance_seen is not None else "(no balance recorded yet)"
-        return f"{head}\n\n{text}\n\nRecords against the balance\n{self.agreement()}\n\nForecast\n{forecast}"
+        bound = "".join(f"\n{budget_text(budget)}" for budget in self.budgets)
+        return (f"{head}\n\n{text}\n\nRecords against the balance\n{self.agreement()}\n\n"
+                f"Forecast\n{forecast}{bound}")
 
     @property
     def stale(self) -> bool:
@@ -213,9 +219,21 @@ def _report(ledger: Ledger, balance: float | None, seen: datetime | None, *, day
     makes the limits table from the entries."""
     ledger.reconcile()
     entries = ledger.to_pandas()
+    bound = [budget for budget in ledger.budgets("") if budget.value in (ledger.account, "")]
     now = balance if balance is not None else 0.0
     return Report(by_operation=spend_by_operation(entries), by_day=spend_by_day(entries),
                   by_style=spend_by_style(entries, names), balance=balance_over_time(entries, balance),
                   limits=plan(entries) if plan else pd.DataFrame(), forecast=forecast(entries, now, days=days),
                   reconciliation=ledger.reconciliation(), notes=unreadable_note(entries) + waiting_note(ledger),
-                  entries=entries, balance_seen=seen)
+                  entries=entries, balance_seen=seen, budgets=bound)
+
+
+def budget_text(budget: Budget) -> str:
+    """One line on a budget that binds the account: what is left of it, and when it is free again."""
+    end = "" if budget.end is None else (
+        f" until it resets {budget.end.astimezone(checked_zone(budget.tz)):%a %d %b %Y %H:%M} {budget.tz}")
+    if budget.left <= 0:
+        state = "nothing left" + (end or " (it never resets)") + (": work is refused" if budget.hard else "")
+    else:
+        state = f"{budget.left:g} credits left{end}"
+    return f"Budget of {budget.name}: {budget.spent:g} of {budget.limit:g} spent{during(budget.period)}; {state}"

@@ -145,6 +145,24 @@ def test_a_folder_or_a_missing_folder_is_not_a_file_to_write(book, tmp_path):
         book.export(tmp_path / "nowhere" / "spend.csv")
 
 
+@pytest.mark.parametrize(("name", "options", "said"), [
+    ("spend.json", {}, r"spend\.json is named \.json and format='csv' writes csv: name it \.csv$"),
+    ("spend.parquet", {}, r"name it \.csv, or give format='parquet'"),
+    ("spend.csv", {"format": "parquet"}, r"writes parquet: name it \.parquet, or give format='csv'"),
+    ("spend.xlsx", {"format": "focus", "credit_price": 0.01}, r"writes csv or parquet: name it \.csv$"),
+])
+def test_a_file_named_for_another_kind_of_data_is_refused(book, tmp_path, name, options, said):
+    with pytest.raises(ConfigError, match=said):
+        book.export(tmp_path / name, **options)
+    assert not (tmp_path / name).exists()
+
+
+def test_an_account_the_ledger_never_saw_is_refused_in_one_line_and_nothing_is_written(book, tmp_path):
+    with pytest.raises(ConfigError, match=r"has no account 'nobody'; its accounts: "):
+        book.export(tmp_path / "nobody.csv", account="nobody")
+    assert not (tmp_path / "nobody.csv").exists()
+
+
 @pytest.mark.slow(25)
 def test_a_focus_file_passes_the_finops_validator_and_a_broken_one_does_not(book, tmp_path, focus_validator):
     book.export(tmp_path / "focus.csv", "focus", credit_price=0.01)

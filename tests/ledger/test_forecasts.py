@@ -45,7 +45,10 @@ def test_a_period_in_utc_is_the_calendar_s():
 
 @pytest.mark.parametrize(("options", "says"), [({"period": "fortnight"}, "one of day, week, month"),
                                                ({"tz": "Mars/Olympus"}, "not a time zone"),
-                                               ({"tz": "../etc/passwd"}, "not a time zone")])
+                                               ({"tz": "../etc/passwd"}, "not a time zone"),
+                                               ({"days": -1}, r"a number from 1/24 to 3660 \(not -1\)"),
+                                               ({"days": float("nan")}, r"\(not nan\)"),
+                                               ({"days": "7"}, r"\(not '7'\)")])
 def test_a_bad_period_or_time_zone_is_one_line(options, says):
     with pytest.raises(ConfigError, match=says) as caught:
         forecast(pd.DataFrame(columns=["time", "operation", "credits", "tags", "account"]), **options)
@@ -123,6 +126,41 @@ def test_a_budget_s_own_period_wins_over_the_forecast_s():
     assert plain.loc["a", "runs_out"] == pd.Timestamp(NOW)  # spent already
 
 
+def test_the_account_row_is_bound_by_its_budget_and_its_credits_whichever_runs_out_first():
+    times = pd.to_datetime([NOW - timedelta(hours=h) for h in range(1, 24 * 10)], utc=True)
+    frame = pd.DataFrame({"time": times, "operation": "create", "credits": 1.0,  # 24 a day
+                          "tags": [{}] * len(times), "account": "x"})
+    spent = 6 * 24 + 12  # an entry an hour since Monday 0:00 in Berlin, Sunday noon now
+    weekly = Budget("", "x", spent + 4.0, period="week", tz=BERLIN)
+    table = forecast(frame, [weekly], by="experiment", account="x", balance=1000, now=NOW)
+    account = table.loc[ACCOUNT]
+    assert (account["limit"], account["spent"], account["period"]) == (spent + 4, spent, "week")
+    assert account["left"] == 4  # fewer than the 1,000 credits
+    assert account["resets"] == pd.Timestamp(period_bounds(NOW, "week", BERLIN)[1])
+    assert abs(account["runs_out"] - pd.Timestamp(NOW + timedelta(hours=4))) < pd.Timedelta(hours=1)
+    short = forecast(frame, [weekly], account="x", balance=2, now=NOW).loc[ACCOUNT]
+    assert short["left"] == 2 and abs(short["runs_out"] - pd.Timestamp(NOW + timedelta(hours=2))) < pd.Timedelta(hours=1)
+    lasting = forecast(frame, [Budget("", "x", 200.0, period="week", tz=BERLIN)], account="x", balance=1000,
+                       now=NOW).loc[ACCOUNT]  # 168 a week never reaches 200: the credits run out first
+    assert lasting["left"] == 200 - spent
+    assert abs(lasting["runs_out"] - pd.Timestamp(NOW + timedelta(days=1000 / 24))) < pd.Timedelta(days=1)
+    full = forecast(frame, [Budget("", "", 100.0, period="week", tz=BERLIN)], account="x", balance=1000,
+                    now=NOW).loc[ACCOUNT]  # the whole ledger's budget binds this account too
+    assert full["left"] == 100 - spent and full["runs_out"] == pd.Timestamp(NOW)
+    other = forecast(frame, [Budget("", "y", 1.0)], account="x", balance=1000, now=NOW).loc[ACCOUNT]
+    assert pd.isna(other["limit"]) and other["left"] == 1000  # another account's budget does not
+
+
+def test_a_rate_from_too_little_history_is_unknown_and_every_period_row_says_when_it_resets():
+    times = pd.to_datetime([NOW - timedelta(minutes=m) for m in (5, 30)], utc=True)
+    frame = pd.DataFrame({"time": times, "operation": "create", "credits": 2.0,
+                          "tags": [{"experiment": "a"}, {}], "account": "x"})
+    table = forecast(frame, by="experiment", account="x", balance=100, period="week", tz=BERLIN, now=NOW)
+    assert table["per_day"].isna().all() and table["runs_out"].isna().all()
+    week_end = pd.Timestamp(period_bounds(NOW, "week", BERLIN)[1])
+    assert list(table["resets"]) == [week_end] * 3 and list(table["period"]) == ["week"] * 3
+
+
 def record(ledger: Ledger, when: datetime, credits: float, **tags: str) -> None:
     ledger.record(Entry(operation="create", status=Status.ANSWERED, time=when.isoformat(timespec="milliseconds"),
                         credits=credits, image_ids=[1], tags=tags))
@@ -182,3 +220,6 @@ def test_a_client_s_ledger_forecasts_what_it_spent(connect, box):
     assert spent > 0 and table.loc["fox", "spent"] == spent and table.loc[ACCOUNT, "spent"] == spent
     assert table.loc[ACCOUNT, "left"] == ik.usage().current_credit
     assert pd.isna(table.loc[ACCOUNT, "runs_out"])  # seconds of spending: too little history for a date
+    ik.budget(limit=spent + 1, period="week")  # the account's own budget binds its row
+    bound = ik.ledger.forecast(by="experiment").loc[ACCOUNT]
+    assert (bound["limit"], bound["left"], bound["period"]) == (spent + 1, 1, "week")

@@ -127,6 +127,33 @@ def test_a_weekly_report_names_the_top_ten_folds_the_rest_and_reads_as_a_person_
     assert "00:00, Europe/Berlin)" in berlin.stdout.splitlines()[0]
 
 
+def test_a_tag_whose_budget_is_spent_is_named_not_folded_into_other(tmp_path):
+    location = str(tmp_path / "ledger.sqlite")
+    ledger, now = Ledger(location, account="team"), datetime.now(UTC)
+    for number in range(12):  # exp-0 spends least: the fold would hide it
+        ledger.record(Entry(operation="create", status=Status.ANSWERED, time=(now - timedelta(minutes=5)).isoformat(),
+                            credits=float(number + 1), image_ids=[1], tags={"experiment": f"exp-{number}"}))
+    ledger.set_budget(experiment="exp-0", limit=1, period="month")
+    done = run_console("usage", "--by", "experiment", "--period", "week", "--ledger", location, cwd=tmp_path,
+                       env={"IMAGEKIT_HOME": str(tmp_path / "home")})
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[2:] if line.startswith(("exp-", "other"))}
+    assert rows["exp-0"].split()[-1] == "already" and "other (1 values)" in rows["other"]
+    assert "already" not in rows["other"] and len(rows) == 12
+    assert "counting its reset at the end of the budget's own period" in done.stdout
+
+
+def test_the_accounts_report_says_what_its_budget_leaves(tmp_path):
+    location = str(tmp_path / "ledger.sqlite")
+    Ledger(location, account="team").record(Entry(operation="create", status=Status.ANSWERED, credits=7.0,
+                                                  image_ids=[1], tags={}))
+    Ledger(location).set_budget(limit=7, period="week")  # the whole ledger's: every account's work, the report's too
+    done = run_console("usage", "--ledger", location, cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^Budget of the whole ledger: 7 of 7 spent this week; nothing left until it resets "
+                     r"Mon \d\d \w{3} \d{4} 00:00 UTC: work is refused$", done.stdout, re.M), done.stdout
+
+
 def test_a_rate_from_an_hour_of_spending_is_blank_not_zero_a_day(tmp_path):
     location = str(tmp_path / "ledger.sqlite")
     ledger, now = Ledger(location, account="team"), datetime.now(UTC)
