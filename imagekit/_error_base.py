@@ -313,3 +313,16 @@ class StorageUnavailableError(ImagekitError):
 
 class BudgetWarning(UserWarning):
     """Spending under a tag value reached its budget's warning share (or passed a soft budget)."""
+
+
+def warn_caller(message: str, category: type[Warning]) -> None:
+    """Warn with the line of the user's code that called into imagekit, not ours."""
+    import os
+    import sys
+    import warnings
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    level, frame = 2, sys._getframe(1)  # 1 is this function, 2 the one that called it
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
+    warnings.warn(message, category, stacklevel=level)

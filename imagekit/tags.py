@@ -33,14 +33,15 @@ def current_tags() -> dict[str, str]:
 
 def checked_tags(values: Mapping[str, object]) -> dict[str, str | None]:
     """``values`` as tags: keys of letters, digits and ``_.-`` (at most 64), values text (numbers are
-    written as text; at most 200 characters) or None (removes the key). ConfigError otherwise."""
+    written as text; at most 200 characters, without the spaces at their ends) or None (removes the
+    key). ConfigError otherwise."""
     checked: dict[str, str | None] = {}
     for key, value in values.items():
         if not isinstance(key, str) or not _KEY.match(key):
             raise ConfigError(f"tag name {key!r}: use 1 to 64 letters, digits, '_', '.' or '-'")
         if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
             raise ConfigError(f"tag {key}={value!r}: a tag's value is text (or a number)")
-        text = None if value is None else str(value)
+        text = None if value is None else str(value).strip()  # "grid-a " is grid-a, in reports and budgets alike
         if text is not None and not 0 < len(text) <= _MAX_VALUE:
             raise ConfigError(f"tag {key}: a value has 1 to {_MAX_VALUE} characters, not {len(text)}")
         checked[key] = text

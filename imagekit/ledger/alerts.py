@@ -218,6 +218,10 @@ class Webhooks:
                 self._jobs.all_tasks_done.wait(left)
         return True
 
+    def undelivered(self) -> int:
+        """How many POSTs queued so far are still to be delivered or given up."""
+        return self._jobs.unfinished_tasks
+
     def _run(self) -> None:
         import httpx
 
@@ -246,6 +250,8 @@ def _post(client: Any, url: str, payload: dict[str, Any]) -> None:
             if answer.status_code < 500 and answer.status_code not in (408, 429):
                 break
         if attempt + 1 < WEBHOOK_ATTEMPTS:
+            if attempt == 0:  # said at once: a short script may end before the last attempt
+                log.warning("imagekit: the alert webhook %s failed (%s); trying again in the background", shown, why)
             time.sleep(backoff(attempt, *WEBHOOK_BACKOFF))
     log.warning("imagekit: the alert webhook %s was not delivered (%s): %s", shown, why, payload["text"])
 
@@ -260,5 +266,8 @@ def webhooks() -> Webhooks:
 
 @atexit.register
 def _at_exit() -> None:
-    _webhooks.drain(EXIT_SECONDS)
+    if not _webhooks.drain(EXIT_SECONDS):
+        count = _webhooks.undelivered()
+        log.warning("imagekit: the process ends with %d alert webhook POST%s not delivered (the alerts were logged "
+                    "above)", count, "" if count == 1 else "s")
 

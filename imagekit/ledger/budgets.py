@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import json
 import threading
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from .._error_base import warn_caller
 from ..errors import BudgetExceededError, BudgetWarning, ConfigError
 from ..tags import checked_tags
 from .entries import BALANCE, now
@@ -108,13 +108,19 @@ def define(store: Store, key: str, value: str, limit: float, warn_at: float | No
            alerts: Sequence[float] | None = DEFAULT_ALERTS, period: str | None = None, tz: str = "UTC",
            webhook: str | None = None) -> None:
     """Set (or replace) the budget of ``key=value`` (``key`` ``""``: of the account ``value``)."""
-    if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
-        raise ConfigError(f"a budget's limit is a number of credits, at least 0 (not {limit!r})")
+    if isinstance(limit, bool) or not isinstance(limit, int | float) or not 0 <= limit < float("inf"):
+        raise ConfigError(f"a budget's limit is a number of credits, at least 0 (not {limit!r}; to lift a budget, "
+                          "remove it)")
+    if not isinstance(hard, bool):
+        raise ConfigError(f"hard is True (refuse work past the limit) or False (only warn), not {hard!r}")
     if warn_at is not None and not 0 < warn_at <= 1:
         raise ConfigError(f"warn_at is a share of the limit, above 0 and at most 1 (not {warn_at!r})")
     if isinstance(alerts, str) or not isinstance(alerts, Sequence | set | frozenset | None):
         raise ConfigError(f"alerts are shares of the limit, such as (0.5, 0.8, 1.0) (not {alerts!r})")
     shares = sorted({_share(share) for share in alerts or ()})
+    if hard and shares and shares[-1] > 1:
+        raise ConfigError(f"an alert at {shares[-1]:.0%} would never be sent: a hard budget refuses work before "
+                          "its limit is passed (give shares up to 1, or hard=False to let spending pass it)")
     checked_period(period)
     checked_zone(tz)
     if webhook is not None and not (isinstance(webhook, str) and webhook.startswith(("http://", "https://"))):
@@ -133,8 +139,15 @@ def _share(share: object) -> float:
 
 
 def remove(store: Store, key: str, value: str) -> None:
-    """Drop the budget of ``key=value`` (its spending stays in the ledger)."""
-    store.execute("DELETE FROM budgets WHERE tag_key = ? AND tag_value = ?", (key, value))
+    """Drop the budget of ``key=value`` (its spending stays in the ledger); ConfigError, naming the
+    budgets there are, when it has none."""
+    if store.exists() and store.fetchone("DELETE FROM budgets WHERE tag_key = ? AND tag_value = ? RETURNING tag_key",
+                                         (key, value)):
+        return
+    there = [Budget(tag_key, tag_value, 0).name for tag_key, tag_value in store.fetchall("SELECT tag_key, tag_value FROM budgets ORDER BY "
+                                                                   "tag_key, tag_value")] if store.exists() else []
+    raise ConfigError(f"there is no budget of {Budget(key, value, 0).name} to remove; "
+                      + (f"the budgets: {', '.join(there)}" if there else "no budget is set"))
 
 
 def status(store: Store, key: str | None = None, value: str | None = None, at: datetime | None = None) -> list[Budget]:
@@ -154,8 +167,13 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float | Callabl
     and of ``account``: the hold's id, or None when no budget applies. Raises BudgetExceededError (and
     holds nothing) when a hard budget would be passed."""
     where, params = matching(tags, account)
-    if not where or not store.exists() or not store.fetchone(f"SELECT 1 FROM budgets{where}", params):
+    if not where or not store.exists():
+        return None
+    loose, loosely = matching(tags, account, any_case=True)
+    found = store.fetchall(f"SELECT tag_key, tag_value FROM budgets{loose}", loosely)
+    if not found:
         return None  # the common case costs one read and no write lock
+    _refuse_misspelt(tags, found)
     cost = cost() if callable(cost) else cost
     with store.transaction():
         # Lock first, then read the sums in a statement of their own: on PostgreSQL a statement
@@ -211,15 +229,30 @@ def _shown(tags: dict[str, str]) -> str:
     return ", ".join(f"{key}={value}" for key, value in sorted(tags.items()))
 
 
-def matching(tags: dict[str, str], account: str | None = None) -> tuple[str, list[str]]:
-    """A WHERE clause for the budgets of ``tags`` and of ``account`` (its own, and the whole
-    ledger's); ``("", [])`` when there is nothing to match."""
-    pairs = ["(tag_key = ? AND tag_value = ?)" for _ in tags]
+def matching(tags: dict[str, str], account: str | None = None, *, any_case: bool = False) -> tuple[str, list[str]]:
+    """A WHERE clause for the budgets of ``tags`` (``any_case``: and of tags that differ from them
+    only in case) and of ``account`` (its own, and the whole ledger's); ``("", [])`` when there is
+    nothing to match."""
+    pair = "(lower(tag_key) = lower(?) AND lower(tag_value) = lower(?))" if any_case else "(tag_key = ? AND tag_value = ?)"
+    pairs = [pair for _ in tags]
     params = [part for pair in tags.items() for part in pair]
     if account is not None:
         pairs.append("(tag_key = '' AND tag_value IN (?, ''))")
         params.append(account)
     return (f" WHERE {' OR '.join(pairs)}", params) if pairs else ("", [])
+
+
+def _refuse_misspelt(tags: dict[str, str], budgets: Sequence[tuple[str, str]]) -> None:
+    """ConfigError when a tag differs only in case from a budget's (``Experiment=Grid-A`` beside
+    ``experiment=grid-a``) and has none of its own: spelt so, the work would escape that budget."""
+    exact = {(key, value) for key, value in budgets}
+    for key, value in tags.items():
+        near = [budget for budget in budgets if budget[0] and budget[0].lower() == key.lower()
+                and budget[1].lower() == value.lower()]
+        if near and (key, value) not in exact:
+            named = f"{near[0][0]}={near[0][1]}"
+            raise ConfigError(f"tag {key}={value} differs only in case from the budget of {named}, so it would not "
+                              f"count against it: tag the work {named} (or set a budget of its own on {key}={value})")
 
 
 def _with_usage(store: Store, row: tuple[Any, ...], at: datetime | None) -> Budget:
@@ -270,9 +303,10 @@ def _warn(store: Store, budget: Budget, cost: float) -> None:
         if seen in _warned:
             return
         _warned.add(seen)
-    what = "passed its limit" if level == "over" else f"reached {budget.warn_at:.0%} of its limit"
-    warnings.warn(f"budget {budget.name} {what}: {budget.spent + budget.held + cost:g} of "
-                  f"{budget.limit:g} credits spent or held", BudgetWarning, stacklevel=2)
+    total = budget.spent + budget.held + cost
+    what = ("passed its limit" if level == "over" else "reached its limit" if total >= budget.limit - _EPSILON
+            else f"reached {budget.warn_at:.0%} of its limit")
+    warn_caller(f"budget {budget.name} {what}: {total:g} of {budget.limit:g} credits spent or held", BudgetWarning)
 
 
 def one_tag(tag: Mapping[str, object] | None, tag_values: Mapping[str, object]) -> tuple[str, str]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 from anyio.from_thread import start_blocking_portal
 
+from .._error_base import warn_caller
 from ..errors import BudgetWarning, JournalUnavailableError
 from ..integrations import progress_bar
 from ..ledger import Prices
@@ -169,7 +169,7 @@ class Batch:
         prices = self._portal_call(self._load_prices)
         estimate = prices.estimate((row.style, row.collection, row.count) for row in self.rows if row.key not in skip)
         if budget is not None and estimate > budget:
-            warnings.warn(estimate.notes(budget)[-1], BudgetWarning, stacklevel=2)
+            warn_caller(estimate.notes(budget)[-1], BudgetWarning)
         return estimate
 
     async def _load_prices(self, client: AsyncClient) -> Prices:

@@ -167,8 +167,24 @@ def test_a_webhook_that_never_answers_is_given_up_in_one_line(ledger, clock, mon
             spend(ledger, 1, clock.at)
             assert alerts_module.webhooks().drain(60)
     assert hook.attempts == 3
+    [first] = [r.getMessage() for r in caplog.records if "trying again in the background" in r.getMessage()]
     [line] = [r.getMessage() for r in caplog.records if "not delivered" in r.getMessage()]
-    assert "HTTP 503" in line and "token" not in line  # the URL's query (a secret, often) is not shown
+    assert "HTTP 503" in first and "HTTP 503" in line and "token" not in line + first  # a URL's query is often a secret
+
+
+def test_an_unreachable_webhook_is_said_at_once_and_again_when_the_process_ends_before_it_is_given_up(tmp_path):
+    """A short script: the first failure is logged at once, and the end of the process says what was
+    not delivered, rather than ending quiet while the retries would have gone on for half a minute."""
+    script = (f"import logging, imagekit\nfrom imagekit.ledger import Entry, Ledger, Source, Status\n"
+              f"ledger = Ledger({str(tmp_path / 'ledger.sqlite')!r}, account='acct')\n"
+              "ledger.set_budget(experiment='a', limit=1, alerts=(1.0,), warn_at=None, webhook='http://127.0.0.1:9/x')\n"
+              "ledger.record(Entry(operation='create', status=Status.ANSWERED, credits=1, source=Source.PRICED, "
+              "tags={'experiment': 'a'}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "the alert webhook http://127.0.0.1:9/x failed (ConnectError" in done.stderr, done.stderr
+    assert "the process ends with 1 alert webhook POST not delivered" in done.stderr, done.stderr
 
 
 def test_a_ledger_from_before_alerts_opens_and_its_budgets_count_all_time(tmp_path, clock):

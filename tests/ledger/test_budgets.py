@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -77,7 +78,59 @@ def test_a_budget_warns_once_per_process(tmp_path):
         ledger.hold({"experiment": "warned"}, 1)
 
 
-@pytest.mark.parametrize(("limit", "warn_at"), [(-1, 0.8), (10, 0), (10, 1.5)])
+@pytest.mark.parametrize(("limit", "warn_at"), [(-1, 0.8), (10, 0), (10, 1.5), (float("inf"), 0.8)])
 def test_a_budget_with_a_bad_limit_or_share_is_refused(tmp_path, limit, warn_at):
     with pytest.raises(imagekit.ConfigError):
         Ledger(tmp_path / "ledger.sqlite").set_budget(experiment="x", limit=limit, warn_at=warn_at)
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    ({"hard": "no"}, r"hard is True \(refuse work past the limit\) or False \(only warn\), not 'no'"),
+    ({"alerts": (0.5, 1.5)}, r"an alert at 150% would never be sent: a hard budget refuses work before"),
+    ({"on_alert": "print"}, r"on_alert is a function called with each Alert \(e.g. on_alert=print\), not 'print'"),
+])
+def test_a_budget_option_that_could_never_work_is_one_line_and_sets_nothing(tmp_path, options, said):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    with pytest.raises(imagekit.ConfigError, match=said):
+        ledger.set_budget(experiment="x", limit=10, **options)
+    assert ledger.budgets() == []
+    assert ledger.set_budget(experiment="x", limit=10, alerts=(1.5,), hard=False).alerts == (1.5,)  # soft: it passes
+
+
+def test_removing_a_budget_that_is_not_there_says_which_are(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    with pytest.raises(imagekit.ConfigError, match=r"no budget of experiment=grid-a to remove; no budget is set"):
+        ledger.remove_budget(experiment="grid-a")
+    ledger.set_budget(experiment="grid-b", limit=5)
+    with pytest.raises(imagekit.ConfigError, match=r"no budget of experiment=grid-a to remove; the budgets: "
+                                                   r"experiment=grid-b$"):
+        ledger.remove_budget(experiment="grid-a")
+    ledger.remove_budget(experiment="grid-b")
+    assert ledger.budgets() == []
+
+
+def test_a_tag_spelt_with_spaces_or_another_case_cannot_escape_a_full_budget(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    ledger.set_budget(experiment="walk-b", limit=4, warn_at=None)
+    ledger.record(Entry(operation="create", status=Status.ANSWERED, credits=4, source=Source.PRICED,
+                        tags={"experiment": "walk-b"}))
+    with imagekit.tags(experiment=" walk-b  ") as spaced:  # what a CSV cell or a copied name brings
+        assert spaced == {"experiment": "walk-b"}
+        with pytest.raises(imagekit.BudgetExceededError):
+            ledger.hold(spaced, 2)
+    for tags in ({"experiment": "Walk-B"}, {"Experiment": "walk-b"}):
+        [(key, value)] = tags.items()
+        with pytest.raises(imagekit.ConfigError, match=rf"tag {key}={value} differs only in case from the budget "
+                                                       r"of experiment=walk-b, so it would not count against it"):
+            ledger.hold(tags, 2)
+    ledger.set_budget(experiment="Walk-B", limit=10)  # a budget of its own: then it is a tag value of its own
+    assert ledger.hold({"experiment": "Walk-B"}, 2) is not None
+    assert ledger.hold({"person": "ana"}, 2) is None  # no budget near it: nothing held
+
+
+def test_a_budget_warning_points_at_the_callers_line_and_says_when_the_limit_is_reached(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    ledger.set_budget(experiment="full", limit=4, warn_at=0.8)
+    with pytest.warns(imagekit.BudgetWarning, match=r"budget experiment=full reached its limit: 4 of 4") as got:
+        ledger.hold({"experiment": "full"}, 4)
+    assert [Path(each.filename).name for each in got] == [Path(__file__).name]
