@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -201,6 +202,13 @@ def _refuse_unknown_tag(ledger: Any, frame: Any, key: str) -> None:
                           + (f"its tags: {', '.join(known)}" if known else "none carries a tag yet"))
 
 
+def _in_options(message: str) -> str:
+    """An export's mistake in the command line's words: ``--format focus``, not ``format='focus'``."""
+    message = message.replace("credit_price= (--credit-price)", "--credit-price").replace("credit_price=",
+                                                                                          "--credit-price")
+    return re.sub(r"\b(format|currency)=(['\"])(.*?)\2", r"--\1 \3", message)
+
+
 def add_export_command(usage: Any) -> None:
     """``imagekit usage export DEST``: the ledger's charges as a file (``imagekit usage`` alone stays the report)."""
     verbs = usage.add_subparsers(dest="verb", metavar="export", prog=usage.prog)
@@ -230,7 +238,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         checked_options(args.format, args.credit_price, args.currency, moment(args.since), moment(args.until),
                         args.dest)
     except ConfigError as exc:
-        mistake(args, str(exc))
+        mistake(args, _in_options(str(exc)))
     given = getattr(args, "ledger", None) or os.environ.get(ENV_LEDGER_URL)
     if given is None and not default_path().is_file():  # a named one is checked with the options
         raise ConfigError(f"no ledger at {default_path()} yet: nothing was recorded in this IMAGEKIT_HOME "
