@@ -77,6 +77,9 @@ class Alert:
     """The time zone of the period's turns."""
     held: float = 0.0
     """Credits held then for work in flight (a hard budget full of them refuses more)."""
+    refused: float | None = None
+    """The credits of the operation a hard budget refused, when that refusal, not spending, reached
+    the share (the budget is full for work: the next operation would pass its limit)."""
 
     @property
     def budget(self) -> str:
@@ -91,6 +94,9 @@ class Alert:
             local = self.period_start.astimezone(checked_zone(self.tz))
             when = f"{during(self.period)} (from {local:%Y-%m-%d %H:%M} {self.tz})"
         held = f", {self.held:g} held" if self.held else ""
+        if self.refused is not None:
+            return (f"budget {self.budget} is full{when}: it refused an operation of about {self.refused:g} credits "
+                    f"with {self.spent:g} of {self.limit:g} credits spent{held}")
         return (f"budget {self.budget} reached {self.threshold:.0%} of its limit{when}: "
                 f"{self.spent:g} of {self.limit:g} credits spent{held}")
 
@@ -133,18 +139,24 @@ def check(store: Store, tags: dict[str, str], account: str | None, at: datetime)
     return sent
 
 
-def full(store: Store, budget: Budget, at: datetime) -> list[Alert]:
-    """A hard budget refused work: send its alerts up to 100 % not sent yet in this period."""
-    return _offer(store, budget, 1.0, at) if budget.hard and budget.alerts else []
+def full(store: Store, budget: Budget, at: datetime, cost: float) -> list[Alert]:
+    """A hard budget refused work of ``cost``: send the alerts its spending (and holds) reached, and
+    its highest share up to 100 %, which says it is full, if not sent yet in this period."""
+    if not budget.hard or not budget.alerts:
+        return []
+    reached = (budget.spent + budget.held) / budget.limit if budget.limit else _infinite(budget)
+    top = [share for share in budget.alerts if share <= 1 + _EPSILON][-1:]
+    return _offer(store, budget, reached, at) + _offer(store, budget, 1.0, at, only=top, refused=cost)
 
 
 def _infinite(budget: Budget) -> float:
     return float("inf") if budget.spent > _EPSILON else 0.0
 
 
-def _offer(store: Store, budget: Budget, share: float, at: datetime) -> list[Alert]:
+def _offer(store: Store, budget: Budget, share: float, at: datetime, *, only: list[float] | None = None,
+           refused: float | None = None) -> list[Alert]:
     sent = []
-    for threshold in budget.alerts:
+    for threshold in budget.alerts if only is None else only:
         if share < threshold - _EPSILON:
             continue
         row = store.fetchone("INSERT INTO alerts (tag_key, tag_value, threshold, credit_limit, period_start, spent, time)"
@@ -156,7 +168,7 @@ def _offer(store: Store, budget: Budget, share: float, at: datetime) -> list[Ale
         alert = Alert(tags={budget.key: budget.value} if budget.key else {},
                       account=None if budget.key else budget.value, threshold=threshold, spent=budget.spent,
                       limit=budget.limit, period=budget.period, period_start=budget.start, period_end=budget.end,
-                      time=at.astimezone(UTC), tz=budget.tz, held=budget.held)
+                      time=at.astimezone(UTC), tz=budget.tz, held=budget.held, refused=refused)
         _deliver(store.location, budget, alert)
         sent.append(alert)
     return sent

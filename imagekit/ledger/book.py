@@ -370,7 +370,7 @@ class Ledger:
                 held = budgets.hold(self._store, self.account, tags, cost, at)
             except BudgetExceededError as exc:
                 if isinstance(exc.budget, Budget):  # full for work: its alerts up to 100 % are due
-                    _alerts.full(self._store, exc.budget, at)
+                    _alerts.full(self._store, exc.budget, at, exc.cost)
                 raise
             if self._spool:  # what a hard budget says while the database cannot be asked
                 self._spool.remember("budgets", lambda: budgets.known(self._store))

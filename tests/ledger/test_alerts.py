@@ -111,7 +111,19 @@ def test_a_hard_budget_that_refuses_work_is_full_and_says_so_once(ledger, clock)
     for _ in range(2):
         with pytest.raises(imagekit.BudgetExceededError):
             ledger.hold(GRID, 2)
-    assert [(alert.threshold, alert.spent) for alert in got] == [(0.5, 8), (0.8, 8), (1.0, 8)]
+    assert [(alert.threshold, alert.spent, alert.refused) for alert in got] == [(0.5, 8, None), (0.8, 8, None),
+                                                                                (1.0, 8, 2)]
+    assert str(got[-1]) == "budget experiment=grid-a is full: it refused an operation of about 2 credits with 8 of 9 " \
+                           "credits spent"
+
+
+def test_an_operation_too_dear_for_an_unspent_budget_says_it_is_full_not_that_half_was_spent(ledger, clock):
+    got: list[Alert] = []
+    ledger.set_budget(experiment="grid-a", limit=1, warn_at=None, on_alert=got.append)
+    with pytest.raises(imagekit.BudgetExceededError):
+        ledger.hold(GRID, 2)
+    assert [(alert.threshold, alert.spent, alert.refused) for alert in got] == [(1.0, 0, 2)]
+    assert "reached" not in str(got[0]) and got[0].to_json()["refused"] == 2
 
 
 def test_an_accounts_budget_caps_all_its_work_tagged_or_not(ledger, clock):

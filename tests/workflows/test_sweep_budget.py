@@ -65,8 +65,9 @@ def test_a_hard_budget_pauses_a_sweep_in_every_process_and_a_raised_limit_lets_i
         assert "; stopped: budget experiment=capped: " in line and "(hard budget)" in line, line
         assert line.endswith("the rows left wait for a run after the limit is raised"), line
         assert "Traceback" not in err
-    for share in ("50%", "80%", "100%"):  # the budget's alerts, each sent by one of the three (a log line)
-        assert sum(err.count(f"budget experiment=capped reached {share} of its limit") for _, _, err in outcomes) == 1
+    for said in ("reached 50% of its limit", "reached 80% of its limit", "is full: it refused an operation"):
+        # the budget's alerts, each sent by one of the three (a log line); the last as a refusal found it full
+        assert sum(err.count(f"budget experiment=capped {said}") for _, _, err in outcomes) == 1
 
     spent = sum(b - balance(served, key) for b, key in zip(before, keys))
     rows = rows_of(journal, "capped")
