@@ -131,13 +131,14 @@ def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
     """Spend per value of tag ``key`` over every account in the ledger, and that tag's budgets:
     read from the ledger alone, so any machine that can reach it can print the team's figures."""
     from ..ledger import Ledger
+    from ..ledger.forecasts import refuse_unknown_tag
     from ..ownership import owned
     from ..reports import spend_by_tag
     from ..reports.report import waiting_note
 
     ledger = Ledger(location)
     frame = ledger.to_pandas(account="")
-    _refuse_unknown_tag(ledger, frame, key)
+    refuse_unknown_tag(frame, key, ledger.budgets(key), ledger.location)
     table = spend_by_tag(frame, key)
     print(f"Spend by {key} in {ledger.location} (every account)")
     for line in waiting_note(ledger):
@@ -159,7 +160,7 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
     from datetime import UTC, datetime
 
     from ..ledger import Ledger
-    from ..ledger.forecasts import MIN_HISTORY
+    from ..ledger.forecasts import MIN_HISTORY, refuse_unknown_tag
     from ..ledger.periods import period_bounds
     from ..ownership import owned
     from ..reports.periods import shown_period, spend_by_period
@@ -168,7 +169,7 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
 
     ledger, now = Ledger(location), datetime.now(UTC)
     frame = ledger.to_pandas(account="")
-    _refuse_unknown_tag(ledger, frame, key)
+    refuse_unknown_tag(frame, key, ledger.budgets(key), ledger.location)
     table = spend_by_period(frame, key, ledger.budgets(key), period=period, tz=tz, days=days, now=now)
     start = period_bounds(now, period, tz)[0].astimezone(table["runs_out"].dt.tz)
     this = "today" if period == "day" else f"this {period}"
@@ -189,17 +190,6 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
             table.to_csv(sink)
         print(f"\nWrote {Path(out) / name}")
     return 0
-
-
-def _refuse_unknown_tag(ledger: Any, frame: Any, key: str) -> None:
-    """ConfigError, naming the tags there are, when the ledger has entries but none carries tag ``key``
-    and no budget is set on it: a mistyped tag is told, not shown as all spend untagged."""
-    if not len(frame) or ledger.budgets(key):
-        return
-    known = sorted({name for tags in frame["tags"] for name in (tags or {})})
-    if key not in known:
-        raise ConfigError(f"no entry in the ledger at {ledger.location} carries the tag {key!r}; "
-                          + (f"its tags: {', '.join(known)}" if known else "none carries a tag yet"))
 
 
 def _in_options(message: str) -> str:

@@ -418,7 +418,10 @@ class Ledger:
         balance = balance if balance is not None else (
             forecasts.balance_now(self.entries(readings=True)) if self.account else None)
         bound = [*self.budgets(by), *self.budgets("")] if by else self.budgets("")  # a tag's, and the account's
-        return forecasts.forecast(self.to_pandas(account=""), bound, by=by,
+        frame = self.to_pandas(account="")
+        if by is not None:
+            forecasts.refuse_unknown_tag(frame, by, bound, self.location)
+        return forecasts.forecast(frame, bound, by=by,
                                   account=self.account, balance=balance, period=period, tz=tz, days=days, now=now)
 
     def waiting(self) -> int:

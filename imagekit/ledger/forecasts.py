@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
     from .budgets import Budget
 
-__all__ = ["MIN_HISTORY", "ACCOUNT", "UNTAGGED", "spending", "Rate", "rate", "runs_out", "balance_now", "forecast", "checked_days"]
+__all__ = ["MIN_HISTORY", "ACCOUNT", "UNTAGGED", "spending", "Rate", "rate", "runs_out", "balance_now", "forecast",
+           "checked_days", "refuse_unknown_tag"]
 
 MIN_HISTORY = timedelta(days=1)
 """The spending history a forecast needs: less says too little about a rate per day."""
@@ -228,6 +229,17 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
         table[column] = pd.to_datetime(table[column], utc=True).dt.tz_convert(checked_zone(tz))
     order = table.drop(index=ACCOUNT).sort_values("spent", ascending=False, kind="stable").index
     return table.loc[[*order, ACCOUNT]]
+
+
+def refuse_unknown_tag(frame: pd.DataFrame, key: str, budgets: Sequence[Budget], where: str) -> None:
+    """ConfigError, naming the tags there are, when ``frame`` has entries but none carries tag ``key``
+    and no budget is set on it: a mistyped tag is told, not shown as all spend untagged."""
+    if not len(frame) or any(budget.key == key for budget in budgets):
+        return
+    known = sorted({name for tags in frame["tags"] for name in (tags or {})})
+    if key not in known:
+        raise ConfigError(f"no entry in the ledger at {where} carries the tag {key!r}; "
+                          + (f"its tags: {', '.join(known)}" if known else "none carries a tag yet"))
 
 
 def checked_days(days: object) -> float:

@@ -199,6 +199,9 @@ def test_ledger_forecast_gives_each_tag_and_the_account(ledger_location):
     ledger.set_budget(experiment="grid-a", limit=1000)  # all time: it never resets, so 900 left at 10 a day last
     lasting = ledger.forecast(by="experiment", period="week", tz=BERLIN).loc["grid-a", "runs_out"]
     assert abs(lasting - pd.Timestamp(now + timedelta(days=90))) < pd.Timedelta(days=2)
+    with pytest.raises(ConfigError, match=r"no entry in the ledger at .* carries the tag 'Experiment'; its tags: "
+                                          r"experiment$"):  # a mistyped tag, not a table of all spend untagged
+        ledger.forecast(by="Experiment")
 
 
 def test_an_empty_ledger_forecasts_nothing(ledger_location):
