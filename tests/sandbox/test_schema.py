@@ -173,3 +173,22 @@ def test_several_workers_need_a_shared_database(tmp_path, new_database):
     else:
         refused(imagekit("sandbox", "serve", "--data", str(tmp_path), "--db", url, "--workers", "2", "--port", "0",
                          check=False), "holds no sandbox", "imagekit sandbox init")
+
+
+def test_two_processes_opening_a_new_folder_at_once_create_its_database_one_after_the_other(tmp_path):
+    """Both would find the database empty; the second to write failed with 'database is locked'
+    (1 start in 8 of two scripts on a fresh home, under load). The second now waits for the first."""
+    import threading
+
+    from filelock import FileLock
+
+    engine = engine_for(tmp_path, None)
+    done = threading.Event()
+    with FileLock(tmp_path / "migrate.lock"):  # another process creating the database now
+        opening = threading.Thread(target=lambda: (schema.upgrade(engine, tmp_path), done.set()))
+        opening.start()
+        assert not done.wait(0.5) and "alembic_version" not in inspect(engine).get_table_names()
+    assert done.wait(30)
+    opening.join()
+    with engine.connect() as connection:
+        assert schema.state(connection) == "current"

@@ -96,9 +96,30 @@ def state(connection: Connection) -> State:
     return "behind" if current in _known() else "ahead"
 
 
+MIGRATE_WAIT = 120.0
+"""Seconds a process waits for another one of this machine creating or upgrading the same database."""
+
+
 def upgrade(engine: Engine, data_dir: Path) -> None:
     """Bring the database to the head revision (creating every table in an empty one, unless the
-    data folder holds images already: they belong to another database, whose ids a new one reuses)."""
+    data folder holds images already: they belong to another database, whose ids a new one reuses).
+    One process of the machine at a time (a lock file in the folder, when there is one): two opening
+    a new folder at once would both find it empty, and the second to write would fail with
+    'database is locked'."""
+    from filelock import FileLock, Timeout
+
+    if not Path(data_dir).is_dir():  # a database elsewhere (PostgreSQL), its folder not made yet: nothing to share
+        _upgrade(engine, data_dir)
+        return
+    try:
+        with FileLock(Path(data_dir) / "migrate.lock", timeout=MIGRATE_WAIT):
+            _upgrade(engine, data_dir)
+    except Timeout:
+        raise SchemaError(f"another process has been creating or upgrading the database of {data_dir} for "
+                          f"{MIGRATE_WAIT:g} s; try again when it is done") from None
+
+
+def _upgrade(engine: Engine, data_dir: Path) -> None:
     with engine.begin() as connection:
         found = state(connection)
         if found == "empty" and holds_images(data_dir):
