@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Unpack, overload
 
+import httpx
+
 from . import config as _config
 from .client import AsyncClient, Client
 from .config import ClientOptions
@@ -20,7 +22,7 @@ from .errors import ENV_API_KEY, ENV_BASE_URL, ConfigError
 if TYPE_CHECKING:
     from .sandbox import EmbeddedSandbox
 
-__all__ = ["connect"]
+__all__ = ["connect", "FollowsTheFolder"]
 
 log = logging.getLogger("imagekit")
 
@@ -90,6 +92,69 @@ def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -
                           "to another folder for a sandbox of this process's own") from None
 
 
+class FollowsTheFolder(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Sends to the sandbox another process serves from this home (``EmbeddedSandbox.join``); when
+    that process has ended (its port refuses the connection: two scripts started at once, the first
+    done), the folder's sandbox is found again, joined or started here, and the request goes there.
+    A refused connection sent nothing, so any request may go again; the demo key stays valid, for
+    keys live in the folder's database."""
+
+    def __init__(self, spec_exact: bool) -> None:
+        self._spec_exact = spec_exact
+        self._sync = httpx.HTTPTransport()
+        self._async = httpx.AsyncHTTPTransport()
+        self._lock = threading.Lock()
+        self._moved: dict[str, str] = {}
+        """Where requests built for one sandbox's address now go (``host:port`` to ``host:port``)."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return self._sync.handle_request(self._aimed(request))
+        except httpx.ConnectError:
+            self._follow(request)
+            return self._sync.handle_request(self._aimed(request))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        from anyio.to_thread import run_sync
+
+        try:
+            return await self._async.handle_async_request(self._aimed(request))
+        except httpx.ConnectError:
+            await run_sync(self._follow, request)  # it may start a sandbox: seconds, off the event loop
+            return await self._async.handle_async_request(self._aimed(request))
+
+    def _aimed(self, request: httpx.Request) -> httpx.Request:
+        with self._lock:
+            moved = self._moved.get(request.url.netloc.decode())
+        if moved is not None:
+            host, port = moved.rsplit(":", 1)
+            request.url = request.url.copy_with(host=host, port=int(port))
+            request.headers["host"] = moved
+        return request
+
+    def _follow(self, request: httpx.Request) -> None:
+        """Find the folder's sandbox again (once, whichever request saw the refusal first); re-raise
+        the refusal when it is the one this process holds, which did not end."""
+        failed = request.url.netloc.decode()
+        with _embedded_lock:
+            held = _embedded.get(self._spec_exact)
+            if held is not None and held.joined and httpx.URL(held.url).netloc.decode() == failed:
+                del _embedded[self._spec_exact]  # ended with its process
+        sandbox = _embedded_sandbox(self._spec_exact)
+        now = httpx.URL(sandbox.url).netloc.decode()
+        if now == failed:
+            raise httpx.ConnectError(f"the sandbox at {sandbox.url} refuses connections", request=request)
+        log.info("the process serving the sandbox at %s ended; using the folder's sandbox at %s", failed, now)
+        with self._lock:
+            self._moved = {**{old: now for old, new in self._moved.items() if new == failed}, failed: now}
+
+    def close(self) -> None:
+        self._sync.close()
+
+    async def aclose(self) -> None:
+        await self._async.aclose()
+
+
 @overload
 def connect(base_url: str | None = None, api_key: str | None = None, *, asynchronous: Literal[False] = False,
             spec_exact: bool = False, **options: Unpack[ClientOptions]) -> Client: ...
@@ -119,6 +184,8 @@ def connect(base_url: str | None = None, api_key: str | None = None, *, asynchro
         # Its port and the demo user's key change every session; the data folder's id does not.
         options.setdefault("account", sandbox_account(sandbox.identity))
         options.setdefault("service", f"{_config.SANDBOX_SERVICE} {sandbox.identity}")
+        if sandbox.joined:  # it ends with the process serving it: this client then follows the folder
+            options.setdefault("transport", FollowsTheFolder(spec_exact))
     elif spec_exact:
         raise ConfigError("spec_exact=True applies to the embedded sandbox; a configured service answers as it does")
     return (AsyncClient if asynchronous else Client)(base_url, api_key, **options)

@@ -110,6 +110,11 @@ class EmbeddedSandbox:
         joined.url, joined.api_key, joined.identity = served.url, served.api_key, served.identity
         return joined
 
+    @property
+    def joined(self) -> bool:
+        """Served by another process (``join``): it ends when that process does."""
+        return self._server is None and bool(self.url)
+
     @staticmethod
     def identity_of(data_dir: str | Path) -> str | None:
         """The lasting id of ``data_dir``'s sandbox without starting or joining it: as its database

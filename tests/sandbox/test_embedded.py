@@ -111,6 +111,39 @@ def test_two_scripts_started_at_once_share_one_sandbox(tmp_path):
     assert [twin.returncode for twin in twins] == [0, 0]
 
 
+JOINER = """
+import asyncio, sys, imagekit
+ik, aik = imagekit.connect(), imagekit.connect(asynchronous=True)
+print(ik.config.base_url, flush=True)
+made = ik.create("a fox", style=ik.styles()[0]).images[0].id
+sys.stdin.readline()  # the process it joined has ended
+print(ik.me().email, ik.image(made).id == made, flush=True)
+print(asyncio.run(aik.me()).email, flush=True)
+"""
+
+
+def test_a_client_of_a_joined_sandbox_goes_on_when_the_process_serving_it_ends(tmp_path):
+    """Two scripts on one home, the first done before the second: the second's clients (sync and
+    async) find the folder's sandbox again, the same account and images, instead of 'cannot reach'."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
+    holder = subprocess.Popen([sys.executable, "-c", TWIN], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    joiner = subprocess.Popen([sys.executable, "-c", JOINER], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        served = holder.stdout.readline().split()[0]
+        joined = joiner.stdout.readline().strip()
+        assert joined == served, joiner.kill() or joiner.communicate()[1]  # joined, not started
+        holder.stdin.close()
+        assert holder.wait(60) == 0
+        out, err = joiner.communicate("\n", timeout=120)
+    finally:
+        for process in (holder, joiner):
+            process.kill()
+    assert joiner.returncode == 0 and "Traceback" not in err, err
+    assert out.splitlines() == ["demo@imagekit.local True", "demo@imagekit.local"]
+
+
 def test_a_folder_served_by_a_process_that_cannot_be_joined_is_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
     with EmbeddedSandbox(tmp_path / "sandbox"):  # this process serves it, but not as the home's sandbox
