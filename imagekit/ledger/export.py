@@ -162,6 +162,18 @@ def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = 
     return SpendExport(store.url(name), format, len(rows), total, dict(left_out))
 
 
+CURRENCIES = frozenset("""
+AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN
+BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD
+FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HRK HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS
+KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN
+MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR
+SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD
+USN UYI UYU UYW UZS VED VES VND VUV WST XAF XAG XAU XBA XBB XBC XBD XCD XCG XDR XOF XPD XPF XPT XSU
+XTS XUA XXX YER ZAR ZMW ZWG ZWL
+""".split())
+"""The ISO 4217 currency codes (2025, funds and precious metals included) a FOCUS file may bill in."""
+
 _WRITES = {"csv": {"csv"}, "parquet": {"parquet"}, "focus": {"csv", "parquet"}}
 """The file names each format writes (a FOCUS file is Parquet when its name says so)."""
 _DATA_SUFFIXES = {"csv", "parquet", "pq", "json", "jsonl", "ndjson", "tsv", "xlsx", "xls", "feather", "arrow", "orc",
@@ -198,7 +210,7 @@ def _checked_money(credit_price: float | None, currency: str) -> str:
     if isinstance(credit_price, bool) or not isinstance(credit_price, int | float) or not credit_price >= 0 \
             or credit_price == float("inf"):
         raise ConfigError(f"credit_price={credit_price!r}: give a price of 0 or more")
-    if not (isinstance(currency, str) and len(currency) == 3 and currency.isascii() and currency.isalpha()):
+    if not (isinstance(currency, str) and currency.upper() in CURRENCIES):
         raise ConfigError(f"currency={currency!r}: give an ISO 4217 code such as USD or EUR")
     return currency.upper()
 

@@ -124,6 +124,7 @@ def test_an_existing_file_is_replaced_only_when_asked_and_a_failure_leaves_the_o
     ({"format": "focus", "credit_price": True}, "a price of 0 or more"),
     ({"format": "focus", "credit_price": 0.01, "currency": "euro"}, "ISO 4217"),
     ({"format": "focus", "credit_price": 0.01, "currency": "€"}, "ISO 4217"),
+    ({"format": "focus", "credit_price": 0.01, "currency": "ZZZ"}, "ISO 4217"),  # three letters, but no currency
     ({"format": "csv", "credit_price": 0.01}, "is for format='focus'"),
     ({"since": "last tuesday"}, "not a date or time"),
     ({"since": "2026-12-01", "until": "2026-11-01"}, "is not after since"),
