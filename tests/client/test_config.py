@@ -64,7 +64,7 @@ def test_connect_refuses_half_a_configuration(monkeypatch, only):
 
 def test_connect_falls_back_to_the_embedded_sandbox(monkeypatch):
     class FakeSandbox:
-        url, api_key, identity = "http://127.0.0.1:9", SECRET, "folder-id"
+        url, api_key, identity, joined = "http://127.0.0.1:9", SECRET, "folder-id", False
 
     monkeypatch.setattr(embedded, "_embedded_sandbox", lambda spec_exact: FakeSandbox)
     ik = imagekit.connect()
