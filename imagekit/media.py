@@ -63,6 +63,11 @@ def image_source(value: ImageSource) -> str:
         return value  # a path or URL for the service to judge
     if isinstance(value, (str, os.PathLike)):
         data = Path(value).read_bytes()
+        if _sniff(data) == _UNKNOWN:  # said of the user's file, not of a data: URL they never wrote
+            from .errors import ValidationError
+
+            raise ValidationError(f"{value} is not a PNG, JPEG or WebP image, which a reference image must be",
+                                  field="image", value=str(value))
     elif isinstance(value, (bytes, bytearray)):
         data = bytes(value)
     else:
@@ -70,11 +75,14 @@ def image_source(value: ImageSource) -> str:
     return f"data:{_sniff(data)};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+_UNKNOWN = "application/octet-stream"
+
+
 def _sniff(data: bytes) -> str:
     for magic, mime in _MIME.items():
         if data.startswith(magic):
             return mime
-    return "application/octet-stream"
+    return _UNKNOWN
 
 
 def mask_png(mask: MaskSource) -> bytes:

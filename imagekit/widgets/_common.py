@@ -62,9 +62,15 @@ def load_picture(image: Any) -> tuple[bytes, Any, Any]:
     elif isinstance(image, (str, os.PathLike)):
         data = Path(image).read_bytes()
     else:
-        raise TypeError(f"expected an Image handle, a PIL image or a path, got {type(image).__name__}")
-    picture = PILImage.open(io.BytesIO(data))
-    picture.load()
+        hint = " (an image id: give ik.image(id))" if isinstance(image, int) and not isinstance(image, bool) else ""
+        raise TypeError(f"expected an Image handle, a PIL image or a path, got {type(image).__name__}{hint}")
+    try:
+        picture = PILImage.open(io.BytesIO(data))
+        picture.load()
+    except PILImage.UnidentifiedImageError:
+        raise ValueError(f"{image} is not an image imagekit can read (PNG, JPEG, WebP...)") from None
+    except OSError as exc:  # an image cut short
+        raise ValueError(f"{image} cannot be read as an image: {exc}") from None
     if picture.format not in ("PNG", "JPEG", "WEBP"):  # what browsers show without help
         out = io.BytesIO()
         picture.convert("RGBA").save(out, format="PNG")

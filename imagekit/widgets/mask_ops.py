@@ -81,7 +81,7 @@ def _row_distance(bits: np.ndarray, cap: int) -> np.ndarray:
 
 
 def _amount(px: int) -> int:
-    if int(px) != px or px < 0:
+    if isinstance(px, bool) or not isinstance(px, int | float) or int(px) != px or px < 0:
         raise ValueError(f"grow, shrink and smooth take a whole number of pixels, 0 or more, got {px!r}")
     return int(px)
 
@@ -145,5 +145,8 @@ def polygon(size: tuple[int, int], points: Any) -> np.ndarray:
 def box(size: tuple[int, int], corners: tuple[float, float, float, float]) -> np.ndarray:
     """The pixels of the box (left, top, right, bottom) in an image of ``size``; right and bottom
     are exclusive, as in PIL's crop."""
-    left, top, right, bottom = corners
+    try:
+        left, top, right, bottom = (float(corner) for corner in corners)
+    except (TypeError, ValueError):
+        raise ValueError(f"a box is (left, top, right, bottom) in image pixels, got {corners!r}") from None
     return polygon(size, [(left, top), (right, top), (right, bottom), (left, bottom)])

@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from PIL import Image as PILImage
 from traitlets import Int, List, Unicode, observe
 
 from . import framing
 from ._assets import asset_module, asset_text
 from ._editing import EditingWidget, credits_text
+from .snapshot import checkered, scaled
 
 __all__ = ["OutpaintFramer"]
 
@@ -60,6 +62,26 @@ class Outpainting(EditingWidget):
     @observe("canvas", "location", "size")
     def _check_frame(self, change: dict) -> None:
         self.frame_problem = framing.problem(self.canvas, self.location, self.size)
+
+    def _drawn(self, picture: PILImage.Image) -> PILImage.Image:
+        return self._framed(super()._drawn(picture))
+
+    def _framed(self, picture: PILImage.Image) -> PILImage.Image:
+        """``picture`` (the image as shown) placed on the frame's canvas, the new area checkered, the
+        canvas at most ``max_view`` wide; the picture alone while the frame adds nothing (or is one
+        the service would refuse)."""
+        try:
+            frame = self.frame
+        except ValueError:
+            return picture
+        if frame == framing.start((self.width, self.height)):
+            return picture
+        (width, height), (x, y), (placed_width, placed_height) = frame
+        fit = min(picture.width / self.width, self.max_view / width)
+        canvas = checkered((max(1, round(width * fit)), max(1, round(height * fit))))
+        placed = scaled(picture, (max(1, round(placed_width * fit)), max(1, round(placed_height * fit))))
+        canvas.paste(placed, (round(x * fit), round(y * fit)))  # clipped where it sticks out
+        return canvas
 
     def _reprice(self) -> None:
         self.outpaint_price = credits_text(self._prices("outpaint")["outpaint"])

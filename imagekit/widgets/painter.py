@@ -65,6 +65,9 @@ class MaskPainter(Outpainting):
     def __init__(self, image: Any, *, brush_size: int | None = None, **traits: Any) -> None:
         self._cutouts: dict[int, Any] = {}  # image id -> its removeBg result, so Subject is paid once an image
         self._mask_callbacks = CallbackDispatcher()
+        if brush_size is not None and (isinstance(brush_size, bool) or not isinstance(brush_size, int)
+                                       or brush_size < 1):
+            raise ValueError(f"brush_size is the brush's diameter in image pixels, at least 1, not {brush_size!r}")
         super().__init__(image, **traits)
         self.brush_size = brush_size or max(4, round(max(self.width, self.height) / 32))
         self.observe(self._mask_arrived, "mask_png")
@@ -137,7 +140,11 @@ class MaskPainter(Outpainting):
     def select_box(self, box: tuple[float, float, float, float], subtract: bool = False) -> None:
         """Add the box (left, top, right, bottom; image pixels, right and bottom exclusive) to the mask,
         or take it away with ``subtract`` (one undo step)."""
-        self._select(mask_ops.box((self.width, self.height), box), subtract)
+        bits = mask_ops.box((self.width, self.height), box)
+        if not bits.any():  # a box off the image, or turned inside out: a mistake, not a selection
+            raise ValueError(f"the box {tuple(box)} holds no pixel of the {self.width}x{self.height} image "
+                             "(left, top, right, bottom; right and bottom exclusive)")
+        self._select(bits, subtract)
 
     def select_polygon(self, points: Any, subtract: bool = False) -> None:
         """Add the polygon [(x, y), ...] (image pixels) to the mask, or take it away (one undo step)."""
@@ -175,7 +182,10 @@ class MaskPainter(Outpainting):
         self.subject_price = "free" if kept else credits_text(prices["removeBg"])
 
     def _drawn(self, picture: PILImage.Image) -> PILImage.Image:
-        """The mask over the picture, in its colour and opacity, as the painter shows it."""
+        """The mask over the picture, in its colour and opacity, as the painter shows it; in the
+        outpaint mode, the image on its new canvas instead."""
+        if self.mode == "outpaint":
+            return self._framed(picture)
         if not self.mask_png:
             return picture
         alpha = scaled(self.mask, picture.size).point(lambda v: round(v * self.opacity))

@@ -51,6 +51,16 @@ def side_by_side(pictures: Sequence[PILImage.Image], height: int) -> PILImage.Im
     return sheet
 
 
+def checkered(size: tuple[int, int], square: int = 12) -> PILImage.Image:
+    """A light checkerboard of ``size``, as the widgets show a canvas's new area."""
+    sheet = PILImage.new("RGB", size, (255, 255, 255))
+    grey = PILImage.new("RGB", (square, square), (222, 222, 222))
+    for top in range(0, size[1], square):
+        for left in range((top // square) % 2 * square, size[0], 2 * square):
+            sheet.paste(grey, (left, top))
+    return sheet
+
+
 def jpeg(picture: PILImage.Image) -> bytes:
     """The picture as JPEG bytes."""
     out = io.BytesIO()

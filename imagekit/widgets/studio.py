@@ -101,6 +101,8 @@ class PromptStudio:
             from .. import connect
 
             client = connect()
+        elif not all(callable(getattr(client, name, None)) for name in ("create", "styles", "text_to_prompt", "usage")):
+            raise TypeError(f"PromptStudio takes an imagekit client (imagekit.connect()), not {type(client).__name__}")
         self.client = client
         """The client every call goes through."""
         self.reference: Any = None
@@ -176,6 +178,8 @@ class PromptStudio:
     def enhance(self) -> Future:
         """Text-to-prompt on the current prompt; shows both versions side by side to choose from (the
         prompt stays as it is until one is chosen)."""
+        if not self.controls.prompt.strip():
+            return self._failed(ValueError("write a prompt first: enhance makes a richer one from it"))
         style = self.controls.style if self.controls.source == "style" else None
         return self._call(self._enhance, self.controls.prompt, style)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -116,8 +117,29 @@ def test_mask_from_any_mode_and_saved(painter, tmp_path):
 def test_brush_size_defaults_to_the_image_and_stays_positive(painter):
     assert painter.brush_size == 4
     assert MaskPainter(Image.new("RGB", (1024, 512)), brush_size=50).brush_size == 50
-    painter.brush_size = 0
+    painter.brush_size = 0  # the page's slider and Python alike: never below 1
     assert painter.brush_size == 1
+    for wrong in (0, -5, 2.5, "big"):  # said at once, not replaced by a default
+        with pytest.raises(ValueError, match=rf"brush_size is the brush's diameter in image pixels, at least 1, "
+                                             rf"not {re.escape(repr(wrong))}"):
+            MaskPainter(Image.new("RGB", (64, 64)), brush_size=wrong)
+
+
+def test_what_is_not_an_image_or_not_a_box_is_one_line(painter, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(notes))} is not an image imagekit can read"):
+        MaskPainter(notes)
+    with pytest.raises(TypeError, match=r"got int \(an image id: give ik.image\(id\)\)"):
+        MaskPainter(7)
+    for wrong in ((1, 2, 3), "40,40,200,200", (None, 0, 5, 5)):
+        with pytest.raises(ValueError, match=r"a box is \(left, top, right, bottom\) in image pixels"):
+            painter.select_box(wrong)
+    with pytest.raises(ValueError, match=r"holds no pixel of the 120x80 image"):
+        painter.select_box((5000, 5000, 6000, 6000))
+    with pytest.raises(ValueError, match="a whole number of pixels, 0 or more, got 'x'"):
+        painter.grow("x")
+    assert painter.mask_array().sum() == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
 def test_edits_need_an_image_on_the_service(painter):

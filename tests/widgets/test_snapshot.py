@@ -63,9 +63,27 @@ def test_the_result_shows_beside_the_original(sandbox):
         assert picture.size == (2 * width + 8, height)  # the original and the result, 8 px apart
         assert close(bundled_picture(painter), picture)
         framer = OutpaintFramer(image)
-        assert bundled_picture(framer).size == (width, height)
+        assert bundled_picture(framer).size == (width, height)  # a frame that adds nothing: the image
         painter.close()
         framer.close()
+
+
+def test_a_frame_shows_the_image_on_its_new_canvas_the_added_area_checkered():
+    blue = (40, 90, 160)
+    framer = OutpaintFramer(Image.new("RGB", (400, 300), blue))
+    framer.use_ratio("16:9")  # a 533x300 canvas, the image in its middle
+    framed = framer.snapshot()
+    assert framed.size == (533, 300) and close(bundled_picture(framer), framed)
+    assert framed.getpixel((266, 150)) == blue and framed.getpixel((66 + 3, 150)) == blue
+    left = [framed.getpixel((x, 5)) for x in (5, 17)]  # the added strip on the left: a checkerboard
+    assert blue not in left and left[0] != left[1] and all(min(colour) > 200 for colour in left)
+    painter = MaskPainter(Image.new("RGB", (400, 300), blue))
+    painter.select_box((0, 0, 100, 100))
+    painter.mode = "outpaint"
+    painter.extend(left=100)
+    assert painter.snapshot().size == (500, 300) and painter.snapshot().getpixel((5, 5)) != blue
+    painter.mode = "mask"  # back to its mask over the image
+    assert painter.snapshot().size == (400, 300)
 
 
 def test_a_gallery_shows_its_thumbnails_and_an_empty_one_no_picture():

@@ -155,6 +155,22 @@ def test_a_mistake_shows_inline_before_anything_is_sent(studio, ik):
     assert ik.usage().current_credit == before and studio.result is None
 
 
+def test_a_wrong_client_an_empty_prompt_and_a_file_that_is_no_image_are_told_before_anything_is_sent(studio, ik,
+                                                                                                        tmp_path):
+    with pytest.raises(TypeError, match=r"PromptStudio takes an imagekit client \(imagekit.connect\(\)\), not str"):
+        PromptStudio("sk-my-key")
+    before = ik.usage().current_credit
+    studio.controls.prompt = ""
+    assert studio.enhance().result(timeout=60) is None
+    assert studio.controls.message == "write a prompt first: enhance makes a richer one from it"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    studio.controls.prompt, studio.controls.source, studio.reference = "a fox", "image", str(notes)
+    assert studio.generate().result(timeout=60) is None
+    assert studio.controls.message == f"{notes} is not a PNG, JPEG or WebP image, which a reference image must be"
+    assert ik.usage().current_credit == before
+
+
 def test_reference_mode_uses_the_given_image(studio):
     studio.controls.source = "image"
     studio.reference = Image.new("RGB", (256, 256), "teal")
