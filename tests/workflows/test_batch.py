@@ -111,6 +111,25 @@ def test_dataframe_input_keeps_extra_columns_as_labels(connect):
     assert list(result["tag"]) == ["x", "y"]
 
 
+def test_a_keyword_meant_for_tags_or_for_run_is_refused_not_kept_as_a_label(connect, box):
+    """``tag=``, ``budget=`` and a budgeted tag's name given to ik.batch ran every row past a hard
+    budget, each kept as a column; now refused before anything is sent."""
+    ik = connect()
+    ik.budget(experiment="a", limit=4)
+    before = ik.usage().current_credit
+    style = public_style(box)
+    for options, said in (({"tag": {"experiment": "a"}}, r"tag=\{'experiment': 'a'\} is not an option of a batch: "
+                                                          r"did you mean tags=\?"),
+                          ({"budget": 5}, r"budget= is an option of run\(\), not of the batch: batch.run\(budget=5\)"),
+                          ({"experiment": "a"}, r"experiment='a' would be a label of each row, not a tag, and the "
+                                                r"budgets of experiment would not count its work: give "
+                                                r"tags=\{'experiment': 'a'\}")):
+        with pytest.raises(imagekit.ValidationError, match=said):
+            ik.batch(["p1", "p2"], style=style, **options)
+    assert ik.batch(["p1"], style=style, variant="b").rows[0].labels["variant"] == "b"  # a label of one's own
+    assert ik.usage().current_credit == before
+
+
 def test_contact_sheet_is_a_figure_with_one_panel_per_image(connect, tmp_path):
     ik = connect()
     style = ik.styles()[0]
