@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 import httpx
 
 from ._http import AsyncHTTP, SyncHTTP, Transport
+from ._kept import KEPT
 from ._transport import LentTransport
 from .config import ClientOptions, Config
 from .errors import ConfigError
@@ -218,9 +219,9 @@ class Client(_ClientBase):
 
         return Batch(self, rows, tags=tags, name=name, keys=keys, **defaults)
 
-    def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
-               hard: bool = True, alerts: Sequence[float] | None = (0.5, 0.8, 1.0), period: str | None = None,
-               tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
+    def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = KEPT,
+               hard: bool = KEPT, alerts: Sequence[float] | None = KEPT, period: str | None = KEPT,
+               tz: str = KEPT, on_alert: Callable[[Alert], object] | None = None, webhook: str | None = KEPT,
                **tag_values: object) -> Budget:
         """Cap what one tag value (or, with none, this client's account) may spend, in this client's
         ledger (shared by everyone writing to it): ``ik.budget(experiment="grid-a", limit=500,
@@ -309,9 +310,9 @@ class AsyncClient(_ClientBase):
 
         return Batch(self, rows, tags=tags, name=name, keys=keys, **defaults)
 
-    async def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
-                     hard: bool = True, alerts: Sequence[float] | None = (0.5, 0.8, 1.0), period: str | None = None,
-                     tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
+    async def budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = KEPT,
+                     hard: bool = KEPT, alerts: Sequence[float] | None = KEPT, period: str | None = KEPT,
+                     tz: str = KEPT, on_alert: Callable[[Alert], object] | None = None, webhook: str | None = KEPT,
                      **tag_values: object) -> Budget:
         """As ``Client.budget``; it awaits the service only for ``period="plan"``."""
         user = await self.me() if period == "plan" else None

@@ -32,7 +32,7 @@ from .. import config as _config
 from ..errors import BudgetExceededError, ConfigError, LedgerUnavailableError
 from . import alerts as _alerts, budgets, export as _export, forecasts, reconcile as _reconcile
 from .alerts import Alert
-from .budgets import DEFAULT_ALERTS, Budget
+from .budgets import KEPT, Budget
 from .columns import COLUMNS, checked, entry_of, row_of, warn_unreadable
 from .entries import BALANCE, Entry, Source, Status, now
 from .export import Moment, SpendExport
@@ -308,9 +308,9 @@ class Ledger:
 
     # --- budgets per tag value (see ``budgets``) ----------------------------------------------
 
-    def set_budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = 0.8,
-                   hard: bool = True, alerts: Sequence[float] | None = DEFAULT_ALERTS, period: str | None = None,
-                   tz: str = "UTC", on_alert: Callable[[Alert], object] | None = None, webhook: str | None = None,
+    def set_budget(self, tag: Mapping[str, object] | None = None, /, *, limit: float, warn_at: float | None = KEPT,
+                   hard: bool = KEPT, alerts: Sequence[float] | None = KEPT, period: str | None = KEPT,
+                   tz: str = KEPT, on_alert: Callable[[Alert], object] | None = None, webhook: str | None = KEPT,
                    **tag_values: object) -> Budget:
         """Cap the credits one tag value may spend, across every account and machine writing to
         this ledger: ``set_budget(experiment="grid-a", limit=50)``; with no tag, this ledger's account
@@ -319,12 +319,16 @@ class Ledger:
         ``period`` (``day``, ``week``, ``month`` in ``tz``, or a plan month: ``ik.budget(period="plan")``
         makes one) counts spending per period, the limit resetting at each turn (None: all time).
         ``alerts`` (shares) are sent once per share and period, ledger-wide: a log line, a notebook banner, ``on_alert(alert)`` in this process, and
-        a JSON POST to ``webhook`` (see ``alerts``). Replaces an earlier budget of the same tag value;
-        its ``on_alert`` stays unless another is given (raising a limit keeps the callback)."""
+        a JSON POST to ``webhook`` (see ``alerts``). Set again, a budget changes what is given and
+        keeps what is not (raising a limit keeps the period, alerts, webhook and
+        ``on_alert``); a new budget's defaults are ``warn_at=0.8``, hard, alerts at 50, 80 and 100 %,
+        all time (no period), UTC and no webhook (``budgets.NEW``)."""
         key, value = self._budget_of(tag, tag_values)
         if on_alert is not None and not callable(on_alert):
             raise ConfigError(f"on_alert is a function called with each Alert (e.g. on_alert=print), not {on_alert!r}")
-        budgets.define(self._store, key, value, limit, warn_at, hard, alerts, period, tz, webhook)
+        chosen = budgets.settled(self._store, key, value, {"warn_at": warn_at, "hard": hard, "alerts": alerts,
+                                                             "period": period, "tz": tz, "webhook": webhook})
+        budgets.define(self._store, key, value, limit, **chosen)
         if on_alert is not None:
             _alerts.register(self._store.location, key, value, on_alert)
         if self._spool:

@@ -33,19 +33,22 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from .._error_base import warn_caller
+from .._kept import KEPT
 from ..errors import BudgetExceededError, BudgetWarning, ConfigError
 from ..tags import checked_tags
 from .entries import BALANCE, now
 from .periods import bounds, checked_period, checked_zone, during, stamp
 from .store import Store
 
-__all__ = ["Budget", "HOLD_SECONDS", "DEFAULT_ALERTS", "one_tag", "define", "remove", "status", "hold", "refuses",
-           "warning", "known", "refuse_unchecked", "matching"]
+__all__ = ["Budget", "HOLD_SECONDS", "DEFAULT_ALERTS", "KEPT", "NEW", "settled", "one_tag", "define", "remove",
+           "status", "hold", "refuses", "warning", "known", "refuse_unchecked", "matching"]
 
 HOLD_SECONDS = 3600.0
 """How long a hold whose operation never got an entry (its process died) keeps counting."""
 DEFAULT_ALERTS = (0.5, 0.8, 1.0)
 """The shares of a budget's limit at which an alert is sent, unless told otherwise."""
+NEW = {"warn_at": 0.8, "hard": True, "alerts": DEFAULT_ALERTS, "period": None, "tz": "UTC", "webhook": None}
+"""The settings of a new budget, where not given."""
 _EPSILON = 1e-9
 _COLUMNS = "tag_key, tag_value, credit_limit, warn_at, hard, alerts, period, tz, webhook"
 _warned: set[tuple[str, str, str, str, datetime | None]] = set()
@@ -102,6 +105,15 @@ class Budget:
         kind = "hard" if self.hard else "soft"
         return (f"{self.name}: {self.spent:g} of {self.limit:g} credits spent{during(self.period)}, {self.held:g} held "
                 f"({kind} budget)")
+
+
+def settled(store: Store, key: str, value: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The settings ``given`` (``KEPT`` where not), the others as the budget of ``key=value`` has
+    them, or as a new budget's (``NEW``)."""
+    earlier = status(store, key, value)
+    before = ({"warn_at": earlier[0].warn_at, "hard": earlier[0].hard, "alerts": earlier[0].alerts,
+               "period": earlier[0].period, "tz": earlier[0].tz, "webhook": earlier[0].webhook} if earlier else NEW)
+    return {name: before[name] if setting is KEPT else setting for name, setting in given.items()}
 
 
 def define(store: Store, key: str, value: str, limit: float, warn_at: float | None, hard: bool,

@@ -134,3 +134,19 @@ def test_a_budget_warning_points_at_the_callers_line_and_says_when_the_limit_is_
     with pytest.warns(imagekit.BudgetWarning, match=r"budget experiment=full reached its limit: 4 of 4") as got:
         ledger.hold({"experiment": "full"}, 4)
     assert [Path(each.filename).name for each in got] == [Path(__file__).name]
+
+
+def test_a_budget_set_again_changes_what_is_given_and_keeps_the_rest(tmp_path):
+    """Raising a limit turned a soft monthly budget with a webhook into a hard all-time one, and the
+    team's webhook stopped without a word."""
+    ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
+    ledger.set_budget(experiment="w", limit=10, period="month", tz="Europe/Berlin", alerts=(0.25,),
+                      webhook="http://127.0.0.1:9/hook", hard=False, warn_at=0.5)
+    raised = ledger.set_budget(experiment="w", limit=20)
+    assert (raised.limit, raised.period, raised.tz, raised.alerts, raised.webhook, raised.hard, raised.warn_at) == (
+        20, "month", "Europe/Berlin", (0.25,), "http://127.0.0.1:9/hook", False, 0.5)
+    cleared = ledger.set_budget(experiment="w", limit=20, period=None, webhook=None)  # said: then it changes
+    assert (cleared.period, cleared.webhook, cleared.tz, cleared.hard) == (None, None, "Europe/Berlin", False)
+    fresh = ledger.set_budget(experiment="new", limit=5)
+    assert (fresh.period, fresh.tz, fresh.alerts, fresh.webhook, fresh.hard, fresh.warn_at) == (
+        None, "UTC", (0.5, 0.8, 1.0), None, True, 0.8)

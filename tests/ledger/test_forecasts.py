@@ -196,7 +196,7 @@ def test_ledger_forecast_gives_each_tag_and_the_account(ledger_location):
     ledger.set_budget(experiment="grid-a", limit=float(table.loc["grid-a", "spent"]) + 5, period="week", tz=BERLIN)
     soon = ledger.forecast(by="experiment", period="week", tz=BERLIN).loc["grid-a", "runs_out"]
     assert pd.Timestamp(now + timedelta(hours=6)) < soon < pd.Timestamp(now + timedelta(hours=20))  # 2 of its 6-hourly 2.5
-    ledger.set_budget(experiment="grid-a", limit=1000)  # all time: it never resets, so 900 left at 10 a day last
+    ledger.set_budget(experiment="grid-a", limit=1000, period=None)  # all time: it never resets; 900 left at 10 a day
     lasting = ledger.forecast(by="experiment", period="week", tz=BERLIN).loc["grid-a", "runs_out"]
     assert abs(lasting - pd.Timestamp(now + timedelta(days=90))) < pd.Timedelta(days=2)
     with pytest.raises(ConfigError, match=r"no entry in the ledger at .* carries the tag 'Experiment'; its tags: "
