@@ -214,7 +214,7 @@ def add_export_command(usage: Any) -> None:
     export.add_argument("--since", type=moment_option, help="only charges made at or after this date or time (ISO 8601, UTC)")
     export.add_argument("--until", type=moment_option, help="only charges made before this date or time (ISO 8601, UTC)")
     export.add_argument("--credit-price", type=price, help="focus: what one credit costs, in --currency")
-    export.add_argument("--currency", default="USD", help="focus: the ISO 4217 currency of --credit-price")
+    export.add_argument("--currency", help="focus: the ISO 4217 currency of --credit-price (default: USD)")
     export.add_argument("--overwrite", action="store_true", help="replace DEST if it exists")
     export.set_defaults(run=cmd_export)
 

@@ -273,11 +273,11 @@ class Ledger:
         return sum(entry.credits or 0 for entry in self.entries(account))
 
     def export(self, dest: str | os.PathLike[str], format: str = "csv", *, account: str | None = None,
-               overwrite: bool = False, credit_price: float | None = None, currency: str = "USD",
+               overwrite: bool = False, credit_price: float | None = None, currency: str | None = None,
                since: Moment = None, until: Moment = None) -> SpendExport:
         """Write one row per charge, with its tags, to the file ``dest`` (a path or any fsspec URL):
         ``format`` ``csv``, ``parquet`` or ``focus`` (FinOps FOCUS 1.0, its costs ``credit_price``
-        per credit in ``currency``); entries of ``account`` (default: this ledger's; "" for all)
+        per credit in ``currency``, USD unless given); entries of ``account`` (default: this ledger's; "" for all)
         made ``since`` and before ``until`` (dates or times, UTC unless they say). An existing
         file is replaced only with ``overwrite`` (see ``export``)."""
         start, end = _export.moment(since), _export.moment(until)

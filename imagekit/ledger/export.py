@@ -134,7 +134,7 @@ def charges(entries: Iterable[Entry], since: datetime | None = None,
 
 
 def write(entries: Callable[[], Iterable[Entry]], dest: Location, format: str = "csv", *, overwrite: bool = False,
-          credit_price: float | None = None, currency: str = "USD", provider: str = PROVIDER,
+          credit_price: float | None = None, currency: str | None = None, provider: str = PROVIDER,
           since: datetime | None = None, until: datetime | None = None) -> SpendExport:
     """Write the charges among ``entries()`` to the file ``dest`` (see the module); the ledger is read
     once the options and ``dest`` are found fit."""
@@ -177,14 +177,16 @@ XTS XUA XXX YER ZAR ZMW ZWG ZWL
 _WRITES = {"csv": {"csv"}, "parquet": {"parquet"}, "focus": {"csv", "parquet"}}
 """The file names each format writes (a FOCUS file is Parquet when its name says so)."""
 _DATA_SUFFIXES = {"csv", "parquet", "pq", "json", "jsonl", "ndjson", "tsv", "xlsx", "xls", "feather", "arrow", "orc",
-                  "avro", "txt"}
-"""Names that promise a kind of data file: one the format does not write is a mistake, not a wish."""
+                  "avro", "txt", "gz", "bz2", "xz", "zip", "zst"}
+"""Names that promise a kind of data file (or a compressed one, which an export is not): one the
+format does not write is a mistake, not a wish."""
 
 
-def checked_options(format: str, credit_price: float | None, currency: str, since: datetime | None,
+def checked_options(format: str, credit_price: float | None, currency: str | None, since: datetime | None,
                     until: datetime | None, dest: Location = "") -> str:
     """An export's options (and the name of ``dest``) found fit together, before anything is read or
-    written (ConfigError in one line); returns the currency's code."""
+    written (ConfigError in one line); returns the currency's code (USD unless given; "" for
+    an export in credits)."""
     if format not in FORMATS:
         raise ConfigError(f"format={format!r}: one of {', '.join(FORMATS)}")
     named = posixpath.splitext(str(dest))[1].lower().lstrip(".")
@@ -194,12 +196,13 @@ def checked_options(format: str, credit_price: float | None, currency: str, sinc
                           f"{' or '.join(sorted(_WRITES[format]))}: name it .{sorted(_WRITES[format])[0]}"
                           + (f", or give format={other!r}" if other else ""))
     if format == "focus":
-        currency = _checked_money(credit_price, currency)
-    elif credit_price is not None:
-        raise ConfigError(f"credit_price= is for format='focus' (a {format} export counts credits)")
+        currency = _checked_money(credit_price, currency or "USD")
+    elif credit_price is not None or currency is not None:
+        given = "credit_price=" if credit_price is not None else f"currency={currency!r}"
+        raise ConfigError(f"{given} is for format='focus' (a {format} export counts credits)")
     if since and until and until <= since:
         raise ConfigError(f"until {until.isoformat()} is not after since {since.isoformat()}: nothing could be exported")
-    return currency
+    return currency or ""
 
 
 def _checked_money(credit_price: float | None, currency: str) -> str:

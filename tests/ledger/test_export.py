@@ -126,6 +126,7 @@ def test_an_existing_file_is_replaced_only_when_asked_and_a_failure_leaves_the_o
     ({"format": "focus", "credit_price": 0.01, "currency": "€"}, "ISO 4217"),
     ({"format": "focus", "credit_price": 0.01, "currency": "ZZZ"}, "ISO 4217"),  # three letters, but no currency
     ({"format": "csv", "credit_price": 0.01}, "is for format='focus'"),
+    ({"currency": "EUR"}, r"currency='EUR' is for format='focus' \(a csv export counts credits\)"),
     ({"since": "last tuesday"}, "not a date or time"),
     ({"since": "2026-12-01", "until": "2026-11-01"}, "is not after since"),
 ])
@@ -151,6 +152,7 @@ def test_a_folder_or_a_missing_folder_is_not_a_file_to_write(book, tmp_path):
     ("spend.parquet", {}, r"name it \.csv, or give format='parquet'"),
     ("spend.csv", {"format": "parquet"}, r"writes parquet: name it \.parquet, or give format='csv'"),
     ("spend.xlsx", {"format": "focus", "credit_price": 0.01}, r"writes csv or parquet: name it \.csv$"),
+    ("spend.csv.gz", {}, r"spend\.csv\.gz is named \.gz and format='csv' writes csv: name it \.csv$"),
 ])
 def test_a_file_named_for_another_kind_of_data_is_refused(book, tmp_path, name, options, said):
     with pytest.raises(ConfigError, match=said):
