@@ -11,7 +11,8 @@ spending stops short of the limit.
 
 An alert reaches the user as a log line (logger ``imagekit``), a banner when the process is a
 notebook's kernel, the budget's ``on_alert`` callback when this process set one, and its
-``webhook``: a JSON POST sent by a background thread, retried with backoff, never holding up the work.
+``webhook``: a JSON POST sent by a background thread (one per URL), retried with backoff, never
+holding up the work.
 """
 
 from __future__ import annotations
@@ -204,46 +205,55 @@ def _banner(alert: Alert) -> bool:
 
 
 class Webhooks:
-    """One background thread that POSTs alerts as JSON, each retried with backoff until it is
-    answered 2xx, refused with a 4xx other than 408 or 429, or ``WEBHOOK_ATTEMPTS`` are spent."""
+    """Background threads that POST alerts as JSON, one per webhook URL (a receiver that is down
+    holds up only its own alerts), each retried with backoff until it is answered 2xx, refused with
+    a 4xx other than 408 or 429, or ``WEBHOOK_ATTEMPTS`` are spent."""
 
     def __init__(self) -> None:
-        self._jobs: queue.Queue[tuple[str, dict[str, Any]]] = queue.Queue()
-        self._thread: threading.Thread | None = None
+        self._queues: dict[str, queue.Queue[dict[str, Any]]] = {}
+        self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
 
     def send(self, url: str, payload: dict[str, Any]) -> None:
         """Queue one POST (returns at once)."""
         with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, daemon=True, name="imagekit alert webhooks")
-                self._thread.start()
-        self._jobs.put((url, payload))
+            jobs = self._queues.setdefault(url, queue.Queue())
+            thread = self._threads.get(url)
+            if thread is None or not thread.is_alive():
+                thread = threading.Thread(target=self._run, args=(url, jobs), daemon=True,
+                                          name="imagekit alert webhooks")
+                self._threads[url] = thread
+                thread.start()
+        jobs.put(payload)
 
     def drain(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for the POSTs queued so far; False if some are still to go."""
         deadline = time.monotonic() + seconds
-        with self._jobs.all_tasks_done:
-            while self._jobs.unfinished_tasks:
-                if (left := deadline - time.monotonic()) <= 0:
-                    return False
-                self._jobs.all_tasks_done.wait(left)
+        with self._lock:
+            queues = list(self._queues.values())
+        for jobs in queues:
+            with jobs.all_tasks_done:
+                while jobs.unfinished_tasks:
+                    if (left := deadline - time.monotonic()) <= 0:
+                        return False
+                    jobs.all_tasks_done.wait(left)
         return True
 
     def undelivered(self) -> int:
         """How many POSTs queued so far are still to be delivered or given up."""
-        return self._jobs.unfinished_tasks
+        with self._lock:
+            return sum(jobs.unfinished_tasks for jobs in self._queues.values())
 
-    def _run(self) -> None:
+    def _run(self, url: str, jobs: queue.Queue[dict[str, Any]]) -> None:
         import httpx
 
         with httpx.Client(timeout=WEBHOOK_SECONDS) as client:
             while True:
-                url, payload = self._jobs.get()
+                payload = jobs.get()
                 try:
                     _post(client, url, payload)
                 finally:
-                    self._jobs.task_done()
+                    jobs.task_done()
 
 
 def _post(client: Any, url: str, payload: dict[str, Any]) -> None:
