@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -112,19 +113,27 @@ may be creating that ledger or journal this instant (SQLite makes the file, then
 
 
 def _is_sqlite(path: Path) -> bool:
-    """Whether ``path`` starts as a SQLite database does. An empty file is a person's, not ours,
-    unless it was made in the last seconds and gains a SQLite header within ``CREATING_SECONDS``."""
+    """Whether ``path`` is a SQLite database. An empty file is a person's, not ours, unless it was
+    made in the last seconds and gains a SQLite header within ``CREATING_SECONDS``.
+
+    Read through SQLite, never with a file descriptor of our own: closing one would drop every
+    POSIX lock this process holds on the file (its open ledger's or journal's), and another process
+    closing its connection would then take itself for the last, checkpoint and delete the WAL this
+    process still writes to, losing what it writes after."""
     deadline = time.monotonic() + CREATING_SECONDS
     while True:
         try:
-            with open(path, "rb") as handle:
-                head = handle.read(16)
-            young = time.time() - path.stat().st_mtime < 10 * CREATING_SECONDS
+            stat = path.stat()
         except OSError:
             return False
-        if head == b"SQLite format 3\x00":
+        if stat.st_size:
+            try:
+                with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+                    db.execute("PRAGMA schema_version").fetchone()  # reads the header: DatabaseError if none
+            except sqlite3.DatabaseError as exc:
+                return "locked" in str(exc) or "busy" in str(exc)  # a database another process writes
             return True
-        if head or not young or time.monotonic() > deadline:
+        if time.time() - stat.st_mtime >= 10 * CREATING_SECONDS or time.monotonic() > deadline:
             return False
         time.sleep(0.01)
 
@@ -185,7 +194,7 @@ class Store:
 
     def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         with self.lock:
-            row = self._once_more(lambda: self._cursor(sql, params).fetchone())
+            row = self._once_more(lambda: _first(self._cursor(sql, params)))
             return tuple(row) if row is not None else None
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
@@ -302,6 +311,16 @@ class Store:
 
     def _rollback(self, db: Any) -> None:
         db.execute("ROLLBACK")
+
+
+def _first(cursor: Any) -> Any:
+    """The first row of ``cursor``, the cursor then closed: SQLite commits an ``INSERT ... RETURNING``
+    (autocommit) only once its statement is reset, and until then holds the write lock and keeps
+    every later write of the connection from other processes."""
+    try:
+        return cursor.fetchone()
+    finally:
+        cursor.close()
 
 
 class SQLiteStore(Store):

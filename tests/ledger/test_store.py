@@ -82,3 +82,29 @@ def test_a_ledger_another_process_is_creating_this_instant_is_not_refused(tmp_pa
     with pytest.raises(ConfigError, match="is not a SQLite database"):
         checked_location(users)
     assert time.monotonic() - started < 1
+
+
+def test_what_a_process_writes_after_naming_its_open_ledger_again_reaches_the_others(tmp_path):
+    """Naming a ledger file checks it is a SQLite database. That check read the file's header with a
+    descriptor of its own, whose closing dropped every POSIX lock of this process on the file: the
+    next process to close the ledger took itself for the last, checkpointed and deleted the WAL, and
+    what this process wrote after went into a deleted file (lost; its own reads still saw it)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "ledger.sqlite"
+
+    def seen_elsewhere() -> int:
+        count = "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(*) FROM entries').fetchone()[0])"
+        return int(subprocess.run([sys.executable, "-c", count, str(path)], capture_output=True, text=True,
+                                  check=True, timeout=60).stdout)
+
+    def record(ledger: Ledger) -> None:
+        ledger.record(Entry(operation="create", status=Status.ANSWERED, credits=1.0, source=Source.PRICED, tags={}))
+
+    record(Ledger(path, account="a"))
+    assert seen_elsewhere() == 1
+    record(Ledger(path, account="a"))  # the same file named again, as each connect(ledger=...) does
+    assert seen_elsewhere() == 2
+    record(Ledger(path, account="a"))
+    assert seen_elsewhere() == 3 and len(Ledger(path, account="a").entries()) == 3
