@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..ledger.entries import Status
-from ..ledger.forecasts import balance_now
+from ..ledger.forecasts import ACCOUNT, balance_now, forecast as forecast_table
 from ..ledger.periods import checked_zone, during
 from .plots import burn_down, spend_by_operation_plot, spend_by_style_plot
 from .tables import (
@@ -64,8 +64,10 @@ class Report:
     what was charged since, and the plan's limits are not known."""
     made: datetime = field(default_factory=lambda: datetime.now(UTC))
     """When the report was made (what the balance's age is counted to)."""
-    budgets: list[Budget] = field(default_factory=list)
-    """The budgets that bind the account (its own, the whole ledger's), as they stand."""
+    budgets: list[tuple[Budget, datetime | None]] = field(default_factory=list)
+    """The budgets that bind the account (its own, the whole ledger's), as they stand, each with
+    when it runs out at the recent rate, counting its reset (None: it does not, or too little
+    history to tell)."""
 
     def __str__(self) -> str:
         shown = shown_limits(self.limits) if len(self.limits) else "(the plan's limits come from the service, not the ledger)"
@@ -74,7 +76,7 @@ class Report:
         text = "\n\n".join(f"{title}\n{_text(table)}" for title, table in sections)
         head = "\n".join([self.summary(), *self.balance_note(), *self.notes])
         forecast = self.forecast if self.balance_seen is not None else "(no balance recorded yet)"
-        bound = "".join(f"\n{budget_text(budget)}" for budget in self.budgets)
+        bound = "".join(f"\n{budget_text(budget, runs_out)}" for budget, runs_out in self.budgets)
         return (f"{head}\n\n{text}\n\nRecords against the balance\n{self.agreement()}\n\n"
                 f"Forecast\n{forecast}{bound}")
 
@@ -220,20 +222,32 @@ def _report(ledger: Ledger, balance: float | None, seen: datetime | None, *, day
     ledger.reconcile()
     entries = ledger.to_pandas()
     bound = [budget for budget in ledger.budgets("") if budget.value in (ledger.account, "")]
+    everyone = ledger.to_pandas(account="") if bound else pd.DataFrame()  # the whole ledger's budget counts all
+    dated = [(budget, _runs_out(forecast_table(everyone, [budget], account=ledger.account, days=days)))
+             for budget in bound]
     now = balance if balance is not None else 0.0
     return Report(by_operation=spend_by_operation(entries), by_day=spend_by_day(entries),
                   by_style=spend_by_style(entries, names), balance=balance_over_time(entries, balance),
                   limits=plan(entries) if plan else pd.DataFrame(), forecast=forecast(entries, now, days=days),
                   reconciliation=ledger.reconciliation(), notes=unreadable_note(entries) + waiting_note(ledger),
-                  entries=entries, balance_seen=seen, budgets=bound)
+                  entries=entries, balance_seen=seen, budgets=dated)
 
 
-def budget_text(budget: Budget) -> str:
-    """One line on a budget that binds the account: what is left of it, and when it is free again."""
-    end = "" if budget.end is None else (
-        f" until it resets {budget.end.astimezone(checked_zone(budget.tz)):%a %d %b %Y %H:%M} {budget.tz}")
+def _runs_out(table: pd.DataFrame) -> datetime | None:
+    """The account's row's run-out date in a forecast table (None where it has none)."""
+    found = table["runs_out"].dropna()
+    return found[ACCOUNT].to_pydatetime() if ACCOUNT in found.index else None
+
+
+def budget_text(budget: Budget, runs_out: datetime | None = None) -> str:
+    """One line on a budget that binds the account: what is left of it, when it is free again, and
+    when it runs out at the recent rate, if it does before it resets."""
+    zone = checked_zone(budget.tz)
+    end = "" if budget.end is None else f" until it resets {budget.end.astimezone(zone):%a %d %b %Y %H:%M} {budget.tz}"
     if budget.left <= 0:
         state = "nothing left" + (end or " (it never resets)") + (": work is refused" if budget.hard else "")
     else:
         state = f"{budget.left:g} credits left{end}"
+        if runs_out is not None:
+            state += f"; at the recent rate it runs out around {runs_out.astimezone(zone):%Y-%m-%d %H:%M} {budget.tz}"
     return f"Budget of {budget.name}: {budget.spent:g} of {budget.limit:g} spent{during(budget.period)}; {state}"

@@ -153,6 +153,17 @@ def test_the_accounts_report_says_what_its_budget_leaves(tmp_path):
     assert re.search(r"^Budget of the whole ledger: 7 of 7 spent this week; nothing left until it resets "
                      r"Mon \d\d \w{3} \d{4} 00:00 UTC: work is refused$", done.stdout, re.M), done.stdout
 
+    team, now = Ledger(location, account="team"), datetime.now(UTC)
+    for hour in range(1, 73):  # three days at a credit an hour
+        team.record(Entry(operation="create", status=Status.ANSWERED, credits=1.0, image_ids=[1], tags={},
+                          time=(now - timedelta(hours=hour)).isoformat(timespec="milliseconds")))
+    Ledger(location).set_budget(limit=7 + 72 + 10, period=None)  # all time: 10 left, some 10 hours at this rate
+    done = run_console("usage", "--ledger", location, cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
+    line = next(line for line in done.stdout.splitlines() if line.startswith("Budget of the whole ledger"))
+    when = datetime.strptime(line.rsplit("around ", 1)[1], "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC)
+    assert line.startswith("Budget of the whole ledger: 79 of 89 spent; 10 credits left; at the recent rate it runs out")
+    assert abs(when - (now + timedelta(hours=10))) < timedelta(hours=2), line
+
 
 def test_a_rate_from_an_hour_of_spending_is_blank_not_zero_a_day(tmp_path):
     location = str(tmp_path / "ledger.sqlite")
