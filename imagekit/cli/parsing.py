@@ -175,9 +175,9 @@ def _price(text: str) -> float:
 
 
 def _days(text: str) -> float:
-    value = _positive(text)
-    if value > 3660:
-        raise ValueError(f"{text}: give a number of days up to 3660 (ten years)")
+    value = _number(text)
+    if not 1 <= value <= 3660:  # a rate needs a day of spending (forecasts.MIN_HISTORY)
+        raise ValueError(f"{text}: give a number of days from 1 to 3660 (ten years)")
     return value
 
 

@@ -50,7 +50,7 @@ def add_usage_command(commands: Any) -> None:
                             "the same stretch of the period before, and when each budget runs out")
     usage.add_argument("--tz", type=time_zone, default="UTC", help="time zone of the periods' days (an IANA name, "
                                                                     "e.g. Europe/Berlin)")
-    usage.add_argument("--days", type=days, default=7.0, help="days of spend the forecast follows")
+    usage.add_argument("--days", type=days, help="days of spend the forecast follows (default: 7)")
     usage.set_defaults(run=cmd_usage)
     add_export_command(usage)
 
@@ -64,6 +64,9 @@ def cmd_usage(args: argparse.Namespace) -> int:
         mistake(args, "--tz sets the days of --period: give --by TAG --period day, week or month with it")
     if args.by and args.refresh is not None:
         mistake(args, "--by reads the ledger alone: --refresh and --no-refresh are for the account's report")
+    if args.by and not args.period and args.days is not None:
+        mistake(args, "--days sets the rate of a forecast: give --period with --by (or leave --by out for the account's)")
+    args.days = 7.0 if args.days is None else args.days
     if args.by and args.period:
         return _usage_by_period(args.ledger, args.by, args.period, args.tz, args.days, args.out)
     if args.by:

@@ -5,9 +5,9 @@ After each write that adds spending (an entry, a settlement, what waited in a sp
 compares the budgets of the entry's tags and account with their alert shares, in the period that
 holds the entry's time. Each share reached is offered to the ledger's ``alerts`` table, whose key
 (tag, share, limit, period start) lets one insert in: only the process whose insert went in sends
-that alert, so two processes crossing at once send it once. A hard budget that refuses work is full
-(credits held for work in flight count): its shares up to 100 % are reached then too, though its
-spending stops short of the limit.
+that alert, so two processes crossing at once send it once. A hard budget that refuses work sends
+the shares its spending and holds (work in flight) reached, and its highest share up to 100 % as
+full (``Alert.refused``), though its spending stops short of the limit.
 
 An alert reaches the user as a log line (logger ``imagekit``), a banner when the process is a
 notebook's kernel, the budget's ``on_alert`` callback when this process set one, and its

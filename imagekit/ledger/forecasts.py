@@ -243,11 +243,11 @@ def refuse_unknown_tag(frame: pd.DataFrame, key: str, budgets: Sequence[Budget],
 
 
 def checked_days(days: object) -> float:
-    """``days`` of spending a rate follows, if a number of at least an hour's worth and at most
-    ``HORIZON``'s; else a one-line ConfigError."""
-    if isinstance(days, bool) or not isinstance(days, int | float) or not 1 / 24 <= days <= HORIZON.days:
-        raise ConfigError(f"days is how many days of spending the rate follows, a number from 1/24 to "
-                          f"{HORIZON.days} (not {days!r})")
+    """``days`` of spending a rate follows, if a number from 1 (``MIN_HISTORY``) to ``HORIZON``'s;
+    else a one-line ConfigError."""
+    if isinstance(days, bool) or not isinstance(days, int | float) or not 1 <= days <= HORIZON.days:
+        raise ConfigError(f"days is how many days of spending the rate follows, a number from 1 (a rate needs a "
+                          f"day of spending) to {HORIZON.days} (not {days!r})")
     return float(days)
 
 

@@ -41,7 +41,8 @@ def checked_period(period: str | None) -> str | None:
     if period == PLAN:
         raise ConfigError("period 'plan' is the plan's own period, which only the service knows: set the budget "
                           "with ik.budget(..., period='plan'), or give day, week or month")
-    raise ConfigError(f"period {period!r} is not a period: one of day, week, month, plan (or None: all time)")
+    raise ConfigError(f"period {period!r} is not a period: one of day, week, month (or None: all time; a budget "
+                      "may also count over the plan's own, period='plan')")
 
 
 def plan_period(unit: str | None, started: datetime | None) -> str:

@@ -53,7 +53,7 @@ def spend_by_period(ledger: pd.DataFrame, key: str, budgets: Sequence[Budget] = 
     if len(rest):
         folded = {"spent": rest["spent"].sum(), "before": rest["before"].sum(), "per_day": rest["per_day"].sum(min_count=1),
                   "runs_out": rest["runs_out"].min()}
-        table = pd.concat([table.iloc[:top], pd.DataFrame([folded], index=[f"other ({len(rest)} values)"])])
+        table = pd.concat([table.iloc[:top], pd.DataFrame([folded], index=[f"other ({len(rest)} value{'' if len(rest) == 1 else 's'})"])])
     whole = outlook.loc[ACCOUNT]
     total = {"spent": float(spent.loc[this, "credits"].sum()), "before": float(spent.loc[earlier, "credits"].sum()), "per_day": whole["per_day"],
              "runs_out": pd.NaT}

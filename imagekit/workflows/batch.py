@@ -187,7 +187,7 @@ class Batch:
         for row in self.rows:
             status = self.entries[row.key].status if row.key in self.entries else "pending"
             counts[status] = counts.get(status, 0) + 1
-        return f"Batch({len(self.rows)} rows: {', '.join(f'{n} {s}' for s, n in sorted(counts.items()))})"
+        return f"Batch({len(self.rows)} row{'' if len(self.rows) == 1 else 's'}: {', '.join(f'{n} {s}' for s, n in sorted(counts.items()))})"
 
     # --- before running ---------------------------------------------------------------------
 

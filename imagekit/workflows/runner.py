@@ -192,8 +192,11 @@ class Runner:
             if self.options.budget is not None and spent + self.state.reserved + cost > self.options.budget:
                 if spent + cost > self.options.budget:
                     earlier = self.options.spent_before
-                    self.state.stopped = f"budget of {self.options.budget:g} credits reached" + (
+                    budget = self.options.budget
+                    self.state.stopped = (f"budget of {budget:g} credits reached" + (
                         f" ({earlier:g} of them spent by earlier runs)" if earlier else "")
+                        if spent >= budget - 1e-9 else f"budget of {budget:g} credits: {spent:g} spent" + (
+                            f" ({earlier:g} by earlier runs)" if earlier else "") + f", the next row would cost {cost:g}")
                 else:  # credits held by rows in flight may come back (a refusal, a failure): wait for them
                     await anyio.sleep(0.05)
                 continue
@@ -266,7 +269,8 @@ class Runner:
             self._failed(entry, exc)
             return
         except BudgetExceededError as exc:  # a tag's budget refused it before it was sent: nothing ran
-            self.state.stopped = self.state.stopped or f"{exc}; the rows left wait for a run after the limit is raised"
+            again = "after the limit is raised" + (" or it resets" if getattr(exc.budget, "end", None) else "")
+            self.state.stopped = self.state.stopped or f"{exc}; the rows left wait for a run {again}"
             entry.status, entry.error = "skipped", self.state.stopped
             self.journal.save(entry)
             return

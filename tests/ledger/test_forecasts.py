@@ -46,7 +46,7 @@ def test_a_period_in_utc_is_the_calendar_s():
 @pytest.mark.parametrize(("options", "says"), [({"period": "fortnight"}, "one of day, week, month"),
                                                ({"tz": "Mars/Olympus"}, "not a time zone"),
                                                ({"tz": "../etc/passwd"}, "not a time zone"),
-                                               ({"days": -1}, r"a number from 1/24 to 3660 \(not -1\)"),
+                                               ({"days": -1}, r"a number from 1 \(a rate needs a day of spending\) to 3660 \(not -1\)"),
                                                ({"days": float("nan")}, r"\(not nan\)"),
                                                ({"days": "7"}, r"\(not '7'\)")])
 def test_a_bad_period_or_time_zone_is_one_line(options, says):

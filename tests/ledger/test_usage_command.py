@@ -138,7 +138,7 @@ def test_a_tag_whose_budget_is_spent_is_named_not_folded_into_other(tmp_path):
                        env={"IMAGEKIT_HOME": str(tmp_path / "home")})
     assert done.returncode == 0 and not done.stderr, done.stderr
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[2:] if line.startswith(("exp-", "other"))}
-    assert rows["exp-0"].split()[-1] == "already" and "other (1 values)" in rows["other"]
+    assert rows["exp-0"].split()[-1] == "already" and "other (1 value)" in rows["other"]
     assert "already" not in rows["other"] and len(rows) == 12
     assert "counting its reset at the end of the budget's own period" in done.stdout
 

@@ -182,11 +182,12 @@ def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypat
     before = balance(box, key)
     assert main(["sweep", "run", str(path), "--no-progress"]) == 1
     first = capsys.readouterr().out.splitlines()[0]
-    assert first == "sweep kites: 2 of 4 rows done, 4 credits spent; stopped: budget of 5 credits reached"
+    assert first == ("sweep kites: 2 of 4 rows done, 4 credits spent; stopped: budget of 5 credits: 4 spent, the next "
+                     "row would cost 2")
     assert main(["sweep", "run", str(path), "--no-progress"]) == 1
     second = capsys.readouterr().out.splitlines()
     assert second == ["sweep kites: 2 of 4 rows done, 4 credits spent in all, 0 by this run; stopped: budget of 5 "
-                      "credits reached (4 of them spent by earlier runs)",
+                      "credits: 4 spent (4 by earlier runs), the next row would cost 2",
                       "  nothing run this time, 2 rows left: no dataset written and no MLflow run logged this time"]
     assert before - balance(box, key) == 4
     assert main(["sweep", "estimate", str(path)]) == 0  # the rows left, against what is left of the budget
