@@ -206,14 +206,14 @@ def misspelt(name: str, known: Iterable[str], where: str | None = None) -> Valid
     swapped: ``sead``, ``cont``, ``styel``), refused naming it; None for any other name (a label of
     the caller's own: ``variant``, ``prompt_id``)."""
     for option in known:
-        if name != option and _one_slip(name, option):
+        if name != option and one_slip(name, option):
             place = f"{where}: " if where else ""
             return ValidationError(f"{place}{name} is not an option: did you mean {option}? (a label of your own "
                                    "needs a name unlike the options')", field=name, value=name, where=where)
     return None
 
 
-def _one_slip(a: str, b: str) -> bool:
+def one_slip(a: str, b: str) -> bool:
     """Whether ``a`` becomes ``b`` by one edit: a letter changed, added, removed, or two neighbours swapped."""
     if abs(len(a) - len(b)) > 1 or min(len(a), len(b)) < 3:
         return False

@@ -36,6 +36,7 @@ from .._error_base import warn_caller
 from .._kept import KEPT
 from ..errors import BudgetExceededError, BudgetWarning, ConfigError
 from ..tags import checked_tags
+from ..validation import one_slip
 from .entries import BALANCE, now
 from .periods import bounds, checked_period, checked_zone, during, stamp
 from .store import Store
@@ -182,10 +183,14 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float | Callabl
     if not where or not store.exists():
         return None
     loose, loosely = matching(tags, account, any_case=True)
-    found = store.fetchall(f"SELECT tag_key, tag_value FROM budgets{loose}", loosely)
+    # One read: the budgets of these tags in any case, and the tag names that have budgets (NULL value).
+    rows = store.fetchall(f"SELECT tag_key, tag_value FROM budgets{loose} UNION ALL SELECT DISTINCT tag_key, NULL "
+                          "FROM budgets WHERE tag_key != ''" if tags else f"SELECT tag_key, tag_value FROM budgets{loose}",
+                          loosely)
+    found = [(key, value) for key, value in rows if value is not None]
+    _refuse_misspelt(tags, found, {key for key, value in rows if value is None})
     if not found:
         return None  # the common case costs one read and no write lock
-    _refuse_misspelt(tags, found)
     cost = cost() if callable(cost) else cost
     with store.transaction():
         # Lock first, then read the sums in a statement of their own: on PostgreSQL a statement
@@ -254,9 +259,10 @@ def matching(tags: dict[str, str], account: str | None = None, *, any_case: bool
     return (f" WHERE {' OR '.join(pairs)}", params) if pairs else ("", [])
 
 
-def _refuse_misspelt(tags: dict[str, str], budgets: Sequence[tuple[str, str]]) -> None:
+def _refuse_misspelt(tags: dict[str, str], budgets: Sequence[tuple[str, str]], budgeted: set[str]) -> None:
     """ConfigError when a tag differs only in case from a budget's (``Experiment=Grid-A`` beside
-    ``experiment=grid-a``) and has none of its own: spelt so, the work would escape that budget."""
+    ``experiment=grid-a``) and has none of its own, or its name is one slip from a name that has
+    budgets (``experimnet``, beside budgets of ``experiment``): spelt so, the work would escape them."""
     exact = {(key, value) for key, value in budgets}
     for key, value in tags.items():
         near = [budget for budget in budgets if budget[0] and budget[0].lower() == key.lower()
@@ -265,6 +271,12 @@ def _refuse_misspelt(tags: dict[str, str], budgets: Sequence[tuple[str, str]]) -
             named = f"{near[0][0]}={near[0][1]}"
             raise ConfigError(f"tag {key}={value} differs only in case from the budget of {named}, so it would not "
                               f"count against it: tag the work {named} (or set a budget of its own on {key}={value})")
+    for key, value in tags.items():
+        slip = next((name for name in sorted(budgeted) if key not in budgeted and key.lower() != name.lower()
+                     and one_slip(key.lower(), name.lower())), None)
+        if slip is not None:
+            raise ConfigError(f"tag {key}={value} is one letter from {slip}, which has budgets that would not "
+                              f"count this work: tag it {slip}= (or set a budget on {key} too)")
 
 
 def _with_usage(store: Store, row: tuple[Any, ...], at: datetime | None) -> Budget:

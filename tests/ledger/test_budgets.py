@@ -109,7 +109,7 @@ def test_removing_a_budget_that_is_not_there_says_which_are(tmp_path):
     assert ledger.budgets() == []
 
 
-def test_a_tag_spelt_with_spaces_or_another_case_cannot_escape_a_full_budget(tmp_path):
+def test_a_tag_spelt_with_spaces_another_case_or_a_slip_cannot_escape_a_full_budget(tmp_path):
     ledger = Ledger(tmp_path / "ledger.sqlite", account="acct")
     ledger.set_budget(experiment="walk-b", limit=4, warn_at=None)
     ledger.record(Entry(operation="create", status=Status.ANSWERED, credits=4, source=Source.PRICED,
@@ -123,6 +123,11 @@ def test_a_tag_spelt_with_spaces_or_another_case_cannot_escape_a_full_budget(tmp
         with pytest.raises(imagekit.ConfigError, match=rf"tag {key}={value} differs only in case from the budget "
                                                        r"of experiment=walk-b, so it would not count against it"):
             ledger.hold(tags, 2)
+    for slip in ("experimnet", "experiments", "xperiment"):  # a tag name one letter from one with budgets
+        with pytest.raises(imagekit.ConfigError, match=rf"tag {slip}=walk-b is one letter from experiment, which has "
+                                                       "budgets that would not count this work"):
+            ledger.hold({slip: "walk-b"}, 2)
+    assert ledger.hold({"person": "ana", "experiment": "walk-c"}, 2) is None  # other names and values: no budget
     ledger.set_budget(experiment="Walk-B", limit=10)  # a budget of its own: then it is a tag value of its own
     assert ledger.hold({"experiment": "Walk-B"}, 2) is not None
     assert ledger.hold({"person": "ana"}, 2) is None  # no budget near it: nothing held

@@ -77,7 +77,7 @@ def test_plan_months_meet_for_years_and_a_daily_plan_turns_at_utc_midnight():
 
 
 @pytest.mark.parametrize(("options", "said"), [
-    ({"period": "year"}, "one of day, week, month, plan"),
+    ({"period": "year"}, r"one of day, week, month \(or None: all time; a budget may also count over the plan.s own"),
     ({"period": "plan"}, r"only the service knows: set the budget with ik.budget\(..., period='plan'\)"),
     ({"period": "month@2026-01-31"}, "is not a plan month"),
     ({"period": "month@2026-01-31T09:30:00"}, "is not a plan month"),
