@@ -136,7 +136,8 @@ class Report:
         against the balance change, and how much it recorded outside them (not checked yet)."""
         table = self.reconciliation
         if not len(table):
-            return "(no two balance readings yet)"
+            return ("(no two reads of the balance yet to check against: a me() or usage() call, or the end of a batch "
+                    "or chain, reads it; a single create's answer is not counted, as others may be in flight)")
         ledger, billed = table["spent_by_ledger"].sum(), table["spent_by_balance"].sum()
         off = table[table["difference"].abs() > 1e-9]
         stretches = f"{len(off)} stretch{'es' if len(off) != 1 else ''}"
