@@ -111,9 +111,10 @@ class Budget:
 def settled(store: Store, key: str, value: str, given: dict[str, Any]) -> dict[str, Any]:
     """The settings ``given`` (``KEPT`` where not), the others as the budget of ``key=value`` has
     them, or as a new budget's (``NEW``)."""
-    earlier = status(store, key, value)
-    before = ({"warn_at": earlier[0].warn_at, "hard": earlier[0].hard, "alerts": earlier[0].alerts,
-               "period": earlier[0].period, "tz": earlier[0].tz, "webhook": earlier[0].webhook} if earlier else NEW)
+    row = store.fetchone("SELECT warn_at, hard, alerts, period, tz, webhook FROM budgets WHERE tag_key = ? AND "
+                         "tag_value = ?", (key, value)) if store.exists() else None  # its settings, not its sums
+    before = NEW if row is None else {"warn_at": row[0], "hard": bool(row[1]), "alerts": tuple(json.loads(row[2] or "[]")),
+                                      "period": row[3], "tz": row[4] or "UTC", "webhook": row[5]}
     return {name: before[name] if setting is KEPT else setting for name, setting in given.items()}
 
 

@@ -37,7 +37,7 @@ from .leases import keep_leases
 from .local_journal import LocalJournal
 from .outputs import claim_out_dir, store_missing
 from .probe import thumbnail_ids
-from .rows import Row, RowSource, make_rows, named_styles
+from .rows import Row, RowSource, make_rows, named_styles, refuse_misplaced
 from .runner import Runner, RunOptions
 from .shared_journal import SharedJournal, is_url
 from .state import RunState
@@ -103,43 +103,13 @@ def journal_location(journal: PathLike | None = None, out_dir: PathLike | Store 
     return None
 
 
-_RUN_OPTIONS = ("budget", "concurrency", "progress", "out_dir", "journal")
-"""What ``Batch.run`` takes: given to ``ik.batch`` it would be a label of each row, silently."""
-
-
-def _refuse_misplaced(client: Client | AsyncClient, defaults: Mapping[str, Any]) -> None:
-    """ValidationError for a keyword of ``ik.batch`` that would become a label of each row though it
-    was surely meant otherwise: ``tag=``, an option of ``run()`` (``budget=5`` capped nothing), or
-    the name of a tag that has a budget (``experiment="a"``: the work would escape that budget)."""
-    from ..errors import LedgerUnavailableError, ValidationError
-
-    for name, value in defaults.items():
-        if name == "tag":
-            raise ValidationError(f"tag={value!r} is not an option of a batch: did you mean tags=?", field=name,
-                                  value=value)
-        if name in _RUN_OPTIONS:
-            raise ValidationError(f"{name}= is an option of run(), not of the batch: batch.run({name}={value!r})",
-                                  field=name, value=value)
-    ledger = client.ledger
-    if ledger is None or not defaults:
-        return
-    try:
-        budgeted = {budget.key for budget in ledger.budgets() if budget.key}
-    except LedgerUnavailableError:
-        return  # what is sent is checked against the budgets as it is sent, as ever
-    for name in sorted(budgeted & set(defaults)):
-        raise ValidationError(f"{name}={defaults[name]!r} would be a label of each row, not a tag, and the budgets of "
-                              f"{name} would not count its work: give tags={{{name!r}: {defaults[name]!r}}} (or name "
-                              "the label otherwise)", field=name, value=defaults[name])
-
-
 class Batch:
     """Create requests run together; built by ``Client.batch``."""
 
     def __init__(self, client: Client | AsyncClient, rows: RowSource, *, tags: Mapping[str, object] | None = None,
                  name: str | None = None, keys: Sequence[str] | None = None, **defaults: Any) -> None:
         self.client = client
-        _refuse_misplaced(client, defaults)
+        refuse_misplaced(defaults, client.ledger)
         self.rows: list[Row] = make_rows(rows, defaults)
         """The requests, each with a stable key."""
         self.name = name

@@ -22,7 +22,10 @@ from ..validation import COUNTS, all_mistakes, create_mistakes, misspelt, resolv
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["grid", "Row", "RowSource", "make_rows", "named_styles", "split_grid", "CREATE_OPTIONS"]
+    from ..ledger import Ledger
+
+__all__ = ["grid", "Row", "RowSource", "make_rows", "named_styles", "split_grid", "CREATE_OPTIONS",
+           "refuse_misplaced"]
 
 log = logging.getLogger("imagekit")
 
@@ -114,6 +117,35 @@ def make_rows(source: RowSource, defaults: Mapping[str, Any], where: str | None 
     if error is not None:
         raise error
     return _keyed(options, [{k: _plain(v) for k, v in each.items()} for each in fields])
+
+
+_RUN_OPTIONS = ("budget", "concurrency", "progress", "out_dir", "journal")
+"""What ``Batch.run`` takes: given to ``ik.batch`` it would be a label of each row, silently."""
+
+
+def refuse_misplaced(defaults: Mapping[str, Any], ledger: Ledger | None) -> None:
+    """ValidationError for a keyword of ``ik.batch`` that would become a label of each row though it
+    was surely meant otherwise: ``tag=``, an option of ``run()`` (``budget=5`` capped nothing), or
+    the name of a tag that has a budget (``experiment="a"``: the work would escape that budget)."""
+    from ..errors import LedgerUnavailableError
+
+    for name, value in defaults.items():
+        if name == "tag":
+            raise ValidationError(f"tag={value!r} is not an option of a batch: did you mean tags=?", field=name,
+                                  value=value)
+        if name in _RUN_OPTIONS:
+            raise ValidationError(f"{name}= is an option of run(), not of the batch: batch.run({name}={value!r})",
+                                  field=name, value=value)
+    if ledger is None or not defaults:
+        return
+    try:
+        budgeted = {budget.key for budget in ledger.budgets() if budget.key}
+    except LedgerUnavailableError:
+        return  # what is sent is checked against the budgets as it is sent, as ever
+    for name in sorted(budgeted & set(defaults)):
+        raise ValidationError(f"{name}={defaults[name]!r} would be a label of each row, not a tag, and the budgets of "
+                              f"{name} would not count its work: give tags={{{name!r}: {defaults[name]!r}}} (or name "
+                              "the label otherwise)", field=name, value=defaults[name])
 
 
 def named_styles(rows: list[Row], styles: Iterable[Any], where: str | None = None) -> list[Row]:
