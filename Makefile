@@ -45,8 +45,17 @@ test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and
 suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint)
 	$(PYTEST) $(SUITE_MARKS) $(PYTEST_ARGS)
 
-check: $(STAMP)  ## lint and types beside every test that needs neither a browser nor PostgreSQL
-	@$(MAKE) --no-print-directory -j 2 lint suite SUITE_MARKS='-m "not browser and not postgres"'
+# make check asks pytest-testmon which tests ran code that changed since the tests last passed, and
+# runs only those: a change to one function reruns the tests that call it (a minute or less, where
+# the suite takes ten), and with no data yet (a new venv) it runs the whole suite once, traced. Its
+# data lives in the venv, as mypy's cache does. testmon sees the code a test runs in its own process
+# (threads included: the embedded sandbox's too), not what a subprocess runs (the console script, a
+# notebook's kernel, a sweep's other processes): make test, which CI runs, is still the gate.
+TESTMON  := --testmon
+export TESTMON_DATAFILE := $(abspath $(VENV))/testmondata
+
+check: $(STAMP)  ## lint and types beside the tests that ran the code changed since they last passed (pytest-testmon)
+	@$(MAKE) --no-print-directory -j 2 lint suite PYTEST_ARGS='$(TESTMON) $(PYTEST_ARGS)'
 
 smoke:  ## build the wheel (twine-checked); install it alone, with [sandbox] and with each light extra, in fresh venvs, and smoke-test each
 	tests/smoke/run.sh
