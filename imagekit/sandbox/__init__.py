@@ -128,6 +128,10 @@ class EmbeddedSandbox:
         """A new user on ``plan``; returns its API key."""
         from .domain.seed import register_user
 
+        if self.sandbox is None:
+            state = "served by another process" if self.joined else "not started"
+            raise RuntimeError(f"add_user needs a sandbox this process runs; this one is {state} "
+                               "(POST /sandbox/users adds a user to any)")
         return register_user(self.sandbox, email, plan)[1]
 
     def stop(self) -> None:

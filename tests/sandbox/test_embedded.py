@@ -23,6 +23,18 @@ def test_connections_are_accepted_with_nagle_off(tmp_path):
         assert box.url.startswith("http://127.0.0.1:")
 
 
+def test_add_user_works_on_the_sandbox_this_process_runs_and_says_why_not_on_another(tmp_path):
+    with pytest.raises(RuntimeError, match=r"this one is not started \(POST /sandbox/users"):
+        EmbeddedSandbox(tmp_path / "new").add_user("early@test.local")
+    with EmbeddedSandbox(tmp_path / "box") as box:
+        with imagekit.Client(box.url, box.add_user("added@test.local", "pro")) as ik:
+            assert ik.me().email == "added@test.local" and ik.me().plan.grade == "pro"
+        joined = EmbeddedSandbox.join(tmp_path / "box")
+        assert joined is not None and joined.joined
+        with pytest.raises(RuntimeError, match="this one is served by another process"):
+            joined.add_user("joined@test.local")
+
+
 def test_a_served_folder_is_refused_to_a_second_server_and_its_work_survives(tmp_path):
     with EmbeddedSandbox(tmp_path, latency=0.5, base_size=256) as first:
         with imagekit.Client(first.url, first.api_key) as ik:

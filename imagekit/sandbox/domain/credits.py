@@ -130,9 +130,7 @@ def charge(session: Session, user: User, operation: str, credits: int, now: date
 def refund(session: Session, row: Charge, credits: int | None = None) -> None:
     """Give back ``credits`` (all that is left by default) to the buckets they came from."""
     user = Database.locked(session, User, row.user_id)
-    locked = Database.locked(session, Charge, row.charge_id)  # what another process refunded meanwhile counts
-    assert locked is not None, "charges are never deleted"
-    row = locked
+    row = Database.locked_one(session, Charge, row.charge_id)  # what another process refunded meanwhile counts
     give = row.credits - row.refunded if credits is None else min(credits, row.credits - row.refunded)
     row.refunded += give
     row.status = "refunded" if row.refunded == row.credits else "partial"

@@ -25,6 +25,7 @@ from ..interface.errors import Cancelled, SandboxError
 from ..store.outage import patiently, refusal, unreachable
 from ..store.tables import Image, User
 from . import credits, jobs
+from .parts import Parts
 from .references import ready_image
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ def _check_limits(session, user: User, edit: Edit, now) -> None:
     credits.check_special_limit(session, user, edit.cost_type, now)
 
 
-def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | None,
+def run_edit(sandbox: Parts, user: User, image_id: int, edit: Edit, request_id: str | None,
              platform: str) -> Outcome:
     """Run ``edit`` on one of the caller's images as a cancellable, charged job holding one slot."""
     from ..engines.edits.codecs import check_output_size
@@ -105,7 +106,7 @@ def run_edit(sandbox, user: User, image_id: int, edit: Edit, request_id: str | N
         if job.cancelled.is_set():  # cancelled before it arrived: refused before anything is charged
             raise Cancelled(request_id)
         with sandbox.db.write() as session:
-            fresh = sandbox.db.locked(session, User, user.user_id)
+            fresh = sandbox.db.locked_one(session, User, user.user_id)
             _check_limits(session, fresh, edit, sandbox.clock.now())
             charge_id = credits.charge(session, fresh, edit.cost_type, price, sandbox.clock.now(),
                                        request_id).charge_id
@@ -131,7 +132,7 @@ def _answer(exc: BaseException, edit: Edit, source: Image) -> BaseException:
     return SandboxError("edit_failed", f"The {edit.op} edit failed; nothing was charged.")
 
 
-def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, slot: int, charge_id: int, price: int,
+def _work(sandbox: Parts, user, source: Image, edit: Edit, job: jobs.Job, slot: int, charge_id: int, price: int,
           platform: str) -> Outcome:
     seed = secrets.randbelow(2**31)
     started = time.monotonic()
@@ -152,7 +153,7 @@ def _work(sandbox, user, source: Image, edit: Edit, job: jobs.Job, slot: int, ch
                                      result), patience)
 
 
-def _commit(sandbox, user, source: Image, edit: Edit, job, slot, charge_id, price, platform, seed,
+def _commit(sandbox: Parts, user, source: Image, edit: Edit, job, slot, charge_id, price, platform, seed,
             result: EditResult) -> Outcome:
     """Insert the new image and its files, and give the slot back with them, in one step; on any
     error neither remains. Safe to repeat: a slot found gone was settled already (by this step
@@ -166,7 +167,7 @@ def _commit(sandbox, user, source: Image, edit: Edit, job, slot, charge_id, pric
                 made = session.scalar(select(Image).where(Image.charge_id == charge_id))
                 if made is None:
                     raise refusal()
-                return Outcome(image=made, charged=price, balance=credits.total_balance(session.get(User, user.user_id)))
+                return Outcome(image=made, charged=price, balance=credits.total_balance(session.get_one(User, user.user_id)))
             image = Image(owner_id=user.user_id, created_at=sandbox.clock.now(), status="COMPLETED",
                           width=width, height=height, kind="edit", mode=edit.op,
                           prompt=edit.prompt if edit.prompt is not None else source.prompt,
@@ -183,7 +184,7 @@ def _commit(sandbox, user, source: Image, edit: Edit, job, slot, charge_id, pric
                 names.append(sandbox.store.write_bytes(f"{image.image_id}.svg", result.svg.encode()))
                 image.vector_file = names[-1]
             sandbox.gate.settle(session, held, "completed")
-            balance = credits.total_balance(session.get(User, user.user_id))
+            balance = credits.total_balance(session.get_one(User, user.user_id))
     except BaseException:
         sandbox.store.delete(*names)
         raise

@@ -23,6 +23,7 @@ from ..store.outage import OUTAGE_REFUND, patiently, refusal, unreachable
 from ..store.tables import Charge, Collection, Image, Model, Style, User
 from . import credits, jobs
 from .faults import InjectedFailure
+from .parts import Parts
 from .recovery import fail_images
 from .references import read_reference
 
@@ -167,7 +168,7 @@ class Drawn:
     """Why images failed, where the sandbox refused them by name (a full disk: 507 insufficient_storage)."""
 
 
-def draw(sandbox, order: Order, images: list[Image], slot: int) -> Drawn:
+def draw(sandbox: Parts, order: Order, images: list[Image], slot: int) -> Drawn:
     """Render the request's PENDING ``images``, then settle them all in one transaction that gives
     the request's ``slot`` back: each COMPLETED with its file, or FAILED with its share of the charge
     refunded (no orphan file either way), so nobody sees the request done while it holds the slot.
@@ -218,12 +219,12 @@ def draw(sandbox, order: Order, images: list[Image], slot: int) -> Drawn:
     return drawn
 
 
-def _settle(sandbox, images: list[Image], files: dict[int, str], errors: dict[int, str], slot: int) -> Drawn:
+def _settle(sandbox: Parts, images: list[Image], files: dict[int, str], errors: dict[int, str], slot: int) -> Drawn:
     """One transaction, safe to repeat: a slot found gone was settled already (by this transaction
     whose answer was lost, or as abandoned work), and the rows are read as they are."""
     with sandbox.db.write() as session:
         held = sandbox.gate.claim(session, slot)
-        rows = [session.get(Image, image.image_id) for image in images]
+        rows = [session.get_one(Image, image.image_id) for image in images]
         if held is not None:
             for row in rows:
                 if row.image_id in files:
@@ -231,6 +232,6 @@ def _settle(sandbox, images: list[Image], files: dict[int, str], errors: dict[in
                 else:
                     fail_images(session, [row], errors[row.image_id])
             sandbox.gate.settle(session, held)
-        charge = session.get(Charge, images[0].charge_id)
-        payer = session.get(User, charge.user_id, options=[lazyload(User.plan)])
+        charge = session.get_one(Charge, images[0].charge_id)
+        payer = session.get_one(User, charge.user_id, options=[lazyload(User.plan)])
         return Drawn(payer, charge, rows)

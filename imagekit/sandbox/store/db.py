@@ -164,5 +164,10 @@ class Database:
         SQLite the write lock above already serialises writers, and FOR UPDATE is left out."""
         return session.get(table, key, with_for_update={"of": table}, populate_existing=True)
 
+    @staticmethod
+    def locked_one(session: Session, table: type[Row], key: object) -> Row:
+        """``locked`` for a row that is never deleted (a user, a charge): NoResultFound if it is missing."""
+        return session.get_one(table, key, with_for_update={"of": table}, populate_existing=True)
+
     def dispose(self) -> None:
         self.engine.dispose()

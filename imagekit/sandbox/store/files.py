@@ -61,8 +61,11 @@ class ImageStore:
         mask = cv2.imdecode(np.fromfile(path, dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
         return None if mask is None else mask > 127
 
-    def read_pixels(self, name: str) -> np.ndarray:
-        """RGB (or RGBA when the file has alpha) uint8 pixels."""
+    def read_pixels(self, name: str | None) -> np.ndarray:
+        """RGB (or RGBA when the file has alpha) uint8 pixels of an image's file (``Image.file_name``,
+        which only an image never completed lacks: ValueError)."""
+        if name is None:
+            raise ValueError("the image has no file: it never completed")
         data = np.fromfile(self.root / name, dtype=np.uint8)
         pixels = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
         if pixels is None:

@@ -17,6 +17,7 @@ from ...engines.base import GenerationRequest
 from ...interface.errors import SandboxError
 from ...interface.extensions import charge_headers
 from ...interface.schemas import REQUEST_ID_PATTERN, Body, EditOut, ScaleSize
+from ...service import Sandbox
 from ..deps import CurrentUser, ImageId, PlatformHeader, RequestIdHeader, SandboxDep
 
 router = APIRouter(prefix="/api/images", tags=["edits"])
@@ -54,19 +55,19 @@ def _pixels_only(fn):
     return lambda pixels, seed, check: EditResult(fn(_rgb(pixels), seed, check))
 
 
-def _respond(sandbox, user, image_id, edit, request_id, platform) -> JSONResponse:
+def _respond(sandbox: Sandbox, user, image_id, edit, request_id, platform) -> JSONResponse:
     outcome = run_edit(sandbox, user, image_id, edit, request_id, platform)
     headers = {**charge_headers(sandbox.settings, outcome.charged, outcome.balance), "X-Request-Id": outcome.image.request_id}
     return JSONResponse(edit_result_view(outcome.image, sandbox.settings), headers=headers)
 
 
-def _source_size(sandbox, user, image_id) -> tuple[int, int]:
+def _source_size(sandbox: Sandbox, user, image_id) -> tuple[int, int]:
     with sandbox.db.read() as session:
         source = ready_image(session, user, image_id)
         return source.width, source.height
 
 
-async def _mask(sandbox, user, image_id: int, upload: UploadFile) -> np.ndarray:
+async def _mask(sandbox: Sandbox, user, image_id: int, upload: UploadFile) -> np.ndarray:
     """The uploaded mask at the image's size, decoded and checked before anything is charged."""
     limit = sandbox.settings.max_upload_bytes
     data = await upload.read(limit + 1)

@@ -15,6 +15,7 @@ from ...engines.edits.codecs import encode_image
 from ...interface.errors import SandboxError
 from ...interface.extensions import charge_headers
 from ...interface.schemas import CreateBody, CreateOut, ImageMetaOut
+from ...service import Sandbox
 from ...store.tables import Charge, Collection, DownloadLog, Image, User
 from ..binaries import binary_response
 from ..deps import ApiTypeHeader, CurrentUser, ImageId, PlatformHeader, SandboxDep
@@ -48,7 +49,7 @@ def create(body: CreateBody, request: Request, sandbox: SandboxDep, user: Curren
     return _create_response(sandbox, drawn.payer, drawn.charge, drawn.images, order.style)
 
 
-def _create_response(sandbox, payer: User, charge: Charge, images: list[Image], style) -> JSONResponse:
+def _create_response(sandbox: Sandbox, payer: User, charge: Charge, images: list[Image], style) -> JSONResponse:
     views = []
     for image in images:
         inline = ""
@@ -99,7 +100,7 @@ def binary(id: ImageId, sandbox: SandboxDep, user: CurrentUser,
     return binary_response(found)
 
 
-def _log_download(sandbox, image_id: int, user_id: int) -> None:
+def _log_download(sandbox: Sandbox, image_id: int, user_id: int) -> None:
     """Record a download; on a full disk reads keep working, unrecorded (the log says so)."""
     try:
         sandbox.disk.ensure()  # the disk's reserve is for settling charged work, not for this log

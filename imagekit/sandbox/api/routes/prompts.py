@@ -16,6 +16,7 @@ from ...engines.prompts import enhance_prompt
 from ...interface.errors import SandboxError
 from ...interface.extensions import charge_headers
 from ...interface.schemas import Body, Id, Text
+from ...service import Sandbox
 from ...store.tables import PromptLog, User
 from ..deps import CurrentUser, PlatformHeader, SandboxDep
 
@@ -42,9 +43,9 @@ class ImageToPromptOut(BaseModel):
     captionTPrompt: str
 
 
-def _charge(sandbox, user: User, kind: str, session) -> tuple[int, int]:
+def _charge(sandbox: Sandbox, user: User, kind: str, session) -> tuple[int, int]:
     sandbox.disk.ensure()  # the disk's reserve is for settling failures, not for new work
-    fresh = sandbox.db.locked(session, User, user.user_id)
+    fresh = sandbox.db.locked_one(session, User, user.user_id)
     charged = credits.charge(session, fresh, kind, credits.price(user, kind), sandbox.clock.now()).credits
     return charged, credits.total_balance(fresh)
 
