@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -22,6 +23,9 @@ from tests.disk import mount_tmpfs, unmount
 from tests.helpers import SIZE, TLS
 from tests.objectstore import CREDENTIALS, MotoServer
 from tests.postgres import PostgresServer
+
+if TYPE_CHECKING:
+    from tests.sandbox.serving import Served
 
 _emails = itertools.count()
 
@@ -159,8 +163,8 @@ def own_sandbox(tmp_path, sandbox_on) -> Iterator[EmbeddedSandbox]:
         yield running
 
 
-def make_user(box: EmbeddedSandbox, plan: str = "standard") -> tuple[int, str]:
-    """A fresh user on ``plan`` in ``box``; returns (user id, API key)."""
+def make_user(box: EmbeddedSandbox | Served, plan: str = "standard") -> tuple[int, str]:
+    """A fresh user on ``plan`` in ``box`` (embedded or served); returns (user id, API key)."""
     response = httpx.post(f"{box.url}/sandbox/users", json={"email": f"user{next(_emails)}@test.local", "plan": plan},
                           verify=TLS, timeout=120)  # httpx's 5 s is too short on a loaded machine
     response.raise_for_status()

@@ -5,7 +5,6 @@ worker), and every test checks that both workers really answered (``--worker-hea
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from collections.abc import Iterator
@@ -17,13 +16,13 @@ import httpx
 import psycopg
 import pytest
 
+from tests.conftest import make_user
 from tests.helpers import TLS, assert_error, balance
 
 from .serving import Served, imagekit, serving
 
 CREATES = 80
 WAVES = 6
-_emails = itertools.count()
 
 
 @dataclass
@@ -66,11 +65,6 @@ def two_workers(postgres, tmp_path_factory) -> Iterator[tuple[Served, str]]:
         yield served, url
 
 
-def new_user(served: Served, plan: str = "pro") -> tuple[int, str]:
-    made = httpx.post(f"{served.url}/sandbox/users", json={"email": f"{plan}-{next(_emails)}@x.io", "plan": plan}, verify=TLS, timeout=120)
-    return made.raise_for_status().json()["userId"], made.json()["apiKey"]
-
-
 def call(served: Served, key: str, method: str, path: str, **options: object) -> httpx.Response:
     """One request on a connection of its own."""
     with httpx.Client(base_url=served.url, headers={"X-Api-Key": key}, timeout=120, verify=TLS) as own:
@@ -80,7 +74,7 @@ def call(served: Served, key: str, method: str, path: str, **options: object) ->
 @pytest.mark.slow(10)
 def test_eighty_creates_across_two_workers_keep_the_limit_and_the_balance(two_workers):
     served, url = two_workers
-    user_id, key = new_user(served)
+    user_id, key = make_user(served, "pro")
     limit = call(served, key, "GET", "/api/users/me").json()["Plan"]["simultaneousLimit"]
     style = call(served, key, "GET", "/api/users/me/styles").json()[0]
     before = balance(served, key)
@@ -114,7 +108,7 @@ def test_eighty_creates_across_two_workers_keep_the_limit_and_the_balance(two_wo
 @pytest.mark.slow(10)
 def test_cancels_reach_edits_running_in_the_other_worker_and_refund_once(two_workers):
     served, url = two_workers
-    _, key = new_user(served)
+    _, key = make_user(served, "pro")
     style = call(served, key, "GET", "/api/users/me/styles").json()[0]["styleId"]
     image_id = call(served, key, "POST", "/api/images/create",
                     json={"prompt": "a kite", "styleId": style}).json()["images"][0]["imageId"]
@@ -160,7 +154,7 @@ def test_a_clock_advanced_in_one_worker_is_the_clock_of_both(two_workers):
 
 def test_the_workers_read_again_after_the_database_dropped_their_connections(two_workers):
     served, url = two_workers
-    _, key = new_user(served)
+    _, key = make_user(served, "pro")
     assert balance(served, key) > 0
     with psycopg.connect(url, autocommit=True) as db:  # as a database restart or an idle timeout would
         dropped = db.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
