@@ -46,9 +46,10 @@ suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint)
 	$(PYTEST) $(SUITE_MARKS) $(PYTEST_ARGS)
 
 # make check asks pytest-testmon which tests ran code that changed since the tests last passed, and
-# runs only those: a change to one function reruns the tests that call it (a minute or less, where
-# the suite takes ten), and with no data yet (a new venv) it runs the whole suite once, traced. Its
-# data lives in the venv, as mypy's cache does. testmon sees the code a test runs in its own process
+# runs only those: a change to one function reruns the tests that ran it (a function few tests reach:
+# a minute or two; one every batch runs: a few minutes), and with no data yet (a new venv) it runs
+# the whole suite once, traced. Its data lives in the venv, as mypy's cache does. testmon sees the
+# code a test runs in its own process
 # (threads included: the embedded sandbox's too), not what a subprocess runs (the console script, a
 # notebook's kernel, a sweep's other processes): make test, which CI runs, is still the gate.
 TESTMON  := --testmon
