@@ -219,10 +219,10 @@ class PromptStudio:
         except Exception as exc:  # shown inline; the Future resolves to None
             self._show_error(exc)
             return None
-        finally:  # every outcome: nothing left spinning, and the balance the service has now
-            self.controls.working = False
-            self._show_balance()
-            self.controls.busy = False
+        finally:  # every outcome: the balance the service has now, and nothing left spinning, in one message
+            balance = self._balance_line()
+            with self.controls.hold_sync():  # the bar never hides before the balance it paid for shows
+                self.controls.balance, self.controls.working, self.controls.busy = balance, False, False
 
     def _failed(self, exc: Exception) -> Future:
         self._show_error(exc)
@@ -285,9 +285,9 @@ class PromptStudio:
             options["initial_prompt"], options["enhanced_prompt"] = self._enhanced
         return options
 
-    def _show_balance(self) -> None:
+    def _balance_line(self) -> str:
         # Asked of the service after every call: a refund or another session may have moved it.
         try:
-            self.controls.balance = f"{self.client.usage().current_credit} credits left"
+            return f"{self.client.usage().current_credit} credits left"
         except Exception as exc:  # noqa: BLE001 - the call's own outcome matters more than this
-            self.controls.balance = f"balance unknown ({plain_error(exc)})"
+            return f"balance unknown ({plain_error(exc)})"

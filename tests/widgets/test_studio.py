@@ -68,6 +68,16 @@ def test_generate_fills_the_gallery_and_the_balance(studio):
     assert studio.selected == [result.images[1]]
 
 
+def test_the_bar_hides_in_the_message_that_brings_the_new_balance(studio, monkeypatch):
+    """The page never shows the work done beside the balance from before it (the Lab test once read that)."""
+    sent = []
+    monkeypatch.setattr(studio.controls, "_send", lambda msg, buffers=None: sent.append(msg["state"]))
+    studio.generate().result(timeout=60)
+    ended = [state for state in sent if state.get("working") is False]
+    assert ended == [{"balance": f"{studio.client.usage().current_credit} credits left", "working": False, "busy": False}]
+    assert all("balance" not in state for state in sent if state is not ended[0])
+
+
 def test_enhance_offers_both_prompts_and_replaces_nothing_until_chosen(studio):
     typed = studio.controls.prompt
     answer = studio.enhance().result(timeout=60)
