@@ -81,16 +81,31 @@ def guarded_pipes() -> Iterator[None]:
     saved = sys.stdout, sys.stderr
     _Guarded.closed_pipe = False
     sys.stdout, sys.stderr = (_Guarded(stream) if _has_fd(stream) else stream for stream in saved)
+    ignoring = _main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignoring:  # started deaf to Ctrl+C (nohup, a script's background job): still hear our own interrupt
+        signal.signal(signal.SIGINT, _only_a_closed_pipe)
     try:
         yield
     finally:
         _Guarded.quiet = True  # the command is over: nothing left to interrupt
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-        if _Guarded.closed_pipe:
+        if (_Guarded.closed_pipe or ignoring) and _main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt of ours still on its way
         sys.stdout, sys.stderr = saved
         _Guarded.quiet = False
+
+
+def _only_a_closed_pipe(signum: int, frame: Any) -> None:
+    """SIGINT's handler where the command was started ignoring it: the Ctrl+C of a reader gone
+    interrupts (it is ours), any other SIGINT is ignored as the caller asked."""
+    if _Guarded.closed_pipe and not _Guarded.quiet:
+        raise KeyboardInterrupt
+
+
+def _main_thread() -> bool:
+    """Whether this is the main thread (the only one that may set a signal's handler)."""
+    return threading.current_thread() is threading.main_thread()
 
 
 def _has_fd(stream: TextIO | None) -> bool:
