@@ -110,13 +110,16 @@ class EditingWidget(PageWidget):
         self.status, self.busy = f"{doing}…", True
         try:
             result = run(self.source)
-            self.result_data = result.read("png")
-        except Exception as exc:
-            self.status = plain_error(exc)
+            data = result.read("png")
+        except BaseException as exc:
+            with self.hold_sync():  # the reason and the buttons freed reach the page as one message
+                if isinstance(exc, Exception):
+                    self.status = plain_error(exc)
+                self.busy = False
             raise
-        finally:
-            self.busy = False
-        self.result, self.status = result, ""
+        self.result = result
+        with self.hold_sync():  # so do the result and its end: the bar never hides before the result shows
+            self.result_data, self.status, self.busy = data, "", False
         self._result_callbacks(result)
         return result
 

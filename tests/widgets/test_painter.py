@@ -158,10 +158,15 @@ def test_an_edit_in_the_background_then_continue_on_its_result(sandbox):
         mask = np.zeros((SIZE * 9 // 16, SIZE), bool)
         mask[50:100, 150:250] = True
         painter.mask = mask
-        busy = []
+        busy, sent = [], []
         painter.observe(lambda change: busy.append(change["new"]), "busy")
+        original_send = painter._send
+        painter._send = lambda msg, buffers=None: (  # what the page receives, message by message
+            sent.append(set(msg["state"]) | {path[0] for path in msg["buffer_paths"]}), original_send(msg, buffers))
         cleaned = painter.run_in_background(painter.clean_up).result(timeout=60)
         assert busy[0] is True and busy[-1] is False and painter.result is cleaned
+        # the result, its status and the freed buttons arrive together: no moment shows the work done without it
+        assert [keys for keys in sent if "busy" in keys][-1] == {"result_data", "status", "busy"}
         shown = painter.result_data
         assert painter.continue_on_result() is cleaned
         assert painter.source is cleaned and painter.history == [image, cleaned] and painter.result is None
