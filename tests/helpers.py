@@ -154,14 +154,24 @@ def wait_quiet(box: Any, user_id: int, quiet: float = 0.3) -> None:
 
 def revealed_types(snippet: str, folder: Path) -> tuple[list[str], str]:
     """What mypy, with the project's settings, reveals for each ``reveal_type`` in ``snippet`` (written
-    to ``folder``), and its whole output; fails the test if mypy finds an error."""
+    to ``folder``), and its whole output; fails the test if mypy finds an error.
+
+    The snippets share one mypy cache in the venv (as ``make lint``'s is), taken one at a time: mypy
+    reads imagekit and its dependencies' types once for them all (21 CPU-s), not once a snippet, and
+    a new clone on a warm venv starts warm (0.4 s)."""
+    import fcntl
+
     from mypy import api
 
     root = Path(__file__).resolve().parents[1]
     path = folder / "snippet.py"
     path.write_text(textwrap.dedent(snippet))
-    out, err, status = api.run(["--config-file", str(root / "pyproject.toml"), "--no-error-summary",
-                                "--cache-dir", str(root / ".mypy_cache"), str(path)])
+    cache = Path(sys.prefix) / "mypy-cache-snippets" if os.access(sys.prefix, os.W_OK) else root / ".mypy_cache"
+    cache.mkdir(exist_ok=True)
+    with (cache / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        out, err, status = api.run(["--config-file", str(root / "pyproject.toml"), "--no-error-summary",
+                                    "--cache-dir", str(cache), str(path)])
     assert status == 0 and "error:" not in out, out + err
     return re.findall(r'Revealed type is "(.+)"', out), out
 
