@@ -5,7 +5,8 @@
 - ``generation``, ``editing``, ``references``, ``rendering``: images made, edited, read and served;
 - ``jobs``, ``slots``: running work, request ids, cancellation and the plan's concurrency;
 - ``recovery``: what a run left unfinished; ``faults``: the injected faults of the controls.
-- ``parts``: the running sandbox as the rules see it (the type of their ``sandbox`` argument).
+- ``parts``: the parts of the running sandbox each rule reaches (seeding, drawing, editing: the type of
+  their ``sandbox`` argument, which names no more than the rule uses).
 
 It imports ``store``, ``interface`` and ``engines`` (never ``api`` or ``serving``, and no FastAPI).
 """

@@ -25,7 +25,7 @@ from ..interface.errors import Cancelled, SandboxError
 from ..store.outage import patiently, refusal, unreachable
 from ..store.tables import Image, User
 from . import credits, jobs
-from .parts import Parts
+from .parts import Editing
 from .references import ready_image
 
 log = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ def _check_limits(session, user: User, edit: Edit, now) -> None:
     credits.check_special_limit(session, user, edit.cost_type, now)
 
 
-def run_edit(sandbox: Parts, user: User, image_id: int, edit: Edit, request_id: str | None,
+def run_edit(sandbox: Editing, user: User, image_id: int, edit: Edit, request_id: str | None,
              platform: str) -> Outcome:
     """Run ``edit`` on one of the caller's images as a cancellable, charged job holding one slot."""
     from ..engines.edits.codecs import check_output_size
@@ -132,7 +132,7 @@ def _answer(exc: BaseException, edit: Edit, source: Image) -> BaseException:
     return SandboxError("edit_failed", f"The {edit.op} edit failed; nothing was charged.")
 
 
-def _work(sandbox: Parts, user, source: Image, edit: Edit, job: jobs.Job, slot: int, charge_id: int, price: int,
+def _work(sandbox: Editing, user, source: Image, edit: Edit, job: jobs.Job, slot: int, charge_id: int, price: int,
           platform: str) -> Outcome:
     seed = secrets.randbelow(2**31)
     started = time.monotonic()
@@ -153,7 +153,7 @@ def _work(sandbox: Parts, user, source: Image, edit: Edit, job: jobs.Job, slot: 
                                      result), patience)
 
 
-def _commit(sandbox: Parts, user, source: Image, edit: Edit, job, slot, charge_id, price, platform, seed,
+def _commit(sandbox: Editing, user, source: Image, edit: Edit, job, slot, charge_id, price, platform, seed,
             result: EditResult) -> Outcome:
     """Insert the new image and its files, and give the slot back with them, in one step; on any
     error neither remains. Safe to repeat: a slot found gone was settled already (by this step

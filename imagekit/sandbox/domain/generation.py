@@ -23,7 +23,7 @@ from ..store.outage import OUTAGE_REFUND, patiently, refusal, unreachable
 from ..store.tables import Charge, Collection, Image, Model, Style, User
 from . import credits, jobs
 from .faults import InjectedFailure
-from .parts import Parts
+from .parts import Drawing
 from .recovery import fail_images
 from .references import read_reference
 
@@ -168,7 +168,7 @@ class Drawn:
     """Why images failed, where the sandbox refused them by name (a full disk: 507 insufficient_storage)."""
 
 
-def draw(sandbox: Parts, order: Order, images: list[Image], slot: int) -> Drawn:
+def draw(sandbox: Drawing, order: Order, images: list[Image], slot: int) -> Drawn:
     """Render the request's PENDING ``images``, then settle them all in one transaction that gives
     the request's ``slot`` back: each COMPLETED with its file, or FAILED with its share of the charge
     refunded (no orphan file either way), so nobody sees the request done while it holds the slot.
@@ -219,7 +219,7 @@ def draw(sandbox: Parts, order: Order, images: list[Image], slot: int) -> Drawn:
     return drawn
 
 
-def _settle(sandbox: Parts, images: list[Image], files: dict[int, str], errors: dict[int, str], slot: int) -> Drawn:
+def _settle(sandbox: Drawing, images: list[Image], files: dict[int, str], errors: dict[int, str], slot: int) -> Drawn:
     """One transaction, safe to repeat: a slot found gone was settled already (by this transaction
     whose answer was lost, or as abandoned work), and the rows are read as they are."""
     with sandbox.db.write() as session:

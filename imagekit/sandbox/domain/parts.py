@@ -1,12 +1,12 @@
-"""What the service's rules reach in a running sandbox: the type of their ``sandbox`` argument.
+"""What each of the service's rules reaches in a running sandbox: the types of their ``sandbox`` argument.
 
 The running sandbox (``imagekit.sandbox.service.Sandbox``) is built above this layer, from the parts
-below it; a rule names it by this Protocol so that it is typed without importing upward.
+below it. A rule names only the parts it uses, by one of these Protocols: it is typed without
+importing upward, and mypy refuses a rule that reaches for a part its Protocol does not name.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from ..engines.base import GenerationEngine
@@ -14,34 +14,50 @@ from ..settings import SandboxSettings
 from ..store.db import Database
 from ..store.disk import DiskSpace
 from ..store.files import ImageStore
-from ..store.tables import Model, Plan
+from ..store.tables import Model
 from .clock import Clock
 from .faults import Faults
 from .jobs import JobRegistry
-from .rendering import Renderer
 from .slots import ConcurrencyGate
 
 
-class Parts(Protocol):
-    """A running sandbox as the rules see it: its settings, database, clock, files and running work."""
+class Seeding(Protocol):
+    """What seeding reaches: settings, database, clock, files and the built-in engine's drawings."""
+
+    settings: SandboxSettings
+    db: Database
+    clock: Clock
+    store: ImageStore
+
+    @property
+    def engine(self) -> GenerationEngine:
+        """The built-in engine (style thumbnails, collections)."""
+
+
+class Drawing(Protocol):
+    """What a generation reaches: settings, database, clock, files, disk space, the user's slots, the
+    injected faults and the engine of each model."""
 
     settings: SandboxSettings
     db: Database
     clock: Clock
     disk: DiskSpace
     store: ImageStore
-    renderer: Renderer
     gate: ConcurrencyGate
-    jobs: JobRegistry
     faults: Faults
-    executor: ThreadPoolExecutor
-
-    @property
-    def engine(self) -> GenerationEngine:
-        """The built-in engine (seeding, edits that draw content)."""
 
     def engine_for(self, model: Model) -> GenerationEngine:
         """The engine that draws ``model``'s images."""
 
-    def plan(self, plan_id: int) -> Plan:
-        """A plan with its costs and models."""
+
+class Editing(Protocol):
+    """What an edit reaches: settings, database, clock, files, disk space, the user's slots and the
+    running jobs (cancellation)."""
+
+    settings: SandboxSettings
+    db: Database
+    clock: Clock
+    disk: DiskSpace
+    store: ImageStore
+    gate: ConcurrencyGate
+    jobs: JobRegistry

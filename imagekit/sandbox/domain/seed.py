@@ -10,7 +10,7 @@ from ..engines.edits.codecs import encode_image
 from ..store.tables import Collection, Image, Plan, Style, User
 from .accounts import add_user, admin_token, issue_key
 from .catalog import seed_catalogue
-from .parts import Parts
+from .parts import Seeding
 
 DEMO_EMAIL = "demo@imagekit.local"
 _THUMB = 256
@@ -30,12 +30,12 @@ _COLLECTIONS = [
 ]
 
 
-def is_initialized(sandbox: Parts) -> bool:
+def is_initialized(sandbox: Seeding) -> bool:
     with sandbox.db.read() as session:
         return session.scalar(select(Plan.plan_id).limit(1)) is not None
 
 
-def initialize(sandbox: Parts) -> str:
+def initialize(sandbox: Seeding) -> str:
     """Seed an empty database (idempotent), make the admin token, and return a fresh API key for the
     demo user."""
     if not is_initialized(sandbox):
@@ -46,7 +46,7 @@ def initialize(sandbox: Parts) -> str:
         return issue_key(session, demo.user_id, sandbox.clock.now())
 
 
-def _thumbnail(sandbox: Parts, session: Session, owner_id: int | None, prompt: str, look: str, seed: int,
+def _thumbnail(sandbox: Seeding, session: Session, owner_id: int | None, prompt: str, look: str, seed: int,
                palette=None, member_of: int | None = None) -> Image:
     """A small public (or owned) image drawn by the engine, stored like any other image."""
     now = sandbox.clock.now()
@@ -73,7 +73,7 @@ def _drawn_png(engine: GenerationEngine, request: GenerationRequest) -> bytes:
     return png
 
 
-def add_style(sandbox: Parts, session: Session, owner_id: int | None, look: str, label: str, credit_cost: int,
+def add_style(sandbox: Seeding, session: Session, owner_id: int | None, look: str, label: str, credit_cost: int,
               api_enabled: bool = True) -> Style:
     """A style drawing with one of the engine's looks, with a thumbnail image."""
     now = sandbox.clock.now()
@@ -87,7 +87,7 @@ def add_style(sandbox: Parts, session: Session, owner_id: int | None, look: str,
     return style
 
 
-def _seed(sandbox: Parts) -> None:
+def _seed(sandbox: Seeding) -> None:
     with sandbox.db.write() as session:
         seed_catalogue(session, sandbox.settings.base_size)
         session.flush()
@@ -106,7 +106,7 @@ def _seed(sandbox: Parts) -> None:
         give_starter_kit(sandbox, session, demo)
 
 
-def give_starter_kit(sandbox: Parts, session: Session, user: User) -> None:
+def give_starter_kit(sandbox: Seeding, session: Session, user: User) -> None:
     """Two own styles and one own collection, so every mode and listing has something to show."""
     looks = list(sandbox.engine.looks().items())
     for look, label in looks[:2]:
@@ -115,7 +115,7 @@ def give_starter_kit(sandbox: Parts, session: Session, user: User) -> None:
                            look=looks[0][0], palette=[[40, 90, 160], [240, 200, 120], [250, 250, 245]]))
 
 
-def register_user(sandbox: Parts, email: str, grade: str, name: str | None = None) -> tuple[int, str]:
+def register_user(sandbox: Seeding, email: str, grade: str, name: str | None = None) -> tuple[int, str]:
     """A new user with the starter kit; returns (user id, API key)."""
     with sandbox.db.write() as session:
         user = add_user(session, email, grade, sandbox.clock.now(), name=name)
