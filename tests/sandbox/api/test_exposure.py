@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers import TLS, assert_error
 
-from .serving import imagekit, serving
+from ..serving import imagekit, serving
 
 pytestmark = pytest.mark.slow(3)
 

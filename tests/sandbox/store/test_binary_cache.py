@@ -14,7 +14,7 @@ from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
 from tests.helpers import TLS
 
-from .serving import imagekit, serving
+from ..serving import imagekit, serving
 
 
 def images(api: httpx.Client, count: int) -> list[int]:

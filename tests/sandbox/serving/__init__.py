@@ -1,4 +1,7 @@
-"""``imagekit sandbox ...``: run a command, or serve a data folder on a free port (a real subprocess)."""
+"""``imagekit sandbox ...``: run a command, or serve a data folder on a free port (a real subprocess).
+
+The helpers every test of a served sandbox uses; the tests of ``imagekit/sandbox/serving`` (workers,
+sockets, bursts) sit beside them in this package."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import make_user
 from tests.helpers import TLS, assert_error, balance
 
-from .serving import Served, imagekit, serving
+from . import Served, imagekit, serving
 
 CREATES = 80
 WAVES = 6

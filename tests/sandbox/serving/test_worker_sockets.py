@@ -18,7 +18,7 @@ import pytest
 
 from imagekit.sandbox.serving.sockets import listening_sockets
 
-from .serving import Served, imagekit, serving
+from . import Served, imagekit, serving
 
 
 @pytest.fixture(scope="module")

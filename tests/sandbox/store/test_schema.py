@@ -20,7 +20,7 @@ from imagekit.sandbox.store.db import normalize_url
 from imagekit.sandbox.store.tables import Base
 from tests.helpers import TLS, db_args, on_both_databases
 
-from .serving import imagekit, serving
+from ..serving import imagekit, serving
 
 
 def engine_for(folder: Path, url: str | None) -> Engine:

@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers import TLS, db_args, on_both_databases
 
-from .serving import imagekit, serving
+from ..sandbox.serving import imagekit, serving
 
 pytestmark = on_both_databases
 

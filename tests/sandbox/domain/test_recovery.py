@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, text
 from imagekit.sandbox.store.db import normalize_url
 from tests.helpers import TLS, assert_error, balance, db_args, image_files, on_both_databases, wait_until
 
-from .serving import imagekit, serving, start_serving
+from ..serving import imagekit, serving, start_serving
 
 pytestmark = on_both_databases
 EDITS_IN_FLIGHT = ("removeBg", "vectorize", "upsize")

@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, text
 from imagekit.sandbox.store.db import normalize_url
 from tests.helpers import TLS, balance
 
-from .serving import imagekit, serving
+from ..serving import imagekit, serving
 from .test_recovery import client
 
 

@@ -13,7 +13,7 @@ import pytest
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.datadir import DataDirError
 
-from .serving import imagekit
+from ..serving import imagekit
 
 
 def fingerprint(folder: Path) -> dict[str, str]:

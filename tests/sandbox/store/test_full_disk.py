@@ -26,7 +26,7 @@ from tests.conftest import make_user
 from tests.disk import fill, leave_free, mount_tmpfs, unmount
 from tests.helpers import TLS, assert_error, balance, image_files, wait_until
 
-from .serving import serving
+from ..serving import serving
 
 FULL = "insufficient_storage"
 

@@ -30,7 +30,7 @@ from imagekit.sandbox.store.outage import OUTAGE_REFUND
 from tests.helpers import TLS, assert_error, balance, wait_until
 from tests.postgres import PostgresServer
 
-from .serving import Served, imagekit, serving
+from ..serving import Served, imagekit, serving
 
 pytestmark = pytest.mark.postgres  # clusters of its own: it stops and restarts them
 

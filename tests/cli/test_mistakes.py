@@ -21,7 +21,7 @@ import pytest
 
 from tests.helpers import console_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 USERS = {"mine/holiday.png": b"photo", "home/ledger.sqlite": b"the user's ledger", "AFILE": b"a file",
          "sweep.toml": b'[sweep]\nname = "kites"\n[axes]\nprompt = ["a kite"]\nstyle = [1]\n'}
 """What every case's folder holds before it runs, and must hold, unchanged, afterwards."""
