@@ -21,43 +21,40 @@ from .jobs import JobRegistry
 from .slots import ConcurrencyGate
 
 
-class Seeding(Protocol):
-    """What seeding reaches: settings, database, clock, files and the built-in engine's drawings."""
+class _Stored(Protocol):
+    """What every rule reaches: settings, database, clock and the image files."""
 
     settings: SandboxSettings
     db: Database
     clock: Clock
     store: ImageStore
+
+
+class Seeding(_Stored, Protocol):
+    """What seeding reaches: the stored parts and the built-in engine."""
 
     @property
     def engine(self) -> GenerationEngine:
         """The built-in engine (style thumbnails, collections)."""
 
 
-class Drawing(Protocol):
-    """What a generation reaches: settings, database, clock, files, disk space, the user's slots, the
-    injected faults and the engine of each model."""
+class _Working(_Stored, Protocol):
+    """What a request's work reaches: the stored parts, disk space and the user's slots."""
 
-    settings: SandboxSettings
-    db: Database
-    clock: Clock
     disk: DiskSpace
-    store: ImageStore
     gate: ConcurrencyGate
+
+
+class Drawing(_Working, Protocol):
+    """What a generation reaches: a request's parts, the injected faults and each model's engine."""
+
     faults: Faults
 
     def engine_for(self, model: Model) -> GenerationEngine:
         """The engine that draws ``model``'s images."""
 
 
-class Editing(Protocol):
-    """What an edit reaches: settings, database, clock, files, disk space, the user's slots and the
-    running jobs (cancellation)."""
+class Editing(_Working, Protocol):
+    """What an edit reaches: a request's parts and the running jobs (cancellation)."""
 
-    settings: SandboxSettings
-    db: Database
-    clock: Clock
-    disk: DiskSpace
-    store: ImageStore
-    gate: ConcurrencyGate
     jobs: JobRegistry
