@@ -206,13 +206,14 @@ def test_a_batch_saved_in_object_storage_logs_its_images(connect, tracking, s3):
     assert sorted(PILImage.open(path).text["prompt"] for path in images.values()) == ["a fox", "a kite"]
 
 
-def test_logging_a_run_to_a_new_tracking_store_prints_nothing_of_mlflows_own(connect, tmp_path, capfd):
+def test_logging_a_run_to_a_new_tracking_store_prints_nothing_of_mlflows_own(connect, tmp_path, capfd, monkeypatch):
     """MLflow's INFO lines (creating its tables on a new store) stay out of the user's output
     while imagekit logs; MLflow's log levels are as they were afterwards."""
     import logging
 
     import mlflow
 
+    monkeypatch.chdir(tmp_path)  # a new experiment keeps its artifacts in ./mlruns: the user's folder, not the checkout
     ik = connect()
     ik.create("a lighthouse", style=ik.styles()[0])
     level = logging.getLogger("mlflow").level
@@ -225,3 +226,4 @@ def test_logging_a_run_to_a_new_tracking_store_prints_nothing_of_mlflows_own(con
         mlflow.set_tracking_uri(None)
     assert "INFO" not in printed.out + printed.err, printed
     assert logging.getLogger("mlflow").level == level
+    assert (tmp_path / "mlruns").is_dir()
