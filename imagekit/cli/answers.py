@@ -91,7 +91,8 @@ def guarded_pipes() -> Iterator[None]:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         if (_Guarded.closed_pipe or ignoring) and _main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt of ours still on its way
+            # the caller's ignore back; after a closed pipe, an interrupt of ours may still be on its way
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         sys.stdout, sys.stderr = saved
         _Guarded.quiet = False
 
