@@ -4,37 +4,32 @@ CPU each test costs (in the JUnit report, which CI sums by file)."""
 
 from __future__ import annotations
 
-import resource
 import sys
-import time
 
 import pytest
+
+from tests.cpu import cpu_seconds
 
 _CPU_AT_SETUP = pytest.StashKey[float]()
 
 
-def _cpu_seconds() -> float:
-    """CPU this process has used (all its threads) and its children that ended."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item):
-    item.stash[_CPU_AT_SETUP] = _cpu_seconds()
+    item.stash[_CPU_AT_SETUP] = cpu_seconds()
     return (yield)
 
 
 @pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
-    """Record the test's CPU-seconds, setup to teardown, as its ``cpu_seconds`` property. Work on
-    other threads of the process during the test counts, and so does a child when it is reaped: a
-    server the fixtures of a package share counts in the test after which it stops."""
+    """Record the test's CPU-seconds, setup to teardown, as its ``cpu_seconds`` property: this
+    process's threads, and the processes below it, live or ended (``tests/cpu.py``). A process that
+    left the tree during the test (a daemon) could make the figure negative: it is 0 then."""
     try:
         return (yield)
     finally:
         if _CPU_AT_SETUP in item.stash:
-            item.user_properties.append(("cpu_seconds", round(_cpu_seconds() - item.stash[_CPU_AT_SETUP], 2)))
+            spent = cpu_seconds() - item.stash[_CPU_AT_SETUP]
+            item.user_properties.append(("cpu_seconds", round(max(spent, 0.0), 2)))
 
 
 @pytest.fixture(autouse=True)
