@@ -7,6 +7,7 @@ side by side, so the sum is more than the wall time. Its CPU is the sum of its t
 
 from __future__ import annotations
 
+import os
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -43,4 +44,8 @@ def main(report: str, count: int = 10) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], *(int(arg) for arg in sys.argv[2:3]))
+    try:
+        main(sys.argv[1], *(int(arg) for arg in sys.argv[2:3]))
+    except BrokenPipeError:  # its reader took what it wanted (``| head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
