@@ -39,7 +39,7 @@ def _embedded_sandbox(spec_exact: bool = False) -> EmbeddedSandbox:
     """The process's embedded sandbox, started on first use and stopped at exit."""
     with _embedded_lock:
         if spec_exact not in _embedded:
-            from .integrations import missing_extra
+            from .extras import missing_extra
             from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
 
             try:

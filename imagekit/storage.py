@@ -254,7 +254,7 @@ def _reason(exc: BaseException) -> str:
 
 def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
     """The fsspec file system of ``url`` and the path inside it, or a one-line ConfigError."""
-    from .integrations import require  # the one home of "which extra installs it"
+    from .extras import require  # the one home of "which extra installs it"
 
     fsspec = require("fsspec", "storage")
     try:

@@ -136,7 +136,7 @@ def answer(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001  (this is the one place that turns them into answers)
         if debug:
             raise
-        from ..integrations import missing_extra
+        from ..extras import missing_extra
 
         exc = missing_extra(exc) or exc
         if isinstance(exc, ImagekitError):  # written to be read; its advice joins it on the one line

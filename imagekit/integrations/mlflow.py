@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..extras import require
 from ..tags import current_tags
-from . import require
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import IO, Any
 
 from ..errors import ConfigError
-from ..integrations import require
+from ..extras import require
 from ..ownership import NotOursError
 from ..storage import Location, file_to_write
 from .entries import BALANCE, Entry, Status

@@ -363,7 +363,7 @@ class PostgresStore(Store):
             return db.execute(self._sql(sql), tuple(params) or None)
 
     def _connect(self) -> Any:
-        from ..integrations import require
+        from ..extras import require
 
         psycopg = require("psycopg")
         conninfo = require("psycopg.conninfo")

@@ -25,11 +25,11 @@ from anyio.from_thread import start_blocking_portal
 
 from .._error_base import warn_caller
 from ..errors import BudgetWarning, JournalUnavailableError
-from ..integrations import progress_bar
 from ..ledger import Prices
 from ..ledger.prices import Estimate
 from ..ledger.store import checked_location
 from ..ownership import OwnedFolder
+from ..progress import progress_bar
 from ..storage import Store
 from ..tags import current_tags, merged, tags as tagged
 from .journal import ImageRecord, Journal, RowRecord, account_identity

@@ -27,9 +27,10 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any
 
-from ..integrations import progress_bar, require
+from ..extras import require
 from ..models.status import COMPLETED
 from ..ownership import OwnedFolder
+from ..progress import progress_bar
 from ..provenance import Provenance
 from ..provenance.embed import embed
 from ..provenance.record import file_service

@@ -115,7 +115,7 @@ class SweepFile:
                 outcome.export = batch.export(dest, format, overwrite=True, progress=progress)
         mlflow = self.settings.get("mlflow")
         if mlflow and not outcome.idle:  # a run that did nothing logs nothing new
-            from ..integrations import require
+            from ..extras import require
             from ..integrations.mlflow import log_batch
 
             tracking = require("mlflow", "mlflow")  # a missing extra is one line that names it

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConfigError
-from ..integrations import require
+from ..extras import require
 from ..ledger.store import shown_location
 
 __all__ = ["connect", "make_tables", "wait_bound"]
