@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ._retry import RetryPolicy
 from .client import AsyncClient, Client
 from .config import VERSION as __version__, Config  # noqa: F401  (__version__: the package version)
-from .embedded import connect
+from .embedded import connect, reproduce
 from .errors import (
     AdminTokenRequiredError,
     APIConnectionError,
@@ -113,7 +113,6 @@ if TYPE_CHECKING:
     from .provenance import Provenance, read_provenance
     from .workflows.batch import Batch
     from .workflows.chain import Chain, chain
-    from .workflows.reproduce import reproduce
     from .workflows.rows import grid
 
 __all__ = [
@@ -162,7 +161,6 @@ _LAZY = {
                      "TextPrompt", "Usage", "User"), "models"),
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
     **dict.fromkeys(("Provenance", "read_provenance"), "provenance"),
-    "reproduce": "workflows.reproduce",
 }
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from ._retry import RetryPolicy
@@ -22,11 +21,10 @@ if TYPE_CHECKING:
 
     from .ledger import Ledger
 
-__all__ = ["ClientOptions", "Config", "PLATFORMS", "VERSION", "home_dir", "service_from_env"]
+__all__ = ["ClientOptions", "Config", "PLATFORMS", "VERSION", "service_from_env"]
 
 VERSION = "0.1.0"
 PLATFORMS = ("web", "app", "figma", "api")
-ENV_HOME = "IMAGEKIT_HOME"
 
 
 SANDBOX_SERVICE = "imagekit sandbox"
@@ -138,7 +136,3 @@ def service_from_env(base_url: str | None, api_key: str | None) -> tuple[str | N
     """``base_url`` and ``api_key``, each falling back to its environment variable."""
     return base_url or os.environ.get(ENV_BASE_URL) or None, api_key or os.environ.get(ENV_API_KEY) or None
 
-
-def home_dir() -> Path:
-    """imagekit's own data directory: ``IMAGEKIT_HOME`` or ``~/.imagekit``."""
-    return Path(os.environ.get(ENV_HOME) or Path.home() / ".imagekit")

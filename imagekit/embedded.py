@@ -18,11 +18,15 @@ from . import config as _config
 from .client import AsyncClient, Client
 from .config import ClientOptions
 from .errors import ENV_API_KEY, ENV_BASE_URL, ConfigError
+from .home import home_dir
 
 if TYPE_CHECKING:
+    import os
+
+    from .images import CreateResult, Image
     from .sandbox import EmbeddedSandbox
 
-__all__ = ["connect", "FollowsTheFolder"]
+__all__ = ["connect", "reproduce", "FollowsTheFolder"]
 
 log = logging.getLogger("imagekit")
 
@@ -71,7 +75,7 @@ def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -
     from .sandbox import EmbeddedSandbox
     from .sandbox.service import DataDirInUse
 
-    folder = _config.home_dir() / "sandbox"
+    folder = home_dir() / "sandbox"
     try:
         return factory(data_dir=folder).start()
     except DataDirInUse as exc:
@@ -189,3 +193,12 @@ def connect(base_url: str | None = None, api_key: str | None = None, *, asynchro
     elif spec_exact:
         raise ConfigError("spec_exact=True applies to the embedded sandbox; a configured service answers as it does")
     return (AsyncClient if asynchronous else Client)(base_url, api_key, **options)
+
+
+def reproduce(path: str | os.PathLike[str], client: Client | None = None, *, max_credits: float | None = None,
+              confirm: bool = False) -> CreateResult | Image | None:
+    """Send the request that made the image in ``path`` again through ``client`` (default
+    ``connect()``): ``imagekit.workflows.reproduce.reproduce``, which says the rest."""
+    from .workflows.reproduce import reproduce as send_again
+
+    return send_again(path, client if client is not None else connect(), max_credits=max_credits, confirm=confirm)

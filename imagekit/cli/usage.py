@@ -12,8 +12,9 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..config import SANDBOX_SERVICE, Config, home_dir, service_from_env
+from ..config import SANDBOX_SERVICE, Config, service_from_env
 from ..errors import ConfigError
+from ..home import home_dir
 from .parsing import (
     command,
     days,

@@ -41,12 +41,10 @@ def log_batch(batch: Batch, run_name: str | None = None, *, experiment: str | No
     ``mlflow.log_table`` writes it), ``grid.json``, ``contact_sheet.png`` and, with ``images``, every
     finished image under ``images/``; its tags as run tags. ``artifacts``: where an ``experiment``
     this call creates keeps its artifacts (default: MLflow's)."""
-    from ..workflows.rows import split_grid
-
     mlflow = require("mlflow", "mlflow")
     frame = batch.to_pandas()
     done = frame[frame["image_id"].notna() & (frame["status"] == COMPLETED)] if len(frame) else frame
-    axes, constants = split_grid(batch.rows)
+    axes, constants = batch.axes()
     entries = [batch.entries.get(row.key) for row in batch.rows]
     metrics = {"rows": len(batch.rows), "images": len(done),
                "failures": sum(entry is not None and entry.status in ("failed", "uncertain") for entry in entries),

@@ -28,8 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import config as _config
 from ..errors import BudgetExceededError, ConfigError, LedgerUnavailableError
+from ..home import home_dir
 from . import alerts as _alerts, budgets, export as _export, forecasts, reconcile as _reconcile
 from .alerts import Alert
 from .budgets import KEPT, Budget
@@ -56,7 +56,7 @@ log = logging.getLogger("imagekit")
 
 def default_path() -> Path:
     """Where ledgers live unless told otherwise: ``$IMAGEKIT_HOME/ledger.sqlite``."""
-    return _config.home_dir() / "ledger.sqlite"
+    return home_dir() / "ledger.sqlite"
 
 
 class Ledger:

@@ -32,8 +32,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .. import config as _config
 from .._sqlite import open_wal
+from ..home import home_dir
 
 __all__ = ["Spool", "spool_for", "identity", "RETRY_SECONDS"]
 
@@ -87,7 +87,7 @@ def spool_for(location: str) -> Spool:
     named = identity(location)
     with _spools_lock:
         if named not in _spools:
-            folder = _config.home_dir() / "spool"
+            folder = home_dir() / "spool"
             spool = Spool(folder / f"ledger-{hashlib.sha256(named.encode()).hexdigest()[:16]}.sqlite")
             spool.bring_in(folder / f"ledger-{hashlib.sha256(location.encode()).hexdigest()[:16]}.sqlite")
             _spools[named] = spool

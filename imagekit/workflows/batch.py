@@ -37,7 +37,7 @@ from .leases import keep_leases
 from .local_journal import LocalJournal
 from .outputs import claim_out_dir, store_missing
 from .probe import thumbnail_ids
-from .rows import Row, RowSource, make_rows, named_styles, refuse_misplaced
+from .rows import Row, RowSource, make_rows, named_styles, refuse_misplaced, split_grid
 from .runner import Runner, RunOptions
 from .shared_journal import SharedJournal, is_url
 from .state import RunState
@@ -370,6 +370,11 @@ class Batch:
         folder.undo()
 
     # --- results ----------------------------------------------------------------------------
+
+    def axes(self) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+        """(axes, constants) of the rows: each field that varies with its values in order of first
+        use, and each field that is the same in every row with that value."""
+        return split_grid(self.rows)
 
     def to_pandas(self) -> pd.DataFrame:
         """One line per image (one per row without images): inputs, image id, ``status`` (the

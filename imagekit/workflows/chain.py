@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 
-from ..errors import APIConnectionError, APIError, APITimeoutError, ImagekitError
+from ..errors import APIConnectionError, APIError, APITimeoutError, ConfigError, ImagekitError
 from ..images import AsyncImage, Image, new_request_id
 from ..ledger import Prices
 from ..resources.edits import OPERATION_OF
@@ -58,8 +58,8 @@ class Step:
 
 
 def chain(client: Client | None = None, *, tags: Mapping[str, object] | None = None) -> Chain:
-    """An empty edit chain; add steps with ``.enhance()``, ``.remove_bg()``... ``client`` is used by
-    ``estimate`` (default: the client of the image it runs on, else ``imagekit.connect()``);
+    """An empty edit chain; add steps with ``.enhance()``, ``.remove_bg()``... ``client`` prices it
+    in ``estimate`` (which may be given one instead); a run uses the client of the image it runs on;
     ``tags`` label its edits in the ledger (over the tags in effect where it runs)."""
     return Chain((), client, tags)
 
@@ -120,12 +120,10 @@ class Chain:
 
     def estimate(self, client: Client | None = None) -> float:
         """Credits one run of the chain costs, from the plan's CreditCostInfo and the prices its
-        client's ledger learned (as ``Batch.estimate`` prices a batch)."""
+        client's ledger learned (as ``Batch.estimate`` prices a batch): ``client``, else the chain's."""
         client = client or self.client
         if client is None:
-            from ..embedded import connect
-
-            client = connect()
+            raise ConfigError("a chain is priced by a client's plan: imagekit.chain(ik) or chain.estimate(ik)")
         learned = client.ledger.prices() if client.ledger is not None else {}
         prices = Prices.of_account(client.me(), (), learned)
         return sum(prices.edit(OPERATION_OF[step.op], step.params.get("scale")) for step in self.steps)

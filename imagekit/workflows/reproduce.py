@@ -25,7 +25,7 @@ __all__ = ["reproduce", "price", "send"]
 log = logging.getLogger("imagekit")
 
 
-def reproduce(path: str | os.PathLike[str], client: Client | None = None, *, max_credits: float | None = None,
+def reproduce(path: str | os.PathLike[str], client: Client, *, max_credits: float | None = None,
               confirm: bool = False) -> CreateResult | Image | None:
     """Send the request that made the image in ``path`` (a file the toolkit wrote: a path or an fsspec
     URL) again through ``client`` (default ``imagekit.connect()``), after printing the request and
@@ -42,10 +42,6 @@ def reproduce(path: str | os.PathLike[str], client: Client | None = None, *, max
     except ValueError as exc:
         raise ValidationError(f"{where}: {exc}", where=where) from exc
     request = request_of(record, where)
-    if client is None:
-        from ..embedded import connect
-
-        client = connect()
     here = service_of(file_service(client.config))
     named = request.parent_id if request.parent_id is not None else request.options.get("image")
     if record.service not in (None, here) and named is not None:  # an image id means another image elsewhere

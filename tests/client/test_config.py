@@ -6,7 +6,8 @@ import pytest
 
 import imagekit
 from imagekit import embedded
-from imagekit.config import Config, home_dir
+from imagekit.config import Config
+from imagekit.home import home_dir
 
 from .conftest import SECRET
 
