@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import sqlite3
 import threading
+from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,13 +20,13 @@ from typing import Any
 
 from .._sqlite import open_wal
 from ..errors import JournalMismatchError, StorageUnavailableError
-from .feed import Feed, LocalFeed
+from .feed import Feed
 from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
 from .options import RunOptions
 from .rows import Row
 from .state import RunState
 
-__all__ = ["LocalJournal"]
+__all__ = ["LocalJournal", "LocalFeed"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rows (
@@ -218,3 +219,53 @@ class LocalJournal:
         with self._lock:
             self._db.close()
 
+
+UNSETTLED = frozenset({"pending", "skipped", "sent", "created"})
+"""Row states a run can leave that the next run takes up again."""
+
+
+class LocalFeed(Feed):
+    """The rows of this process's journal that are not finished, one at a time."""
+
+    def __init__(self, rows: list[Row], journal: LocalJournal, options: RunOptions, bar: Any, state: RunState) -> None:
+        super().__init__(state)
+        entries = journal.load()
+        self.bar, self.journal, self.keys = bar, journal, {row.key for row in rows}
+        self._todo: deque[Row] = deque()
+        self._in_doubt = {key: entry.account for key, entry in entries.items()
+                          if entry.status in ("sent", "created") and entry.account}
+        """Rows a crash left in doubt, and the account that alone can settle each."""
+        for row in rows:
+            status = entries[row.key].status if row.key in entries else "pending"
+            if status == "done" or (status == "uncertain" and not options.retry_uncertain):
+                bar.update(1)
+            else:
+                self._todo.append(row)
+
+    async def next(self, account: str, settling_only: bool = False) -> Row | None:
+        while True:
+            for index, row in enumerate(self._todo):
+                owner = self._in_doubt.get(row.key)
+                if owner == account or (owner is None and not settling_only):
+                    del self._todo[index]
+                    return self._taken(row)
+            if not self.out:
+                return None
+            await self._wait()
+
+    def finished(self, row: Row) -> None:
+        super().finished(row)
+        if not self.state.stopped:  # once stopped most rows end skipped: the bar then follows the journal
+            self.bar.update(1)
+
+    def show_progress(self) -> None:
+        """After a stop (Ctrl+C, the budget), the bar shows the rows this run's journal holds as
+        settled, not the rows skipped on the way out."""
+        if self.state.stopped:
+            settled = sum(entry.status not in UNSETTLED for key, entry in self.journal.load().items() if key in self.keys)
+            self.bar.update(settled - self.bar.n)
+
+    def give_back(self, row: Row) -> None:
+        super().give_back(row)
+        self._in_doubt.pop(row.key, None)  # settled as never run: any account may send it
+        self._todo.appendleft(row)

@@ -36,16 +36,18 @@ from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
 from typing import Any, TypeVar
 
+import anyio
+
 from ..errors import ConfigError, JournalUnavailableError
 from ..ledger.store import cut_after, is_url, shown_location
-from .feed import Feed, SharedFeed
+from .feed import Feed
 from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
 from .options import RunOptions
 from .rows import Row
 from .state import RunState
 from .sweep_tables import connect, make_tables, wait_bound
 
-__all__ = ["SharedJournal", "is_url"]
+__all__ = ["SharedJournal", "SharedFeed", "is_url"]
 
 _CREATE_LOCK = 0x5EEA
 """The advisory lock space of accounts' create locks (the second key is a hash of the account)."""
@@ -380,3 +382,44 @@ class SharedJournal:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+
+
+class SharedFeed(Feed):
+    """The rows of a sweep leased from its shared journal, one at a time."""
+
+    def __init__(self, rows: list[Row], journal: SharedJournal, options: RunOptions, bar: Any, state: RunState,
+                 run_id: str) -> None:
+        super().__init__(state)
+        self.journal, self.options, self.bar, self.run_id = journal, options, bar, run_id
+        self._rows = {row.key: row for row in rows}
+        journal.let_go()  # what an earlier run cut short still holds
+        journal.register([row.key for row in rows])
+        self.show_progress()
+
+    async def next(self, account: str, settling_only: bool = False) -> Row | None:
+        """The next row this process may take for ``account`` (see ``SharedJournal.claim``), or None
+        when no row is left that it could take, now or once another lease runs out or a runner here
+        gives one back."""
+        while not self.state.stopped:
+            key = await anyio.to_thread.run_sync(self.journal.claim, [account], self.run_id,
+                                                 self.options.retry_uncertain, settling_only)
+            if key is not None:
+                return self._taken(self._rows[key])
+            if not self.out and not await anyio.to_thread.run_sync(self.journal.others_working, self.run_id):
+                return None
+            await self._wait(self.WAIT)
+        return None
+
+    def finished(self, row: Row) -> None:
+        """``row`` is over for this run: its lease goes back (the bar moves with the renewals)."""
+        super().finished(row)
+        self.journal.release(row.key)
+
+    def give_back(self, row: Row) -> None:
+        super().give_back(row)
+        self.journal.release(row.key, untried=True)
+
+    def show_progress(self) -> None:
+        """The bar shows the sweep's rows done by every process."""
+        done = self.journal.progress().get("done", 0)
+        self.bar.update(done - self.bar.n)
