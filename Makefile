@@ -31,8 +31,9 @@ demo: $(STAMP)  ## the main job against an embedded sandbox; results in ./out
 # mypy keeps its cache beside the packages it read the types of: a fresh clone (or worktree) on the
 # same venv checks incrementally (0.5 s, not 18), and a new venv starts a new cache. mypy checks each
 # cached module's hash and options, so a cache made in another clone is only reused where it holds.
-lint: $(STAMP)  ## ruff, mypy, and the documentation built strictly (a broken reference or link fails)
+lint: $(STAMP)  ## ruff, the import contracts (pyproject.toml), mypy, and the documentation built strictly
 	$(VENV)/bin/ruff check imagekit tests benchmarks conftest.py
+	$(VENV)/bin/lint-imports --cache-dir $(VENV)/import-linter-cache
 	$(VENV)/bin/mypy --cache-dir $(VENV)/mypy-cache imagekit
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir site
 

@@ -4,6 +4,6 @@
 
 Nothing here is imported by ``import imagekit``; a module loads its tool when first called, and
 says in one line which extra installs it when it is missing (``imagekit.extras.require``).
-Integrations sit above the workflows and reports they carry out of the notebook; nothing below
-them imports them.
+An integration takes what it carries out of the notebook (a batch, a chain's result, a ledger) as an
+argument: it imports the reports, never the workflows, which call it (a sweep file's MLflow run).
 """

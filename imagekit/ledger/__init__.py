@@ -1,7 +1,7 @@
 """The credit ledger: every operation the toolkit performed, what it cost, its tags and budgets.
 
-One home per concern, each layer importing only those above it in this list (and never the
-workflows, which import the ledger):
+One home per concern, each layer importing only those above it in this list (held by the ledger's
+contract in pyproject.toml), never the workflows, which import the ledger:
 
 - ``entries``: what is stored (``Entry``, its ``Status`` and credit ``Source``), account and service ids;
 - ``columns``: what each column means, and values held to it on the way in and out;
@@ -10,6 +10,7 @@ workflows, which import the ledger):
 - ``spool``: where writes wait while a shared database cannot be reached, named by its identity;
 - ``writer``: the thread that does a shared ledger's bookkeeping off the requests' thread;
 - ``writes``: the idempotent statements that write an entry, a price, a settlement, an account's other name;
+- ``outage``: the ledger's database as its book sees it, and the spool while a shared one cannot be reached;
 - ``budgets``: caps per tag value (or account), held and settled in the store, per period;
 - ``alerts``: told once per share of a budget and period, ledger-wide (log, notebook, callback, webhook);
 - ``prices``: the one price model, used by the recorder and by every estimate;

@@ -4,8 +4,8 @@
 ``imagekit.connect()`` starts when no server is configured. Heavy imports (FastAPI, SQLAlchemy,
 OpenCV) happen on ``start()``, not on import.
 
-The sandbox is built in layers, each importing only those below it (``tests/sandbox/test_layers.py``
-keeps it so; imports under ``TYPE_CHECKING`` are not counted):
+The sandbox is built in layers, each importing only those below it (the sandbox's contract in
+pyproject.toml keeps it so; imports under ``TYPE_CHECKING`` are not counted):
 
 - ``settings``: what one sandbox is configured with; every layer may read it;
 - ``interface/``: what the interface says (wire schemas, error names and body, extensions);

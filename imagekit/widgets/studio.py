@@ -98,7 +98,7 @@ class PromptStudio:
 
     def __init__(self, client: Any = None, *, prompt: str = "", count: int = 4, ratio: str = "1:1") -> None:
         if client is None:
-            from .. import connect
+            from ..embedded import connect
 
             client = connect()
         elif not all(callable(getattr(client, name, None)) for name in ("create", "styles", "text_to_prompt", "usage")):
