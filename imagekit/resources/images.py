@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import IO, TYPE_CHECKING, Any, TypedDict, Unpack, cast
 
 from .. import models  # the model classes load on the first response (see imagekit.models)
 from .._http import Call, Charge, Response, charge_of
@@ -77,20 +77,31 @@ _CALL_OPTIONS = {"image", "ratio", "platform", "api_type", "extra_body", "timeou
 
 
 def create_call(config: Config, prompt: str, options: CreateOptions) -> Call:
-    """The POST /api/images/create request."""
+    """The POST /api/images/create request, its options checked (a style given by id)."""
+    return _create_request(config, prompt, checked_create(prompt, options))
+
+
+def checked_create(prompt: str, options: CreateOptions, *, names: bool = False) -> CreateOptions:
+    """``options`` with their names and values checked once, against the interface, before any
+    request (the styles' read included) and as they are sent; ``names``: a style may be given by
+    name, left for ``resolve_style``."""
     _check_names(options)
+    return cast(CreateOptions, {**options, **check_create(prompt, _checked_fields(options), names=names)})
+
+
+def _create_request(config: Config, prompt: str, values: CreateOptions) -> Call:
+    """The request of options ``checked_create`` has checked."""
     wire = config.wire
-    values: dict[str, Any] = {**options, **check_create(prompt, _checked_fields(options))}
     body: dict[str, Any] = {"prompt": prompt, "ratio": values.get("ratio")}
     if values.get("image") is not None:
         body["image"] = image_source(values["image"])
     body.update({getattr(wire, attr): values.get(name) for name, attr in _BODY_OPTIONS})
-    body = compact(body) | options.get("extra_body", {})
-    headers = platform_headers(config, options.get("platform"))
-    api_type = options.get("api_type") or config.api_type
+    body = compact(body) | values.get("extra_body", {})
+    headers = platform_headers(config, values.get("platform"))
+    api_type = values.get("api_type") or config.api_type
     if api_type:
         headers[wire.api_type_header] = api_type
-    return Call("POST", "/api/images/create", json=body, headers=headers, timeout=options.get("timeout"),
+    return Call("POST", "/api/images/create", json=body, headers=headers, timeout=values.get("timeout"),
                 operation="create")
 
 
@@ -105,18 +116,16 @@ def _check_names(options: CreateOptions) -> None:
         raise TypeError(f"create() got unexpected options: {', '.join(sorted(unknown))}")
 
 
-def _named_style(prompt: str, options: CreateOptions) -> str | None:
-    """The style name ``options`` give (to resolve among the account's styles), once the rest is
-    checked: a mistake is told before any request, the styles' read included."""
-    _check_names(options)
-    style = check_create(prompt, _checked_fields(options), names=True).get("style")
-    return style if isinstance(style, str) else None
-
-
-def _with_style(options: CreateOptions, name: str, styles: list[Style]) -> CreateOptions:
+def _with_style(options: CreateOptions, styles: list[Style]) -> CreateOptions:
+    """Checked ``options`` whose style, given by name, is resolved among the account's ``styles``."""
+    name = options["style"]
     style_id = resolve_style(name, styles)
     log.warning("style %r is style %d of this account", name, style_id)
     return {**options, "style": style_id}
+
+
+def _named(options: CreateOptions) -> bool:
+    return isinstance(options.get("style"), str)
 
 
 def _created(response: Response, config: Config) -> tuple[CreateResponse, Charge]:
@@ -194,10 +203,10 @@ class Images(Namespace):
 
     def create(self, prompt: str, **options: Unpack[CreateOptions]) -> CreateResult:
         """Generate images from a prompt plus one of ``image``, ``style`` or ``collection``."""
-        name = _named_style(prompt, options)
-        if name is not None:
-            options = _with_style(options, name, self._client.users.styles())
-        model, charge = _created(self._http.send(create_call(self._config, prompt, options)), self._config)
+        options = checked_create(prompt, options, names=True)
+        if _named(options):
+            options = _with_style(options, self._client.users.styles())
+        model, charge = _created(self._http.send(_create_request(self._config, prompt, options)), self._config)
         return CreateResult(self._client, model, charge, (prompt, options))
 
     def image(self, image_id: int) -> Image:
@@ -250,10 +259,10 @@ class AsyncImages(AsyncNamespace):
 
     async def create(self, prompt: str, **options: Unpack[CreateOptions]) -> AsyncCreateResult:
         """Generate images from a prompt plus one of ``image``, ``style`` or ``collection``."""
-        name = _named_style(prompt, options)
-        if name is not None:
-            options = _with_style(options, name, await self._client.users.styles())
-        response = await self._http.send(create_call(self._config, prompt, options))
+        options = checked_create(prompt, options, names=True)
+        if _named(options):
+            options = _with_style(options, await self._client.users.styles())
+        response = await self._http.send(_create_request(self._config, prompt, options))
         model, charge = _created(response, self._config)
         return AsyncCreateResult(self._client, model, charge, (prompt, options))
 

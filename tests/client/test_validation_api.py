@@ -68,6 +68,18 @@ def test_a_style_given_by_name_becomes_its_id_and_says_so(counted, caplog):
     assert before - balance(counted) == mine.credit_cost
 
 
+@pytest.mark.parametrize("by_name", [False, True])
+def test_each_create_is_checked_once(counted, monkeypatch, by_name):
+    from imagekit.resources import images
+
+    checks = []
+    check = images.check_create
+    monkeypatch.setattr(images, "check_create", lambda *args, **kw: checks.append(args) or check(*args, **kw))
+    style = counted.styles()[0]
+    counted.create("a fox", style=style.main_text if by_name else style.style_id)
+    assert len(checks) == 1
+
+
 def test_an_unknown_style_name_is_refused_naming_the_account_styles_and_the_ledger_reads_on(counted):
     names = ", ".join(f"{s.style_id} {s.main_text!r}" for s in counted.styles())
     before = balance(counted)
