@@ -73,7 +73,7 @@ def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -
     """The sandbox of IMAGEKIT_HOME: started here, or the one another process of this user serves
     from it (a notebook left open), so that both are one service, one account and one history."""
     from .sandbox import EmbeddedSandbox
-    from .sandbox.service import DataDirInUse
+    from .sandbox.operations import DataDirInUse
 
     folder = home_dir() / "sandbox"
     try:

@@ -153,7 +153,7 @@ def answer(args: argparse.Namespace) -> int:
 def _sandbox_refusals() -> tuple[type[Exception], ...]:
     """A data folder the sandbox cannot use (when the sandbox is installed at all)."""
     try:
-        from ..sandbox.store.datadir import DataDirError
+        from ..sandbox.operations import DataDirError
     except ModuleNotFoundError:
         return ()
     return (DataDirError,)

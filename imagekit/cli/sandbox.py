@@ -10,7 +10,6 @@ import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..ownership import undone_on_failure
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
 def add_sandbox_commands(commands: Any) -> None:
     """The ``sandbox`` command group on the top-level parser's subcommands."""
-    from ..sandbox.settings import SandboxSettings
+    from ..sandbox.operations import DEFAULT_RENDER_CACHE_MB
 
     sandbox = command(commands, "sandbox", "the local sandbox service").add_subparsers(
         dest="sandbox_command", required=True, metavar="COMMAND")
@@ -51,7 +50,7 @@ def add_sandbox_commands(commands: Any) -> None:
     serve.add_argument("--port", type=port, default=8800, help="port to listen on (0: any free port, printed)")
     serve.add_argument("--latency", type=seconds, default=0.0,
                        help="seconds every generation and edit takes at least")
-    serve.add_argument("--render-cache-mb", type=_megabytes, default=SandboxSettings.render_cache_mb, metavar="N",
+    serve.add_argument("--render-cache-mb", type=_megabytes, default=DEFAULT_RENDER_CACHE_MB, metavar="N",
                        help="most MB of rendered variants (scaled, watermarked, re-encoded) kept in images/cache; "
                             "the least recently used go first (0: keep none)")
     serve.add_argument("--base-size", type=_base_size, default=1024,
@@ -74,68 +73,33 @@ def add_sandbox_commands(commands: Any) -> None:
     token.set_defaults(run=cmd_token)
 
 
-def _sandbox(data: str, db: str | None, upgrade: bool | None = None, **settings: Any) -> Sandbox:
-    """The sandbox of a data folder (and database: default SQLite inside the folder); its schema is
-    upgraded when ``upgrade``, else as :class:`Sandbox` decides (SQLite yes, a shared database no)."""
-    from ..sandbox.service import Sandbox
-    from ..sandbox.settings import SandboxSettings
-    from ..sandbox.store.datadir import DATABASE_NOTE, DB_NAME, IMAGES, DataDirError
-
-    folder = Path(data)
-    found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
-    if found and not {DB_NAME, IMAGES, DATABASE_NOTE} & set(found):  # the user's own folder: not a sandbox's
-        raise DataDirError(f"{data} holds files that are not a sandbox's ({', '.join(found[:3])}"
-                           f"{', ...' if len(found) > 3 else ''}): name an empty or new folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    return Sandbox(SandboxSettings(data_dir=Path(data), database_url=db, **settings), upgrade=upgrade)
-
-
 @contextmanager
 def _initialised(data: str, db: str | None) -> Iterator[Sandbox]:
-    """The sandbox of an initialised folder, closed afterwards; DataDirError (and nothing created)
-    when the folder holds none."""
-    from ..sandbox.domain.seed import is_initialized
-    from ..sandbox.service import init_command
-    from ..sandbox.settings import SandboxSettings
-    from ..sandbox.store.datadir import DataDirError, check_before_open, is_new
+    """The sandbox of an initialised folder, closed afterwards; nothing is left of a folder that
+    holds none."""
+    from ..sandbox import operations
 
-    hint = init_command(SandboxSettings(data_dir=Path(data), database_url=db))
-    if db is None and (not Path(data).is_dir() or is_new(Path(data), None)):
-        check_before_open(Path(data), db)  # a folder whose tables are elsewhere says so
-        raise DataDirError(f"{data} holds no sandbox; run `{hint}` first")
-    with undone_on_failure(data):
-        sandbox = _sandbox(data, db)
-    try:
-        if not is_initialized(sandbox):
-            raise DataDirError(f"{data} holds no sandbox; run `{hint}` first")
+    with undone_on_failure(data), operations.initialised(data, db) as sandbox:
         yield sandbox
-    finally:
-        sandbox.close()
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from ..sandbox.domain.seed import DEMO_EMAIL, initialize, is_initialized
+    from ..sandbox import operations
 
     with undone_on_failure(args.data):
-        sandbox = _sandbox(args.data, args.db, upgrade=True)
-        try:
-            fresh = not is_initialized(sandbox)
-            key = initialize(sandbox)
-        finally:
-            sandbox.close()
-    print(f"{'Created' if fresh else 'Reused'} sandbox data in {args.data}; API key of {DEMO_EMAIL}:")
-    print(key)
+        done = operations.init(args.data, args.db)
+    print(f"{'Created' if done.fresh else 'Reused'} sandbox data in {args.data}; API key of {done.email}:")
+    print(done.api_key)
     return 0
 
 
 def cmd_user_add(args: argparse.Namespace) -> int:
-    from ..sandbox.domain.seed import register_user
-    from ..sandbox.interface.errors import SandboxError
+    from ..sandbox import operations
 
     with _initialised(args.data, args.db) as sandbox:
         try:
-            user_id, key = register_user(sandbox, args.email, args.plan)
-        except SandboxError as exc:
+            user_id, key = operations.add_user(sandbox, args.email, args.plan)
+        except operations.SandboxError as exc:
             print(f"error: {exc.message}", file=sys.stderr)
             return 2
     print(f"Added user {user_id} <{args.email}> on plan {args.plan}; API key:")
@@ -144,8 +108,10 @@ def cmd_user_add(args: argparse.Namespace) -> int:
 
 
 def cmd_token(args: argparse.Namespace) -> int:
+    from ..sandbox import operations
+
     with _initialised(args.data, args.db) as sandbox:
-        print(sandbox.admin_token)
+        print(operations.admin_token(sandbox))
     return 0
 
 
@@ -162,50 +128,28 @@ def _allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from ..sandbox import operations
 
-    from ..sandbox.api.app import create_app
-    from ..sandbox.serving.sockets import is_loopback
-    from ..sandbox.serving.start import start
-    from ..sandbox.serving.workers import serve_workers
-    from ..sandbox.store.datadir import DataDirError
-    from ..sandbox.store.disk import LOW_SPACE
-
-    if args.workers > 1 and args.db is None:
-        raise DataDirError("--workers above 1 needs a database every worker can share (--db postgresql://...); "
-                           "the SQLite file in the data folder is served by one process")
-    exposed = not is_loopback(args.host)
+    exposed = not operations.is_loopback(args.host)
     with undone_on_failure(args.data):  # a serve that cannot start leaves no half-made folder
-        sandbox = _sandbox(args.data, args.db, latency=args.latency, base_size=args.base_size,
-                           spec_exact=args.spec_exact, controls=not args.no_controls,
-                           controls_need_token=exposed, allowed_hosts=_allowed_hosts(args.host, args.allowed_host),
-                           worker_header=args.worker_header, render_cache_mb=args.render_cache_mb)
-        started = start(sandbox, args.host, args.port, args.workers)
-    sockets = started.sockets
-    if started.seeded:
-        print(f"Initialised {args.data}; demo API key: {started.demo_key}", flush=True)
-    shortage = sandbox.disk.shortage(sandbox.renderer.cache.limit + LOW_SPACE)
+        served = operations.serving(
+            args.data, args.db, args.host, args.port, args.workers, latency=args.latency, base_size=args.base_size,
+            spec_exact=args.spec_exact, controls=not args.no_controls, controls_need_token=exposed,
+            allowed_hosts=_allowed_hosts(args.host, args.allowed_host), worker_header=args.worker_header,
+            render_cache_mb=args.render_cache_mb)
+    if served.seeded:
+        print(f"Initialised {args.data}; demo API key: {served.demo_key}", flush=True)
+    shortage = served.disk_warning()
     if shortage:
         print(f"warning: {shortage}", file=sys.stderr, flush=True)
-    port = sockets[0].getsockname()[1]
     mode = ", spec-exact" if args.spec_exact else ""
     workers = f", {args.workers} workers" if args.workers > 1 else ""
-    print(f"Serving the imagekit sandbox on http://{args.host}:{port} (latency {args.latency}s{mode}{workers})",
+    print(f"Serving the imagekit sandbox on http://{args.host}:{served.port} (latency {args.latency}s{mode}{workers})",
           flush=True)
     if exposed and not args.no_controls:
         print(f"The /sandbox controls need the header X-Sandbox-Token: `imagekit sandbox token --data {args.data}`",
               flush=True)
-    if args.workers > 1:
-        sandbox.recover()  # once, here: in a worker it would fail the others' work in flight
-        sandbox.db.dispose()
-        try:
-            serve_workers(sandbox.settings, sockets, args.workers, args.log_level)
-        finally:
-            sandbox.close()
-        return 0
-    config = uvicorn.Config(create_app(sandbox.settings, sandbox), log_level=args.log_level,
-                            access_log=args.log_level == "debug")
-    uvicorn.Server(config).run(sockets=sockets)
+    served.run(args.log_level)
     return 0
 
 

@@ -15,6 +15,8 @@ pyproject.toml keeps it so; imports under ``TYPE_CHECKING`` are not counted):
 - ``service``: the composition root, ``Sandbox``: one running sandbox's parts, built once;
 - ``api/``: FastAPI and Starlette: the app, middleware, callers, views and routes;
 - ``serving/``: sockets and worker processes;
+- ``operations``: the face for operating a sandbox from outside it (init, add a user, the admin
+  token, serve), which the command line uses;
 - this module: ``EmbeddedSandbox``, the face ``imagekit.connect()`` uses.
 """
 

@@ -22,7 +22,7 @@ from .engines import load_engine
 from .engines.base import GenerationEngine
 from .settings import SandboxSettings
 from .store import migrate as schema
-from .store.datadir import DataDirError, check_before_open, note_database, reason
+from .store.datadir import DataDirError, DataDirInUse, check_before_open, note_database, reason
 from .store.db import Database
 from .store.disk import MB, DiskSpace
 from .store.files import ImageStore
@@ -32,10 +32,6 @@ from .store.tables import Model, Plan, State
 SHARED_STATE = select(select(State.value).where(State.key == CLOCK_KEY).scalar_subquery().label("clock"),
                       select(State.value).where(State.key == FAULTS_KEY).scalar_subquery().label("faults"))
 """What several workers must agree on beyond rows: the clock offset and the injected faults (one row)."""
-
-
-class DataDirInUse(DataDirError):
-    """Another live process serves this data folder."""
 
 
 class Sandbox:

@@ -21,6 +21,10 @@ class DataDirError(RuntimeError):
     """A data folder the sandbox cannot use as it is; the message says why, in one line."""
 
 
+class DataDirInUse(DataDirError):
+    """Another live process serves this data folder."""
+
+
 def database_file(data_dir: Path, database_url: str | None) -> Path | None:
     """The SQLite file the sandbox uses by default, or None for any other database URL."""
     return Path(data_dir) / DB_NAME if database_url is None else None
