@@ -111,6 +111,7 @@ if TYPE_CHECKING:
         User,
     )
     from .provenance import Provenance, read_provenance
+    from .signals import edit_leak, quality
     from .workflows.batch import Batch
     from .workflows.chain import Chain, chain
     from .workflows.reproduce import reproduce
@@ -121,6 +122,8 @@ __all__ = [
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
     # workflows
     "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget", "Alert",
+    # quality signals, offline
+    "quality", "edit_leak",
     # files: how each was made
     "Provenance", "read_provenance", "reproduce",
     # handles
@@ -163,6 +166,7 @@ _LAZY = {
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
     **dict.fromkeys(("Provenance", "read_provenance"), "provenance"),
     "reproduce": "workflows.reproduce",
+    **dict.fromkeys(("quality", "edit_leak"), "signals"),
 }
 
 
