@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["WORKING_SIZE", "DUPLICATE_BITS", "DUPLICATE_COLOURS", "LEAK_TOLERANCE", "rgb", "grey", "colours",
            "colour_distance", "phash", "hamming", "sharpness", "noise",
-           "entropy", "edge_margin", "leak"]
+           "entropy", "mask_values", "edge_margin", "leak"]
 
 WORKING_SIZE = 512
 """Sharpness is measured with the longer side scaled to this many pixels, so images of any size compare."""
@@ -158,6 +158,29 @@ def entropy(image: Array) -> float:
     return float(-(shares * np.log2(shares)).sum()) + 0.0
 
 
+def mask_values(mask: Any) -> Array:
+    """A mask's strength per pixel (0 to 255), read as the interface reads one: its brightness; where
+    it has transparency, transparent is unmarked (its alpha alone when its colour is one, else its
+    brightness over black)."""
+    import cv2
+    import numpy as np
+
+    if hasattr(mask, "mode"):  # a PIL image
+        mask = np.asarray(mask.convert("RGBA") if "A" in mask.getbands() or "transparency" in mask.info
+                          else mask.convert("L"))
+    array = np.asarray(mask)
+    if array.dtype == bool:
+        return array.astype(np.uint8) * 255
+    if array.ndim != 3 or array.shape[2] != 4 or array[..., 3].min() == 255:
+        return grey(array[..., :3] if array.ndim == 3 and array.shape[2] == 4 else array)
+    alpha = array[..., 3]
+    luma = cv2.cvtColor(np.ascontiguousarray(array[..., :3]), cv2.COLOR_RGB2GRAY)
+    visible = luma[alpha >= 128]
+    if visible.size == 0 or int(visible.max()) - int(visible.min()) <= 16:
+        return np.ascontiguousarray(alpha)
+    return (luma.astype(np.uint16) * alpha // 255).astype(np.uint8)
+
+
 def edge_margin(shape: tuple[int, ...]) -> int:
     """Pixels around a mask an edit may blend into (its longer side / 128, at least 4): they count as inside."""
     return max(4, round(max(shape[:2]) / 128))
@@ -172,7 +195,7 @@ def leak(before: Any, after: Any, mask: Any, tolerance: int = LEAK_TOLERANCE, ma
     import cv2
     import numpy as np
 
-    first, second, where = grey(before), grey(after), grey(mask)
+    first, second, where = grey(before), grey(after), mask_values(mask)
     height, width = first.shape
     if second.shape != (height, width):
         second = cv2.resize(second, (width, height), interpolation=cv2.INTER_AREA)

@@ -101,3 +101,14 @@ def test_transparent_pixels_read_as_over_white_and_bad_arrays_are_refused():
     assert (pixels.grey(rgba) == 255).all()
     with pytest.raises(ValueError, match="grey, RGB or RGBA"):
         pixels.grey(np.zeros((8, 8, 2), np.uint8))
+
+
+def test_a_mask_is_read_as_the_interface_reads_one():
+    before, mask = _masked()
+    after = before.copy()
+    after[mask > 0] = 255 - after[mask > 0]
+    strokes = np.zeros((*mask.shape, 4), np.uint8)  # a painter's strokes of one colour on transparency
+    strokes[..., :3], strokes[..., 3] = (255, 0, 0), mask
+    assert pixels.leak(before, after, strokes) == 0.0
+    assert pixels.leak(before, after, Image.fromarray(strokes)) == 0.0
+    assert pixels.leak(before, after, mask > 0) == 0.0
