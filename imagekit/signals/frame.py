@@ -176,39 +176,46 @@ def quality(images: Any, *, store: HashStore | None = None, limit: int = pixels.
         require(module, "quality")
     items = items_of(images)
     measured = _signals(items, store)
-    earlier = store.hashes() if store is not None else {}
-    rows = []
-    for index, (item, values) in enumerate(zip(items, measured)):
-        rows.append({"image_id": item.image_id, "path": item.path, **{k: values[k] for k in _SHOWN},
-                     **_nearest(index, items, measured, earlier, limit)})
+    nearest = _nearest(items, measured, store.hashes() if store is not None else {}, limit)
+    rows = [{"image_id": item.image_id, "path": item.path, **{k: values[k] for k in _SHOWN}, **near}
+            for item, values, near in zip(items, measured, nearest)]
     return _frame(rows)
 
 
-def _nearest(index: int, items: list[Item], measured: list[dict[str, Any]], earlier: dict[int, tuple[int, bytes]],
-             limit: int) -> dict[str, Any]:
-    """The image before ``items[index]`` nearest to it by hash, among those within ``limit`` bits
-    whose colour layout is close too."""
-    item, mine, colours = items[index], int(measured[index]["phash"], 16), measured[index]["colours"]
+def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[int, tuple[int, bytes]],
+             limit: int) -> list[dict[str, Any]]:
+    """For each item, the image before it nearest by hash among those within ``limit`` bits whose
+    colour layout is close too (``dup_of``, ``distance``; None when there is none). Before means a
+    smaller id (``earlier``: the store's, by id), else earlier in the list."""
+    import numpy as np
 
-    def close(other: tuple[int, bytes]) -> int | None:
-        bits = pixels.hamming(mine, other[0])
-        near = bits <= limit and pixels.colour_distance(colours, other[1]) <= pixels.DUPLICATE_COLOURS
-        return bits if near else None
-
-    candidates: list[tuple[int | None, Any]] = []
-    if item.image_id is not None:
-        candidates += [(close(kept), i) for i, kept in earlier.items() if i < item.image_id]
-    for before in range(len(items)):
-        other = items[before]
-        if item.image_id is not None and other.image_id is not None:
-            if other.image_id >= item.image_id or other.image_id in earlier:
-                continue
-        elif before >= index:
+    if not items:
+        return []
+    listed = {item.image_id for item in items}
+    kept = [i for i in earlier if i not in listed]
+    ids = np.array([*kept, *(-1 if i.image_id is None else i.image_id for i in items)], np.int64)
+    hashes = np.array([earlier[i][0] for i in kept] + [int(m["phash"], 16) for m in measured], np.uint64)
+    layouts = np.frombuffer(b"".join([earlier[i][1] for i in kept] + [m["colours"] for m in measured]),
+                            np.uint8).reshape(len(ids), -1).astype(np.int16)
+    keys: list[Any] = [*kept, *(i.image_id if i.image_id is not None else i.path if i.path is not None else n
+                               for n, i in enumerate(items))]
+    position = np.arange(len(ids)) - len(kept)  # the items' places in the list (the store's come first)
+    found: list[dict[str, Any]] = []
+    for n, item in enumerate(items):
+        me = len(kept) + n
+        before = position < n
+        if item.image_id is not None:  # by id among images with one; by place in the list otherwise
+            before = np.where(ids >= 0, ids < item.image_id, before)
+        before[me] = False
+        bits = np.unpackbits((hashes ^ hashes[me]).view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+        near = before & (bits <= limit)
+        near[near] = np.abs(layouts[near] - layouts[me]).mean(axis=1) <= pixels.DUPLICATE_COLOURS
+        if not near.any():
+            found.append({"dup_of": None, "distance": None})
             continue
-        key = other.image_id if other.image_id is not None else other.path if other.path is not None else before
-        candidates.append((close((int(measured[before]["phash"], 16), measured[before]["colours"])), key))
-    best = min(((bits, key) for bits, key in candidates if bits is not None), key=lambda c: c[0], default=None)
-    return {"dup_of": None, "distance": None} if best is None else {"dup_of": best[1], "distance": best[0]}
+        best = int(np.flatnonzero(near)[np.argmin(bits[near])])
+        found.append({"dup_of": keys[best], "distance": int(bits[best])})
+    return found
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

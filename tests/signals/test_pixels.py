@@ -28,10 +28,10 @@ def _near(a: tuple[int, bytes], b: tuple[int, bytes]) -> bool:
 def test_resized_recompressed_and_cropped_copies_are_near_duplicates(copy):
     for seed in range(10):
         picture = scene(seed)
-        made = {"half size, JPEG 60": lambda: Image.open(io.BytesIO(jpeg(picture, 60, 0.5))),
-                "JPEG 40": lambda: Image.open(io.BytesIO(jpeg(picture, 40))),
-                "2 % cropped a side": lambda: cropped(picture, 0.02),
-                "PNG at 1.5x": lambda: cv2.resize(picture, (768, 768), interpolation=cv2.INTER_CUBIC)}[copy]()
+        made = {"half size, JPEG 60": lambda p: Image.open(io.BytesIO(jpeg(p, 60, 0.5))),
+                "JPEG 40": lambda p: Image.open(io.BytesIO(jpeg(p, 40))),
+                "2 % cropped a side": lambda p: cropped(p, 0.02),
+                "PNG at 1.5x": lambda p: cv2.resize(p, (768, 768), interpolation=cv2.INTER_CUBIC)}[copy](picture)
         assert _near(_signature(picture), _signature(made)), (copy, seed)
 
 
