@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         User,
     )
     from .provenance import Provenance, read_provenance
+    from .signals import edit_leak, quality
     from .workflows.batch import Batch
     from .workflows.chain import Chain, chain
     from .workflows.rows import grid
@@ -78,6 +79,8 @@ __all__ = [
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
     # workflows
     "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget", "Alert",
+    # quality signals, offline
+    "quality", "edit_leak",
     # files: how each was made
     "Provenance", "read_provenance", "reproduce",
     # handles
@@ -104,6 +107,7 @@ _LAZY = {
                      "TextPrompt", "Usage", "User"), "models"),
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
     **dict.fromkeys(("Provenance", "read_provenance"), "provenance"),
+    **dict.fromkeys(("quality", "edit_leak"), "signals"),
 }
 
 

@@ -128,7 +128,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     in_all = float(table["credits"].fillna(0).sum()) if table is not None else 0.0  # every run's, from the journal
     spent = f"{batch.spent:g} credits spent" if abs(in_all - batch.spent) < 1e-9 else \
         f"{in_all:g} credits spent in all, {batch.spent:g} by this run"
-    print(f"sweep {sweep.name or sweep.path.stem}: {done} of {len(batch)} rows done, {spent}"
+    duplicates = "" if batch.duplicates is None else \
+        f", {batch.duplicates} near-duplicate{'' if batch.duplicates == 1 else 's'} of earlier images"
+    print(f"sweep {sweep.name or sweep.path.stem}: {done} of {len(batch)} rows done, {spent}{duplicates}"
           + (f"; stopped: {batch.stopped}" if batch.stopped else ""))
     failed = table[table["row_status"] == "failed"] if table is not None else None
     if failed is not None and len(failed):  # each kind of failure once, in the service's words

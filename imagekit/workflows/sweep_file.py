@@ -6,6 +6,7 @@
     out_dir = "out/lighthouses"          # or an fsspec URL
     journal = "lighthouses.sqlite"       # or postgresql://...
     export = "imagefolder"               # or "parquet"; written when the sweep ends
+    dedupe = true                        # count images that nearly repeat earlier ones (never skipped)
     tags = { experiment = "lighthouse-v1" }
 
     [axes]                               # the grid: every combination is one row
@@ -65,6 +66,7 @@ _SWEEP_KEYS: dict[str, tuple[Callable[[object], bool], str]] = {
              "a table of tag names and text values, e.g. { experiment = \"v1\" }"),
     "lease": (lambda v: _number(v) and bool(v), "seconds, above 0"),
     "concurrency": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number, at least 1"),
+    "dedupe": (lambda v: isinstance(v, bool), "true or false"),
     "mlflow": (lambda v: isinstance(v, bool) or (isinstance(v, dict) and set(v) <= {"experiment", "run_name",
                                                                                     "tracking_uri"}),
                "true, or a table with experiment, run_name and tracking_uri"),
@@ -101,7 +103,7 @@ class SweepFile:
     def run(self, client: Client, progress: bool = True) -> SweepOutcome:
         """Run what is not done yet (running it again finishes the rest); then export the dataset and
         log the run to MLflow, where the file asks for them."""
-        options: dict[str, Any] = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease")
+        options: dict[str, Any] = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease", "dedupe")
                    if key in self.settings}
         batch = self.batch(client)
         if "budget" in options:  # the file's budget is the sweep's: what earlier runs spent counts against it
