@@ -111,6 +111,7 @@ if TYPE_CHECKING:
         User,
     )
     from .provenance import Provenance, read_provenance
+    from .review import Desk, review
     from .workflows.batch import Batch
     from .workflows.chain import Chain, chain
     from .workflows.reproduce import reproduce
@@ -121,6 +122,8 @@ __all__ = [
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
     # workflows
     "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget", "Alert",
+    # people in the loop
+    "review", "Desk",
     # files: how each was made
     "Provenance", "read_provenance", "reproduce",
     # handles
@@ -163,6 +166,7 @@ _LAZY = {
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
     **dict.fromkeys(("Provenance", "read_provenance"), "provenance"),
     "reproduce": "workflows.reproduce",
+    **dict.fromkeys(("review", "Desk"), "review"),
 }
 
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = [
     "APIConnectionError", "APIError", "APIKeyExpiredError", "APITimeoutError", "AdminTokenRequiredError",
     "Alert", "AsyncClient", "AsyncCreateResult", "AsyncImage", "AuthenticationError", "BadRequestError", "Batch", "Budget", "BudgetExceededError", "BudgetWarning", "Chain",
-    "Client", "CollectionNotFoundError", "Config", "ConfigError", "ConflictError", "CreateResponse", "CreateResult",
+    "Client", "CollectionNotFoundError", "Config", "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "Desk",
     "DuplicateRequestIdError", "EditCancelledError", "EditFailedError", "EditLimitExceededError", "EditResult",
     "EmailTakenError", "EmptyMaskError", "EnterpriseOnlyError", "GeneratedImage", "GenerationFailedError", "Image",
     "ImageCaption", "ImageMeta", "ImageNotFoundError", "ImageNotReadyError", "ImageTooLargeError", "ImagekitError",
@@ -31,7 +31,7 @@ PUBLIC = [
     "SimultaneousLimitExceededError", "SpecialLimitExceededError", "StorageUnavailableError", "Style", "StyleNotAllowedError",
     "StyleNotFoundError", "TextPrompt", "TooManyRequestsError", "UnknownPlanError", "UnsupportedImageSourceError",
     "UnsupportedMediaTypeError", "Usage", "User", "UserNotFoundError", "ValidationError", "WaitTimeoutError", "Wire",
-    "WrongAPIKeyError", "WrongAdminTokenError", "chain", "connect", "grid", "read_provenance", "reproduce", "tags",
+    "WrongAPIKeyError", "WrongAdminTokenError", "chain", "connect", "grid", "read_provenance", "reproduce", "review", "tags",
 ]
 
 TWINS = [
