@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ValidationError
 from ..images import Image
 from ..provenance.record import file_service, service_of
-from .store import DecisionLog, Event, State, home_log, replay
+from .store import DecisionLog, Event, State, logs_for, read
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -168,10 +168,9 @@ class Desk:
         self.client = client
         self.service = service_of(file_service(client.config))
         """The service's lasting name: the decisions' key, with each image id."""
-        self.logs: list[DecisionLog] = [DecisionLog(journal)] if journal else []
+        self.logs: list[DecisionLog] = logs_for(journal)
         """Where decisions are written: the batch's journal (when there is one), then the review
         store under IMAGEKIT_HOME."""
-        self.logs.append(home_log())
         self.parent: Desk | None = None
         """The desk whose picks were sent to make these images (``send``)."""
         self.results: list[ChainResult[Image]] = []
@@ -240,18 +239,8 @@ class Desk:
 
     def refresh(self) -> State:
         """Read the decisions again (another desk's included) and return them."""
-        ids = list(self._by_id)
-        events: list[Event] = []
-        seen: set[str] = set()
-        for log in self.logs:
-            for event in log.events(self.service, ids):
-                if event.uid not in seen:
-                    seen.add(event.uid)
-                    events.append(event)
-        state = replay(events)
-        state.votes = [vote for vote in state.votes if vote[0] in self._by_id and vote[1] in self._by_id]
-        self._state = state
-        return state
+        self._state = read(self.logs, self.service, list(self._by_id))
+        return self._state
 
     @property
     def selected(self) -> list[Image]:
@@ -263,12 +252,11 @@ class Desk:
         selected, its votes won, lost and tied, its Bradley–Terry score, note, credits and parent."""
         import pandas as pd
 
-        from .ranking import bradley_terry
+        from .ranking import scores_of
 
         state = self.refresh()
         self._priced()
-        place = {item.id: n for n, item in enumerate(self.items)}
-        scores = bradley_terry(len(self.items), [(place[w], place[lo], tie) for w, lo, tie in state.votes])
+        scores = scores_of(list(self._by_id), state.votes)
         wins, losses, ties = ({item.id: 0 for item in self.items} for _ in range(3))
         for winner, loser, tie in state.votes:
             if tie:
@@ -280,8 +268,8 @@ class Desk:
         rows = [{"image_id": item.id, "prompt": item.prompt, "style": item.style,
                  "rating": state.ratings.get(item.id), "selected": item.id in state.selected,
                  "wins": wins[item.id], "losses": losses[item.id], "ties": ties[item.id],
-                 "score": scores[n], "note": state.notes.get(item.id), "credits": item.credits,
-                 "parent_id": item.parent_id} for n, item in enumerate(self.items)]
+                 "score": scores[item.id], "note": state.notes.get(item.id), "credits": item.credits,
+                 "parent_id": item.parent_id} for item in self.items]
         return pd.DataFrame(rows, columns=COLUMNS).astype({"image_id": "Int64", "rating": "Int64",
                                                           "parent_id": "Int64"})
 
@@ -294,6 +282,15 @@ class Desk:
         ordered = ordered.drop(columns=["_rating", "_order"]).reset_index(drop=True)
         ordered.insert(0, "rank", range(1, len(ordered) + 1))
         return ordered
+
+    def export_preferences(self, dest: str | os.PathLike[str], *, overwrite: bool = False) -> int:
+        """Write the votes as a preference dataset in the Pick-a-Pic layout (one Parquet file at
+        ``dest``, a path or any fsspec URL: caption, image_0_uid, image_1_uid, label_0, label_1 and the
+        two images' files) that ``datasets.load_dataset("parquet", data_files=dest)`` reads; returns
+        how many votes it wrote (see ``imagekit.review.export``)."""
+        from .export import write_preferences
+
+        return write_preferences(self, dest, overwrite=overwrite)
 
     # --- the next step --------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["bradley_terry", "PRIOR"]
+__all__ = ["bradley_terry", "scores_of", "PRIOR"]
 
 PRIOR = 0.01
 """Weight of each image's phantom win and loss against a strength-1 reference."""
@@ -77,6 +77,13 @@ def bradley_terry(count: int, votes: Sequence[tuple[int, int, bool]], prior: flo
         if np.max(np.abs(scale * step)) < _TOLERANCE or gained < _TOLERANCE * 1e-3:
             break
     return [float(value) for value in theta]
+
+
+def scores_of(image_ids: Sequence[int], votes: Sequence[tuple[int, int, bool]]) -> dict[int, float]:
+    """``bradley_terry`` by image id: ``votes`` name the images (winner, loser, tie)."""
+    place = {image: n for n, image in enumerate(image_ids)}
+    fitted = bradley_terry(len(place), [(place[w], place[lo], tie) for w, lo, tie in votes])
+    return dict(zip(place, fitted))
 
 
 def _newton_product(spread: Callable[[np.ndarray, np.ndarray], np.ndarray], weights: np.ndarray,

@@ -20,8 +20,9 @@ from typing import Any
 
 from ..config import home_dir
 from ..ledger.store import PostgresStore, SQLiteStore, Store, checked_location, is_url
+from .ranking import scores_of
 
-__all__ = ["Event", "DecisionLog", "State", "replay", "home_log", "KINDS"]
+__all__ = ["Event", "DecisionLog", "State", "replay", "read", "logs_for", "home_log", "standing", "KINDS"]
 
 KINDS = ("rate", "select", "unselect", "vote", "note", "undo")
 """What an event records: a rating (0 clears), a selection or its end, a vote (``other``: the loser),
@@ -163,3 +164,37 @@ def home_log() -> DecisionLog:
     home = home_dir()
     home.mkdir(parents=True, exist_ok=True)
     return DecisionLog(str(home / "review.sqlite"))
+
+
+def logs_for(journal: str | None) -> list[DecisionLog]:
+    """Where decisions on a batch's images are kept: its journal (a SQLite file or PostgreSQL URL;
+    none for one in memory), then the review store under IMAGEKIT_HOME."""
+    return ([DecisionLog(journal)] if journal and journal != ":memory:" else []) + [home_log()]
+
+
+def read(logs: Sequence[DecisionLog], service: str, image_ids: Sequence[int]) -> State:
+    """The decisions on ``image_ids`` that ``logs`` hold (an event in several, once), replayed; votes
+    with an image outside ``image_ids`` are left out."""
+    events: list[Event] = []
+    seen: set[str] = set()
+    for log in logs:
+        for event in log.events(service, image_ids):
+            if event.uid not in seen:
+                seen.add(event.uid)
+                events.append(event)
+    state = replay(events)
+    wanted = set(image_ids)
+    state.votes = [vote for vote in state.votes if vote[0] in wanted and vote[1] in wanted]
+    return state
+
+
+def standing(service: str, image_ids: Sequence[int], journal: str | None = None) -> dict[int, dict[str, Any]] | None:
+    """What desks decided on ``image_ids`` as export columns, by image id: ``rating`` (None when
+    unrated), ``selected`` and ``score`` (Bradley–Terry over the votes among them); None when nothing
+    was decided on any of them."""
+    state = read(logs_for(journal), service, image_ids)
+    if not (state.ratings or state.selected or state.votes or state.notes):
+        return None
+    scores = scores_of(list(dict.fromkeys(image_ids)), state.votes)
+    return {image: {"rating": state.ratings.get(image), "selected": image in state.selected, "score": scores[image]}
+            for image in image_ids}

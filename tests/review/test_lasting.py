@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import imagekit
@@ -58,7 +59,7 @@ def test_another_process_sees_every_decision_and_adds_its_own(four):
     assert [image.id for image in desk.selected] == [ids[1], ids[3]]
     assert frame["wins"].tolist() == [1, 0, 0, 1] and frame["losses"].tolist() == [1, 1, 0, 0]
     again = imagekit.review(list(reversed(four)))  # a new desk, another day: the same decisions
-    assert again.decisions().set_index("image_id").loc[ids].equals(frame)
+    pd.testing.assert_frame_equal(again.decisions().set_index("image_id").loc[ids], frame)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
