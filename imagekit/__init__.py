@@ -55,6 +55,7 @@ from .tags import tags
 from .wire import Wire
 
 if TYPE_CHECKING:
+    from .desk import Desk, review
     from .ledger import Alert, Budget, Ledger
     from .models import (
         CreateResponse,
@@ -81,6 +82,8 @@ __all__ = [
     "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget", "Alert",
     # quality signals, offline
     "quality", "edit_leak",
+    # people in the loop
+    "review", "Desk",
     # files: how each was made
     "Provenance", "read_provenance", "reproduce",
     # handles
@@ -108,6 +111,7 @@ _LAZY = {
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
     **dict.fromkeys(("Provenance", "read_provenance"), "provenance"),
     **dict.fromkeys(("quality", "edit_leak"), "signals"),
+    **dict.fromkeys(("review", "Desk"), "desk"),
 }
 
 

@@ -490,12 +490,15 @@ class Batch:
 
         ``format``: ``imagefolder`` (the images and a ``metadata.jsonl``: ``datasets.load_dataset(
         "imagefolder", data_dir=dest)``) or ``parquet`` (``dest`` is one Parquet file, the images
-        inside). ``overwrite``: replace what is at ``dest`` (otherwise it must be empty).
+        inside). ``overwrite``: replace what is at ``dest`` (otherwise it must be empty). When a
+        review desk decided on the images, ``rating``, ``selected`` and ``score`` columns come too.
         """
-        from .export import BATCH_COLUMNS, batch_items, write_dataset
+        from .export import BATCH_COLUMNS, batch_items, decided, write_dataset
 
         items, left_out = batch_items(self._images(), self.client, self._style_names(), self._run_tags)
-        return write_dataset(items, BATCH_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress)
+        journal = getattr(self._journal, "location", None)
+        return write_dataset(items, BATCH_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress,
+                             more_columns=lambda columns: decided(items, columns, self.client, journal))
 
     def _style_names(self) -> dict[int, str]:
         return {int(style.style_id): style.main_text for style in self._styles

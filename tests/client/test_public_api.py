@@ -16,15 +16,15 @@ ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = [
     "APIConnectionError", "APIError", "APITimeoutError", "Alert", "AsyncClient", "AsyncCreateResult", "AsyncImage",
     "AuthenticationError", "BadRequestError", "Batch", "Budget", "BudgetExceededError", "BudgetWarning", "Chain",
-    "Client", "Config", "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "EditResult",
+    "Client", "Config", "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "Desk", "EditResult",
     "GeneratedImage", "GenerationFailedError", "Image", "ImageCaption", "ImageMeta", "ImagekitError",
     "InsufficientStorageError", "InternalServerError", "JournalMismatchError", "JournalUnavailableError", "Ledger",
     "LedgerUnavailableError", "MethodNotAllowedError", "NotEnoughCreditError", "NotFoundError",
     "PayloadTooLargeError", "PaymentRequiredError", "PermissionDeniedError", "Plan", "Provenance",
     "RateLimitedError", "RetryPolicy", "ServerError", "ServiceUnavailableError", "SimultaneousLimitExceededError",
     "StorageUnavailableError", "Style", "TextPrompt", "TooManyRequestsError", "UnsupportedMediaTypeError", "Usage",
-    "User", "ValidationError", "WaitTimeoutError", "Wire", "chain", "connect", "edit_leak", "grid", "quality", "read_provenance",
-    "reproduce", "tags",
+    "User", "ValidationError", "WaitTimeoutError", "Wire", "chain", "connect", "edit_leak", "grid", "quality",
+    "read_provenance", "reproduce", "review", "tags",
 ]
 
 TWINS = [
