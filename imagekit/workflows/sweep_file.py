@@ -19,7 +19,7 @@ Every mistake is told at once, in one line naming each key (or row) and what it 
 checked against the interface as any batch's are (``imagekit.validation``). Keys (API keys) never live in the
 file: the client comes from the environment (``imagekit.connect()``). A relative ``out_dir`` or
 ``journal`` is in the file's own folder, from wherever the sweep is run: a rerun always finds its
-journal (and pays for nothing twice).
+journal (and pays for nothing twice). A file that names no journal keeps one beside it (``_kept``).
 """
 
 from __future__ import annotations
@@ -185,12 +185,14 @@ def load_sweep(path: str | Path) -> SweepFile:
     mistakes += [f"[axes] {key} is empty: give it at least one value" for key, values in axes.items() if not values]
     mistakes += [f"[defaults] {key} = {value!r}: a default is one value (an axis goes in [axes])"
                  for key, value in defaults.items() if isinstance(value, (list, dict))]
-    if "export" in settings and "out_dir" not in settings:
+    if "export" in settings and "out_dir" not in settings and "journal" in settings:
         mistakes.append("[sweep] export needs out_dir: the dataset is written there")
     if "prompt" not in axes and "prompt" not in defaults:
         mistakes.append("no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
     mistakes += [f"{key} belongs in [sweep], not among the rows' fields"
                  for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
+    if not mistakes:
+        settings.update(_kept(path, settings))
     for key in ("out_dir", "journal"):  # the file's own folder, wherever it is run from: a rerun finds its journal
         value = settings.get(key)
         if isinstance(value, str) and value and not is_url(value) and not Path(value).is_absolute():
@@ -207,6 +209,24 @@ def load_sweep(path: str | Path) -> SweepFile:
     if mistakes:
         raise ConfigError(f"{path}: " + "; ".join(mistakes))
     return sweep
+
+
+def _kept(path: Path, settings: Mapping[str, Any]) -> dict[str, str]:
+    """Where a file that names no journal keeps one (and its images), so that every run after the
+    first finishes what is left and the file's budget is the sweep's: beside the file, as its relative
+    paths are, so a rerun from any folder, ``sweep status FILE`` and a copy of the folder all find it
+    (a store under IMAGEKIT_HOME would be one machine's, and two files of one name would share it).
+    ``out_dir`` defaults to ``<stem>-out`` (its ``journal.sqlite`` inside); a remote ``out_dir``'s
+    journal is ``<stem>-journal.sqlite``. IMAGEKIT_JOURNAL_URL, when set, is the journal instead."""
+    from .batch import ENV_JOURNAL_URL
+
+    if "journal" in settings:
+        return {}
+    if "out_dir" not in settings:
+        return {"out_dir": f"{path.stem}-out"}
+    if is_url(str(settings["out_dir"])) and not os.environ.get(ENV_JOURNAL_URL):
+        return {"journal": f"{path.stem}-journal.sqlite"}
+    return {}
 
 
 _NOT_LABELS = frozenset(_SWEEP_KEYS)
