@@ -140,5 +140,15 @@ def service_from_env(base_url: str | None, api_key: str | None) -> tuple[str | N
 
 
 def home_dir() -> Path:
-    """imagekit's own data directory: ``IMAGEKIT_HOME`` or ``~/.imagekit``."""
-    return Path(os.environ.get(ENV_HOME) or Path.home() / ".imagekit")
+    """imagekit's own data directory: ``IMAGEKIT_HOME`` or ``~/.imagekit``. One line (ConfigError) when
+    it, or a folder above it, is a file: nothing could be kept there."""
+    home = Path(os.environ.get(ENV_HOME) or Path.home() / ".imagekit")
+    for folder in (home, *home.parents):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                named = f"{ENV_HOME}={home}" if os.environ.get(ENV_HOME) else str(home)
+                where = "is a file" if folder == home else f"is inside {folder}, a file"
+                raise ConfigError(f"{named} {where}: imagekit keeps its sandbox and ledger in a folder; "
+                                  f"set {ENV_HOME} to a folder (or one to be made)")
+            break
+    return home
