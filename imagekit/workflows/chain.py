@@ -24,6 +24,7 @@ import anyio
 
 from ..errors import APIConnectionError, APIError, APITimeoutError, ImagekitError
 from ..images import AsyncImage, Image, new_request_id
+from ..integrations import needs_extra
 from ..ledger import Prices
 from ..resources.edits import OPERATION_OF
 from ..tags import current_tags, merged, tags as tagged
@@ -295,7 +296,8 @@ class ChainResult(Generic[H]):
         """One line per step tried: step, parent id, op, params, request id, image id, credits (as
         the answer's credit headers say, else as the ledger priced the edit; None when neither can),
         latency, status (done, failed, timeout, cancelled, uncertain) and error."""
-        import pandas as pd
+        with needs_extra():  # a missing extra: one line naming it
+            import pandas as pd
 
         columns = ["step", "parent_id", "op", "params", "request_id", "image_id", "credits", "latency",
                    "status", "error"]
