@@ -117,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from ..workflows.sweep_file import load_sweep
 
-    sweep = load_sweep(args.file)
+    sweep = load_sweep(args.file, styles=_account_styles)
     try:
         with imagekit.connect() as client:
             outcome = sweep.run(client, progress=args.progress)
@@ -171,6 +171,14 @@ def _kept_line(journal: str | None, out_dir: str | None) -> str:
     return f"kept: {images}, the journal in {shown} (a rerun finishes what is left)"
 
 
+def _account_styles() -> list[Any]:
+    """The caller's styles, for a sweep file's style names to be checked with its other mistakes."""
+    import imagekit
+
+    with imagekit.connect() as client:
+        return list(client.styles())
+
+
 def _tell_progress(file: str) -> None:
     """After a Ctrl+C: the sweep's state as its journal holds it, and that a rerun finishes it (nothing,
     when there is no journal to read: the run did not get that far, or keeps its journal in memory)."""
@@ -195,7 +203,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     from ..workflows.outputs import check_out_dir
     from ..workflows.sweep_file import load_sweep
 
-    sweep = load_sweep(args.file)
+    sweep = load_sweep(args.file, styles=_account_styles)
     with imagekit.connect() as client:
         batch = sweep.batch(client)
         credits = batch.estimate()

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -156,10 +156,12 @@ class SweepOutcome:
     """The MLflow run id."""
 
 
-def load_sweep(path: str | Path) -> SweepFile:
+def load_sweep(path: str | Path, styles: Callable[[], Iterable[Any]] | None = None) -> SweepFile:
     """Read and check a sweep file: its settings, and every row against the interface, before anything
     is sent or priced. Every mistake is told in one answer (ConfigError for the file's settings,
-    ValidationError for its rows), each naming the key or the rows and the value."""
+    ValidationError for its rows), each naming the key or the rows and the value. ``styles``: the
+    account's styles, asked for only when the file has other mistakes and names a style, so that a
+    name that matches none is told with them (else the run resolves names, and refuses it then)."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -187,6 +189,10 @@ def load_sweep(path: str | Path) -> SweepFile:
                  for key, value in defaults.items() if isinstance(value, (list, dict))]
     if "export" in settings and "out_dir" not in settings and "journal" in settings:
         mistakes.append("[sweep] export needs out_dir: the dataset is written there")
+    mistakes += [f"[{table}] {key} = {value!r}: use a whole number, without quotes"
+                 for table, values in (("axes", axes), ("defaults", {k: [v] for k, v in defaults.items()}))
+                 for key in _WHOLE if key in values
+                 for value in dict.fromkeys(v for v in values[key] if isinstance(v, str))]
     if "prompt" not in axes and "prompt" not in defaults:
         mistakes.append("no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
     mistakes += [f"{key} belongs in [sweep], not among the rows' fields"
@@ -206,9 +212,39 @@ def load_sweep(path: str | Path) -> SweepFile:
         if not mistakes:
             raise
         mistakes.append(str(exc).removeprefix(f"{path}: "))
+    if mistakes and styles is not None:
+        mistakes += _unknown_styles(axes, defaults, styles)
     if mistakes:
         raise ConfigError(f"{path}: " + "; ".join(mistakes))
     return sweep
+
+
+_WHOLE = ("count", "seed", "collection")
+"""Row fields a sweep file gives as TOML numbers: ``count = "4"`` is a mistake, not 4."""
+
+
+def _unknown_styles(axes: Mapping[str, list[Any]], defaults: Mapping[str, Any],
+                    styles: Callable[[], Iterable[Any]]) -> list[str]:
+    """The file's style names that match none of the account's styles, each told once (nothing when
+    the service cannot be asked: the other mistakes are told alone)."""
+    from ..errors import ImagekitError
+    from ..validation import resolve_style
+
+    named = {(table, value) for table, values in (("axes", axes.get("style", [])), ("defaults", [defaults.get("style")]))
+             for value in values if isinstance(value, str) and not value.strip().isdigit()}
+    if not named:
+        return []
+    try:
+        known = list(styles())
+    except ImagekitError:
+        return []
+    told = []
+    for table, value in sorted(named):
+        try:
+            resolve_style(value, known)
+        except ValidationError as exc:
+            told.append(f"[{table}] {exc}")
+    return told
 
 
 def _kept(path: Path, settings: Mapping[str, Any]) -> dict[str, str]:

@@ -54,6 +54,9 @@ def write(folder: Path, text: str) -> Path:
     ("[axes]\nprompt = ['a']\n[defaults]\nratio = ['1:1']", r"\[defaults\] ratio = \['1:1'\]: a default is one value"),
     ("[axes\nprompt = ['a']", r"not TOML"),
     ("[sweep]\nbudget = inf\n[axes]\nprompt = ['a']", r"\[sweep\] budget = inf: use a number of credits"),
+    ("[axes]\nprompt = ['a']\nstyle = [1]\n[defaults]\ncount = '4'", r"\[defaults\] count = '4': use a whole number, without "
+                                                                    "quotes"),
+    ("[axes]\nprompt = ['a']\nseed = [1, '2']\n[defaults]\nstyle = 1", r"\[axes\] seed = '2': use a whole number"),
 ])
 def test_each_mistake_is_one_line_naming_the_key(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message) as refused:
@@ -420,3 +423,19 @@ def test_a_journal_only_or_a_remote_out_dir_is_named_in_the_last_line(tmp_path):
                                                           "(a rerun finishes what is left)")
     assert _kept_line("postgresql://me:secret@db/sweeps?sslmode=require", None).endswith(
         "the journal in postgresql://db/sweeps (a rerun finishes what is left)")
+
+
+def test_a_style_name_the_account_lacks_is_told_with_the_files_other_mistakes(box, tmp_path, monkeypatch, capsys):
+    """One answer for every mistake: a misspelt setting, a quoted count and a style name that matches
+    none of the account's styles, all in the one line (the name was told only once the rest were fixed)."""
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    path = write(tmp_path, "[sweep]\nbudjet = 4\n[axes]\nprompt = [\"a\"]\nstyle = [\"Nope\"]\n[defaults]\ncount = \"4\"\n")
+    for command in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"]):
+        assert main(command) == 1
+        said = capsys.readouterr().err
+        assert said.count("\n") == 1 and said.startswith(f"error: {path}: [sweep] budjet is not a sweep setting"), said
+        assert "[defaults] count = '4': use a whole number, without quotes" in said
+        assert "[axes] style = 'Nope': no style of yours has this name" in said
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["sweep.toml"]  # nothing made
