@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..extras import needs_extra
 from .entries import BALANCE, Entry, answered, in_sending_order
 from .prices import create_key
 
@@ -93,7 +94,8 @@ def settle(entries: list[Entry]) -> Settlement:
 def reconciliation(entries: list[Entry]) -> pd.DataFrame:
     """One line per stretch between two balance reads: its times and balances, what the balance
     says was spent, what the ledger says, how many entries are still unknown, and the difference."""
-    import pandas as pd
+    with needs_extra():  # a missing extra: one line naming it
+        import pandas as pd
 
     rows = [{"from": s.before.time, "to": s.after.time, "balance_before": s.before.balance,
              "balance_after": s.after.balance, "spent_by_balance": s.spent_by_balance,

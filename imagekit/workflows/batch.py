@@ -25,6 +25,7 @@ from anyio.from_thread import start_blocking_portal
 
 from .._error_base import warn_caller
 from ..errors import BudgetWarning, JournalUnavailableError
+from ..extras import needs_extra
 from ..ledger import Prices
 from ..ledger.prices import Estimate
 from ..ledger.store import checked_location
@@ -421,7 +422,8 @@ class Batch:
         image's, in the service's words: COMPLETED, FAILED, PENDING; empty for a row without an
         image), ``row_status`` (the row's outcome, in the batch's words: done, failed, skipped,
         uncertain, pending...), error, credits, latency, file, row key and attempts."""
-        import pandas as pd
+        with needs_extra():  # a missing extra: one line naming it
+            import pandas as pd
 
         lines = [{**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
                   "status": image.get("status"), "row_status": entry.status,

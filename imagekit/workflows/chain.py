@@ -25,6 +25,7 @@ import anyio
 
 from .._error_base import warn_caller
 from ..errors import APIConnectionError, APIError, APITimeoutError, ConfigError, ImagekitError, ValidationError
+from ..extras import needs_extra
 from ..images import AsyncImage, Image, new_request_id
 from ..ledger import Prices
 from ..resources.edits import OPERATION_OF
@@ -350,7 +351,8 @@ class ChainResult(Generic[H]):
         latency, status (done, failed, timeout, cancelled, uncertain), error, and for a fill or clean-up
         ``leak`` (the share of the pixels outside its mask it changed) and ``leak_over_limit`` (past
         the chain's ``leak_limit``; empty without one)."""
-        import pandas as pd
+        with needs_extra():  # a missing extra: one line naming it
+            import pandas as pd
 
         columns = ["step", "parent_id", "op", "params", "request_id", "image_id", "credits", "latency",
                    "status", "error", "leak", "leak_over_limit"]

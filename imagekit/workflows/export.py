@@ -28,6 +28,7 @@ from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any
 
 from ..extras import require
+from ..ledger.export import refuse_misnamed
 from ..models.status import COMPLETED
 from ..ownership import OwnedFolder
 from ..progress import progress_bar
@@ -49,6 +50,8 @@ __all__ = ["Export", "Item", "batch_items", "chain_items", "decided", "write_dat
 
 log = logging.getLogger("imagekit")
 FORMATS = ("imagefolder", "parquet")
+_WRITES: dict[str, set[str]] = {"imagefolder": set(), "parquet": {"parquet", "pq"}}
+"""The names each format writes: an imagefolder is a folder, Parquet a .parquet (or .pq) file."""
 BATCH_COLUMNS = {"prompt": "string", "style": "int", "style_label": "string", "ratio": "string", "count": "int",
                  "row": "int", "image_id": "int", "credits": "float", "latency": "float", "tags": "string",
                  "request_id": "string", "created_at": "timestamp"}
@@ -189,6 +192,7 @@ def write_dataset(items: list[Item], columns: dict[str, str], dest: Location, fo
     export reads (and so opens) nothing more."""
     if format not in FORMATS:
         raise ValueError(f"format={format!r}: one of {', '.join(FORMATS)}")
+    refuse_misnamed(dest, format, _WRITES)  # thesis.txt holding Parquet is a mistake, not a wish
     writer = _Folder(OwnedFolder(dest, "an export"), columns) if format == "imagefolder" else _Parquet(*split(dest), columns)
     writer.prepare(overwrite, [item.name for item in items])
     try:

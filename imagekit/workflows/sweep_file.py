@@ -20,7 +20,7 @@ Every mistake is told at once, in one line naming each key (or row) and what it 
 checked against the interface as any batch's are (``imagekit.validation``). Keys (API keys) never live in the
 file: the client comes from the environment (``imagekit.connect()``). A relative ``out_dir`` or
 ``journal`` is in the file's own folder, from wherever the sweep is run: a rerun always finds its
-journal (and pays for nothing twice).
+journal (and pays for nothing twice). A file that names no journal keeps one beside it (``_kept``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -158,10 +158,12 @@ class SweepOutcome:
     """The MLflow run id."""
 
 
-def load_sweep(path: str | Path) -> SweepFile:
+def load_sweep(path: str | Path, styles: Callable[[], Iterable[Any]] | None = None) -> SweepFile:
     """Read and check a sweep file: its settings, and every row against the interface, before anything
     is sent or priced. Every mistake is told in one answer (ConfigError for the file's settings,
-    ValidationError for its rows), each naming the key or the rows and the value."""
+    ValidationError for its rows), each naming the key or the rows and the value. ``styles``: the
+    account's styles, asked for only when the file has other mistakes and names a style, so that a
+    name that matches none is told with them (else the run resolves names, and refuses it then)."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -187,12 +189,18 @@ def load_sweep(path: str | Path) -> SweepFile:
     mistakes += [f"[axes] {key} is empty: give it at least one value" for key, values in axes.items() if not values]
     mistakes += [f"[defaults] {key} = {value!r}: a default is one value (an axis goes in [axes])"
                  for key, value in defaults.items() if isinstance(value, (list, dict))]
-    if "export" in settings and "out_dir" not in settings:
+    if "export" in settings and "out_dir" not in settings and "journal" in settings:
         mistakes.append("[sweep] export needs out_dir: the dataset is written there")
+    mistakes += [f"[{table}] {key} = {value!r}: use a whole number, without quotes"
+                 for table, values in (("axes", axes), ("defaults", {k: [v] for k, v in defaults.items()}))
+                 for key in _WHOLE if key in values
+                 for value in dict.fromkeys(v for v in values[key] if isinstance(v, str))]
     if "prompt" not in axes and "prompt" not in defaults:
         mistakes.append("no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
     mistakes += [f"{key} belongs in [sweep], not among the rows' fields"
                  for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
+    if not mistakes:
+        settings.update(_kept(path, settings))
     for key in ("out_dir", "journal"):  # the file's own folder, wherever it is run from: a rerun finds its journal
         value = settings.get(key)
         if isinstance(value, str) and value and not is_url(value) and not Path(value).is_absolute():
@@ -206,9 +214,57 @@ def load_sweep(path: str | Path) -> SweepFile:
         if not mistakes:
             raise
         mistakes.append(str(exc).removeprefix(f"{path}: "))
+    if mistakes and styles is not None:
+        mistakes += _unknown_styles(axes, defaults, styles)
     if mistakes:
         raise ConfigError(f"{path}: " + "; ".join(mistakes))
     return sweep
+
+
+_WHOLE = ("count", "seed", "collection")
+"""Row fields a sweep file gives as TOML numbers: ``count = "4"`` is a mistake, not 4."""
+
+
+def _unknown_styles(axes: Mapping[str, list[Any]], defaults: Mapping[str, Any],
+                    styles: Callable[[], Iterable[Any]]) -> list[str]:
+    """The file's style names that match none of the account's styles, each told once (nothing when
+    the service cannot be asked: the other mistakes are told alone)."""
+    from ..errors import ImagekitError
+    from ..validation import resolve_style
+
+    named = {(table, value) for table, values in (("axes", axes.get("style", [])), ("defaults", [defaults.get("style")]))
+             for value in values if isinstance(value, str) and not value.strip().isdigit()}
+    if not named:
+        return []
+    try:
+        known = list(styles())
+    except ImagekitError:
+        return []
+    told = []
+    for table, value in sorted(named):
+        try:
+            resolve_style(value, known)
+        except ValidationError as exc:
+            told.append(f"[{table}] {exc}")
+    return told
+
+
+def _kept(path: Path, settings: Mapping[str, Any]) -> dict[str, str]:
+    """Where a file that names no journal keeps one (and its images), so that every run after the
+    first finishes what is left and the file's budget is the sweep's: beside the file, as its relative
+    paths are, so a rerun from any folder, ``sweep status FILE`` and a copy of the folder all find it
+    (a store under IMAGEKIT_HOME would be one machine's, and two files of one name would share it).
+    ``out_dir`` defaults to ``<stem>-out`` (its ``journal.sqlite`` inside); a remote ``out_dir``'s
+    journal is ``<stem>-journal.sqlite``. IMAGEKIT_JOURNAL_URL, when set, is the journal instead."""
+    from .batch import ENV_JOURNAL_URL
+
+    if "journal" in settings:
+        return {}
+    if "out_dir" not in settings:
+        return {"out_dir": f"{path.stem}-out"}
+    if is_url(str(settings["out_dir"])) and not os.environ.get(ENV_JOURNAL_URL):
+        return {"journal": f"{path.stem}-journal.sqlite"}
+    return {}
 
 
 _NOT_LABELS = frozenset(_SWEEP_KEYS)

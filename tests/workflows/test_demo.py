@@ -187,3 +187,16 @@ def test_a_reader_that_goes_away_ends_the_demo_quietly_and_leaves_nothing(tmp_pa
     errors.close()
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
     assert not (tmp_path / "both").exists() and not (tmp_path / "apart").exists()
+
+
+def test_the_batch_sentence_counts_rows_once_and_images_as_images():
+    """A batch's table has a line per image: rows of 4 images are still one row each."""
+    import pandas as pd
+
+    from imagekit.cli.demo.page import batch_sentence
+
+    table = pd.DataFrame({"key": ["a"] * 4 + ["b"] * 4 + ["c"], "image_id": [*range(8), None],
+                          "row_status": ["done"] * 8 + ["failed"]})
+    assert batch_sentence(table, 16) == "3 rows (8 images), 2 done, 1 failed; 16 credits spent"
+    assert batch_sentence(table[:8], 16) == "2 rows (8 images), all done; 16 credits spent"
+    assert batch_sentence(table[8:], 0) == "1 row, 1 failed; 0 credits spent"

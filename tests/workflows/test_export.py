@@ -204,3 +204,25 @@ def test_an_async_batch_exports_the_same(box, ledger_location, tmp_path):
 
     batch = anyio.run(run)
     assert len(load("imagefolder", tmp_path, data_dir=str(tmp_path / "ds"))) == len(batch.to_pandas()) == 2
+
+
+@pytest.mark.parametrize(("dest", "format", "message"), [
+    ("thesis.txt", "parquet", r"thesis.txt is named .txt and format='parquet' writes parquet or pq: name it .parquet"),
+    ("data.csv", "parquet", r"data.csv is named .csv and format='parquet' writes parquet or pq"),
+    ("data.parquet", "imagefolder", r"data.parquet is named .parquet and format='imagefolder' writes a folder: name it "
+                                    r"without a suffix, or give format='parquet'"),
+])
+def test_an_export_whose_name_says_another_format_is_refused(connect, tmp_path, dest, format, message):
+    """``export("thesis.txt", format="parquet")`` wrote Parquet into a .txt: refused in one line, and
+    the file of that name (the user's) and the folder stay as they were."""
+    from imagekit.errors import ConfigError
+
+    ik = connect()
+    batch = ik.batch(["a kite"], style=ik.styles()[0]).run(progress=False)
+    (tmp_path / "thesis.txt").write_text("my thesis")
+    with pytest.raises(ConfigError, match=message) as refused:
+        batch.export(tmp_path / dest, format, overwrite=True, progress=False)
+    assert "\n" not in str(refused.value)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(("home", "ledger"))) == ["thesis.txt"]
+    assert (tmp_path / "thesis.txt").read_text() == "my thesis"
+    assert batch.export(tmp_path / "data.pq", "parquet", progress=False).images == 1  # .pq is Parquet's too

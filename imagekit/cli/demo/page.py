@@ -48,11 +48,16 @@ def caption(step: dict) -> str:
 
 
 def batch_sentence(table: Any, spent: float) -> str:
-    """``12 rows, all done; 24 credits spent`` (or ``10 done, 2 failed``) from a batch's table."""
-    counts = table["row_status"].value_counts()
-    rows = f"{len(table)} row{'' if len(table) == 1 else 's'}"
-    done = "all done" if counts.get("done", 0) == len(table) else ", ".join(f"{n} {state}" for state, n in counts.items())
-    return f"{rows}, {done}; {spent:g} credit{'' if spent == 1 else 's'} spent"
+    """``12 rows, all done; 24 credits spent`` (or ``10 done, 2 failed``) from a batch's table (one line
+    per image: rows are counted once each, and their images as images when a row has several)."""
+    rows = table.drop_duplicates("key")
+    counts = rows["row_status"].value_counts()
+    said = f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
+    if len(table) != len(rows):
+        images = int(table["image_id"].notna().sum())
+        said += f" ({images} image{'' if images == 1 else 's'})"
+    done = "all done" if counts.get("done", 0) == len(rows) else ", ".join(f"{n} {state}" for state, n in counts.items())
+    return f"{said}, {done}; {spent:g} credit{'' if spent == 1 else 's'} spent"
 
 
 def chain_plan(steps: Any) -> str:
