@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, closing, contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -185,6 +186,17 @@ class Store:
         by default, or a column)."""
         raise NotImplementedError
 
+    def now(self, seconds_ago: float = 0.0) -> str:
+        """SQL for the database's own time (``seconds_ago`` earlier) in the ledger's format (see
+        ``entries.now``): what holds expire by, whatever the clocks of the machines writing say."""
+        raise NotImplementedError
+
+    def clock_skew(self, writer: datetime) -> float:
+        """Seconds the ``writer``'s clock is ahead of the database's (negative: behind)."""
+        row = self.fetchone(f"SELECT {self.now()}")
+        assert row is not None
+        return (writer - datetime.fromisoformat(row[0])).total_seconds()
+
     # Statements outside a transaction are reads and upserts: safe to send again on a fresh
     # connection when the server dropped the old one. Inside one, the transaction fails as a whole.
 
@@ -332,6 +344,9 @@ class SQLiteStore(Store):
     def tag_of(self, column: str, key: str = "?") -> str:
         return f"""json_extract({column}, '$."' || {key} || '"')"""  # tag names never need escaping (``tags``)
 
+    def now(self, seconds_ago: float = 0.0) -> str:
+        return f"strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '{-float(seconds_ago)} seconds')"
+
     def _connect(self) -> Any:
         Path(self.location).parent.mkdir(parents=True, exist_ok=True)
         # Autocommit, WAL: each entry is durable on its own and a kill -9 loses at most the last.
@@ -353,6 +368,10 @@ class PostgresStore(Store):
 
     def tag_of(self, column: str, key: str = "?") -> str:
         return f"({column}::jsonb ->> {key})"
+
+    def now(self, seconds_ago: float = 0.0) -> str:
+        return (f"to_char((clock_timestamp() AT TIME ZONE 'UTC') - make_interval(secs => {float(seconds_ago)}), "
+                """'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')""")
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s")
