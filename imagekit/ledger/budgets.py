@@ -197,7 +197,7 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float | Callabl
     if not found:
         return None  # the common case costs one read and no write lock
     cost = cost() if callable(cost) else cost
-    _report_skew(store, at or datetime.now(UTC))
+    _report_skew(store, datetime.now(UTC))  # this machine's clock (``at`` may be a simulated one)
     with store.transaction():
         # Lock first, then read the sums in a statement of their own: on PostgreSQL a statement
         # sees what was committed when it began, and the lock may be granted only after a wait.
