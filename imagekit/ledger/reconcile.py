@@ -97,10 +97,9 @@ def settle(entries: list[Entry]) -> Settlement:
     # Lost answers, between the balances the toolkit reads when nothing of its own is in flight (a
     # run's ends, a report): an answer's balance may not show a charge still in flight elsewhere.
     for stretch in stretches(entries, quiet=True):
-        if not any(lost(entry) and entry.group_id not in found for entry in stretch.between):
-            continue
-        open_ = [entry for entry in stretch.between if (lost(entry) and entry.group_id not in found)
-                 or (_unknown(entry) and _seq(entry) not in settlement.credits)]
+        open_ = [entry for entry in stretch.between if lost(entry) and entry.group_id not in found]
+        if not open_ or any(_unknown(entry) and _seq(entry) not in settlement.credits for entry in stretch.between):
+            continue  # an answered operation of unknown price beside it: the fall cannot be told apart (yet)
         opened = {id(entry) for entry in open_}
         known = sum(settlement.credits.get(_seq(entry), entry.credits or 0) for entry in stretch.between
                     if id(entry) not in opened)
