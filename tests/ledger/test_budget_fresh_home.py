@@ -36,7 +36,7 @@ async def _concurrent_creates(box, key: str, style: int, creates: int) -> list[s
         return list(await asyncio.gather(*(one(number) for number in range(creates))))
 
 
-@pytest.mark.slow(12)
+@pytest.mark.slow(14)
 def test_a_hard_budget_on_a_fresh_home_holds_three_processes_and_an_async_client_to_its_limit(box, tmp_path):
     user_id, key = make_user(box, "pro")
     style, before = public_style(box), balance(box, key)

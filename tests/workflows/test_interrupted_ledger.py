@@ -33,7 +33,7 @@ def _settled_total(box, key: str) -> float:
         return ik.ledger.total()
 
 
-@pytest.mark.slow(45)
+@pytest.mark.slow(52)
 def test_two_ctrl_c_at_any_point_leave_a_ledger_that_settles_to_the_balance(box, tmp_path):
     user_id, key = make_user(box, "pro")
     style, before = public_style(box), balance(box, key)
