@@ -39,7 +39,7 @@ from ..tags import checked_tags
 from ..validation import one_slip
 from .entries import BALANCE, now
 from .periods import bounds, checked_period, checked_zone, during, stamp
-from .store import Store, shown_location
+from .store import SKEW_SECONDS, Store, shown_location, skew_note
 
 __all__ = ["Budget", "HOLD_SECONDS", "SKEW_SECONDS", "DEFAULT_ALERTS", "KEPT", "NEW", "settled", "one_tag", "define", "remove",
            "status", "hold", "refuses", "warning", "known", "refuse_unchecked", "matching"]
@@ -47,8 +47,6 @@ __all__ = ["Budget", "HOLD_SECONDS", "SKEW_SECONDS", "DEFAULT_ALERTS", "KEPT", "
 HOLD_SECONDS = 3600.0
 """How long a hold whose operation never got an entry (its process died) keeps counting, by the
 database's clock (never a writer's: a machine hours fast would end the others' live holds)."""
-SKEW_SECONDS = 300.0
-"""How far a writer's clock may be from the database's before it is warned (once per process)."""
 DEFAULT_ALERTS = (0.5, 0.8, 1.0)
 """The shares of a budget's limit at which an alert is sent, unless told otherwise."""
 NEW = {"warn_at": 0.8, "hard": True, "alerts": DEFAULT_ALERTS, "period": None, "tz": "UTC", "webhook": None}
@@ -218,22 +216,16 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float | Callabl
 
 
 def _report_skew(store: Store, writer: datetime) -> None:
-    """Warn once per process and ledger when this machine's clock and the database's differ by more
-    than ``SKEW_SECONDS``: holds go by the database's, but periods and entries' times by this one's."""
-    skew = store.clock_skew(writer)
-    if abs(skew) <= SKEW_SECONDS:
+    """Warn once per process and ledger when this machine's clock is far from the database's."""
+    note = skew_note(store.clock_skew(writer), f"the ledger's database ({shown_location(store.location)})",
+                     "budget holds")
+    if note is None:
         return
     with _warned_lock:
         if store.location in _skew_warned:
             return
         _skew_warned.add(store.location)
-    warn_caller(f"this machine's clock is {_duration(abs(skew))} {'ahead of' if skew > 0 else 'behind'} the ledger "
-                f"database's ({shown_location(store.location)}): budget holds go by the database's clock, but "
-                "entries are dated by this one (set its clock right, e.g. with NTP)", BudgetWarning)
-
-
-def _duration(seconds: float) -> str:
-    return f"{seconds / 3600:.1f} hours" if seconds >= 5400 else f"{seconds / 60:.0f} minutes"
+    warn_caller(note, BudgetWarning)
 
 
 def _until(budget: Budget) -> str:

@@ -27,11 +27,14 @@ from .._sqlite import open_wal
 from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
 
-__all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location", "cut_after"]
+__all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location", "cut_after", "SKEW_SECONDS",
+           "skew_note"]
 
 T = TypeVar("T")
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 POSTGRES_EXTRA = "pip install 'imagekit[postgres]'"
+SKEW_SECONDS = 300.0
+"""How far this machine's clock may be from a database's before it is told (once per process)."""
 CONNECT_SECONDS = 3
 """How long opening a connection to a PostgreSQL ledger may take before it counts as an outage."""
 STATEMENT_SECONDS = 3.0
@@ -148,6 +151,17 @@ def shown_location(location: str) -> str:
         return location
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+def skew_note(skew: float, database: str, what: str) -> str | None:
+    """What to tell when this machine's clock is ``skew`` seconds ahead of (negative: behind) the
+    clock of ``database``, past ``SKEW_SECONDS``; ``what`` goes by the database's clock."""
+    if abs(skew) <= SKEW_SECONDS:
+        return None
+    size = f"{abs(skew) / 3600:.1f} hours" if abs(skew) >= 5400 else f"{abs(skew) / 60:.0f} minutes"
+    return (f"this machine's clock is {size} {'ahead of' if skew > 0 else 'behind'} the clock of {database}: "
+            f"{what} go by the database's clock, but what this machine writes is dated by its own (set its clock "
+            "right, e.g. with NTP)")
 
 
 class Store:

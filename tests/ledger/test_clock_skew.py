@@ -30,8 +30,8 @@ def test_a_writer_two_hours_fast_keeps_the_others_holds_and_is_told_once(either_
     assert honest.hold(TAGS, 6) is not None  # live work of a machine whose clock is right
     fast = Ledger(either_ledger, account="fast")
     with _fast():
-        with pytest.warns(imagekit.BudgetWarning, match=r"^this machine's clock is 2\.0 hours ahead of the ledger "
-                                                          r"database's .*budget holds go by the database's clock"):
+        with pytest.warns(imagekit.BudgetWarning, match=r"^this machine's clock is 2\.0 hours ahead of the clock of "
+                                                          r"the ledger's database .*: budget holds go by the database's"):
             with pytest.raises(imagekit.BudgetExceededError, match="6 held.*would cost about 6 more"):
                 fast.hold(TAGS, 6)  # 6 + 6 would pass 10: the honest machine's hold still counts
         with warnings.catch_warnings():
