@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 # asyncio and anyio load when async code first runs: `import imagekit` stays light for blocking use.
 
-__all__ = ["Call", "Response", "SyncHTTP", "AsyncHTTP", "Hook", "Charge", "Transport", "charge_of"]
+__all__ = ["Call", "ME", "Response", "SyncHTTP", "AsyncHTTP", "Hook", "Charge", "Transport", "charge_of"]
 
 log = logging.getLogger("imagekit")
 
@@ -63,10 +63,17 @@ class Call:
     (polling, probing) asks for fewer retries rather than multiplying them."""
 
 
+ME = Call("GET", "/api/users/me", read="me")
+"""The read of whose a key is (free): the users resource sends it, and the ledger's recorder asks for
+it before a priced call it cannot yet price."""
+
+
 Hook = Callable[["Call", "Response | None", "BaseException | None", float], None]
 """Called once per ``send`` with its final outcome: (call, 2xx response or None, error or None, seconds).
 A hook with a ``before(call)`` method is also asked before the call is sent; what that raises (a
-budget's refusal) reaches the caller, and nothing is sent."""
+budget's refusal) reaches the caller, and nothing is sent. ``before`` may instead return a read it
+needs first (the plan's prices, to hold a budget before the first charge): that read is sent, and
+every hook is asked again."""
 Transport = httpx.BaseTransport | httpx.AsyncBaseTransport
 """What a client's ``transport`` option takes."""
 Charge = tuple[int | float | None, int | float | None]
@@ -129,11 +136,13 @@ class _Base:
         self.hooks: list[Hook] = []
         """Observers of every request's outcome (the credit ledger is one)."""
 
-    def _before(self, call: Call) -> None:
+    def _before(self, call: Call) -> Call | None:
+        """Ask the hooks about ``call`` before it is sent: a read one needs first (then ask again), or None."""
         for hook in self.hooks:
             before = getattr(hook, "before", None)
-            if before is not None:
-                before(call)
+            if before is not None and (needed := before(call)) is not None:
+                return needed  # type: ignore[no-any-return]
+        return None
 
     def _observe(self, call: Call, response: Response | None, error: BaseException | None,
                  started: float) -> None:
@@ -235,8 +244,13 @@ class SyncHTTP(_Base):
 
     def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
-        self._before(call)
+        self._ready(call)
         return self._observed(call, lambda: self._send(call, stream)[0])
+
+    def _ready(self, call: Call) -> None:
+        """Ask the hooks before ``call`` goes, first sending the reads they need (once each)."""
+        while (needed := self._before(call)) is not None:
+            self.send(needed)
 
     def _observed(self, call: Call, send: Callable[[], Response]) -> Response:
         started = time.monotonic()
@@ -268,7 +282,7 @@ class SyncHTTP(_Base):
     def download(self, call: Call, sink: IO[bytes]) -> Response:
         """Stream a binary response into ``sink`` (seekable: a stream cut short is sent again, under
         the same retry policy as the request, and written over); return the (closed) response."""
-        self._before(call)
+        self._ready(call)
         return self._observed(call, lambda: self._download(call, sink))
 
     def _download(self, call: Call, sink: IO[bytes]) -> Response:
@@ -330,8 +344,13 @@ class AsyncHTTP(_Base):
 
     async def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
-        self._before(call)
+        await self._ready(call)
         return await self._observed(call, self._response(call, stream))
+
+    async def _ready(self, call: Call) -> None:
+        """Ask the hooks before ``call`` goes, first sending the reads they need (once each)."""
+        while (needed := self._before(call)) is not None:
+            await self.send(needed)
 
     async def _response(self, call: Call, stream: bool) -> Response:
         return (await self._send(call, stream))[0]
@@ -369,7 +388,7 @@ class AsyncHTTP(_Base):
     async def download(self, call: Call, sink: IO[bytes]) -> Response:
         """Stream a binary response into ``sink`` (seekable: a stream cut short is sent again, under
         the same retry policy as the request, and written over); return the (closed) response."""
-        self._before(call)
+        await self._ready(call)
         return await self._observed(call, self._download(call, sink))
 
     async def _download(self, call: Call, sink: IO[bytes]) -> Response:

@@ -29,7 +29,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from .._error_base import warn_caller
@@ -39,13 +39,14 @@ from ..tags import checked_tags
 from ..validation import one_slip
 from .entries import BALANCE, now
 from .periods import bounds, checked_period, checked_zone, during, stamp
-from .store import Store
+from .store import SKEW_SECONDS, Store, shown_location, skew_note
 
-__all__ = ["Budget", "HOLD_SECONDS", "DEFAULT_ALERTS", "KEPT", "NEW", "settled", "one_tag", "define", "remove",
+__all__ = ["Budget", "HOLD_SECONDS", "SKEW_SECONDS", "DEFAULT_ALERTS", "KEPT", "NEW", "settled", "one_tag", "define", "remove",
            "status", "hold", "refuses", "warning", "known", "refuse_unchecked", "matching"]
 
 HOLD_SECONDS = 3600.0
-"""How long a hold whose operation never got an entry (its process died) keeps counting."""
+"""How long a hold whose operation never got an entry (its process died) keeps counting, by the
+database's clock (never a writer's: a machine hours fast would end the others' live holds)."""
 DEFAULT_ALERTS = (0.5, 0.8, 1.0)
 """The shares of a budget's limit at which an alert is sent, unless told otherwise."""
 NEW = {"warn_at": 0.8, "hard": True, "alerts": DEFAULT_ALERTS, "period": None, "tz": "UTC", "webhook": None}
@@ -54,6 +55,7 @@ _EPSILON = 1e-9
 _COLUMNS = "tag_key, tag_value, credit_limit, warn_at, hard, alerts, period, tz, webhook"
 _warned: set[tuple[str, str, str, str, datetime | None]] = set()
 _warned_lock = threading.Lock()
+_skew_warned: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -193,23 +195,37 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float | Callabl
     if not found:
         return None  # the common case costs one read and no write lock
     cost = cost() if callable(cost) else cost
+    _report_skew(store, datetime.now(UTC))  # this machine's clock (``at`` may be a simulated one)
     with store.transaction():
         # Lock first, then read the sums in a statement of their own: on PostgreSQL a statement
         # sees what was committed when it began, and the lock may be granted only after a wait.
         rows = store.fetchall(f"SELECT {_COLUMNS} FROM budgets{where} ORDER BY tag_key, tag_value{store.for_update}",
                               params)
-        store.execute("DELETE FROM holds WHERE seq IS NULL AND time < ?", (_expiry(),))
+        store.execute(f"DELETE FROM holds WHERE seq IS NULL AND time < {store.now(HOLD_SECONDS)}")
         budgets = [_with_usage(store, row, at) for row in rows]
         for budget in budgets:
             if refuses(budget, cost):
                 raise BudgetExceededError(f"budget {budget}: this operation would cost about {cost:g} more, "
                                           f"so it was not sent{_until(budget)}", budget=budget, cost=cost)
-        row = store.fetchone("INSERT INTO holds (account, tags, credits, time) VALUES (?, ?, ?, ?) RETURNING hold_id",
-                             (account, json.dumps(tags, sort_keys=True), float(cost), now()))
+        row = store.fetchone(f"INSERT INTO holds (account, tags, credits, time) VALUES (?, ?, ?, {store.now()}) "
+                             "RETURNING hold_id", (account, json.dumps(tags, sort_keys=True), float(cost)))
     for budget in budgets:
         _warn(store, budget, cost)
     assert row is not None
     return int(row[0])
+
+
+def _report_skew(store: Store, writer: datetime) -> None:
+    """Warn once per process and ledger when this machine's clock is far from the database's."""
+    note = skew_note(store.clock_skew(writer), f"the ledger's database ({shown_location(store.location)})",
+                     "budget holds")
+    if note is None:
+        return
+    with _warned_lock:
+        if store.location in _skew_warned:
+            return
+        _skew_warned.add(store.location)
+    warn_caller(note, BudgetWarning)
 
 
 def _until(budget: Budget) -> str:
@@ -292,15 +308,11 @@ def _with_usage(store: Store, row: tuple[Any, ...], at: datetime | None) -> Budg
     # One statement, so one view: an entry and the hold it replaced are never both, or neither, seen.
     spent, held = store.fetchone(
         f"SELECT (SELECT COALESCE(SUM(credits), 0) FROM entries WHERE operation != '{BALANCE}' AND {scope}{during}),"
-        f" (SELECT COALESCE(SUM(credits), 0) FROM holds WHERE {scope} AND (seq IS NOT NULL OR time >= ?))",
-        (*scoped, *bounded, *scoped, _expiry())) or (0, 0)
+        f" (SELECT COALESCE(SUM(credits), 0) FROM holds WHERE {scope} AND (seq IS NOT NULL OR time >= "
+        f"{store.now(HOLD_SECONDS)}))", (*scoped, *bounded, *scoped)) or (0, 0)
     return Budget(key, value, float(limit), None if warn_at is None else float(warn_at), bool(hard),
                   float(spent), float(held), tuple(json.loads(alerts or "[]")), period, tz or "UTC", webhook,
                   start, end)
-
-
-def _expiry() -> str:
-    return (datetime.now(UTC) - timedelta(seconds=HOLD_SECONDS)).isoformat(timespec="milliseconds")
 
 
 def refuses(budget: Budget, cost: float) -> bool:
