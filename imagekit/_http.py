@@ -19,6 +19,7 @@ import httpx
 
 from . import errors
 from ._retry import Failure, RetryPolicy, parse_retry_after
+from ._urls import guard_logs, shown_url, without_secrets
 from .config import VERSION, Config
 
 if TYPE_CHECKING:
@@ -128,6 +129,7 @@ class _Base:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        guard_logs(config.base_url)  # a user, password or token in it stays out of httpx's request lines
         self._headers = {
             "User-Agent": f"imagekit-python/{VERSION}",
             "Accept": "application/json",
@@ -184,7 +186,7 @@ class _Base:
         """Seconds to wait before retrying, or raise the mapped error."""
         if isinstance(exc, _NEVER_RETRY):
             raise errors.APIConnectionError(
-                f"Cannot send {call.method} {call.path} to {self.config.base_url} ({exc}): check "
+                f"Cannot send {call.method} {call.path} to {shown_url(self.config.base_url)} ({exc}): check "
                 f"{errors.ENV_BASE_URL} (or base_url=), which needs http:// or https://.", may_have_executed=False,
                 request=exc.request if _has_request(exc) else None,
             ) from exc
@@ -215,7 +217,8 @@ def _transport_error(call: Call, exc: httpx.TransportError, failure: Failure,
                      base_url: str) -> errors.APIConnectionError:
     maybe = failure is Failure.MAYBE_SENT
     kind = errors.APITimeoutError if isinstance(exc, httpx.TimeoutException) else errors.APIConnectionError
-    why = str(exc) or type(exc).__name__
+    why = without_secrets(str(exc), base_url) or type(exc).__name__
+    base_url = shown_url(base_url)
     if maybe:
         note = "; it may have run on the server, so it was not sent again" if call.method == "POST" else ""
         message = f"{call.method} {call.path}: no response from {base_url} ({why}){note}"

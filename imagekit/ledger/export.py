@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import IO, Any
 
+from .._csv_cells import inert
 from ..errors import ConfigError
 from ..extras import require
 from ..ownership import NotOursError
@@ -274,12 +275,13 @@ def _focus_row(entry: Entry, time: datetime, price: float, currency: str, provid
 
 
 def _text(value: Any) -> Any:
-    """A CSV cell: times in ISO 8601 UTC (``Z``), lists as JSON, floats exact (``repr``), null empty."""
+    """A CSV cell: times in ISO 8601 UTC (``Z``), lists as JSON, floats exact (``repr``), null empty,
+    text a spreadsheet shows as text (``inert``)."""
     if isinstance(value, datetime):
         return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     if isinstance(value, list):
         return json.dumps(value)
-    return value
+    return inert(value)
 
 
 def _write_csv(sink: IO[bytes], rows: list[dict[str, Any]], columns: dict[str, str]) -> None:

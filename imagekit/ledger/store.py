@@ -20,10 +20,11 @@ from contextlib import AbstractContextManager, closing, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from .._db_watch import cut_after
 from .._sqlite import open_wal
+from .._urls import shown_url, without_secrets
 from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
 
@@ -143,14 +144,8 @@ def _is_sqlite(path: Path) -> bool:
 
 
 def shown_location(location: str) -> str:
-    """``location`` with any password hidden, for reprs and messages."""
-    if not is_url(location):
-        return location
-    parts = urlsplit(location)
-    if parts.password is None:
-        return location
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    """``location`` for reprs and messages: a URL without user, password or query (``shown_url``)."""
+    return shown_url(location)
 
 
 def skew_note(skew: float, database: str, what: str) -> str | None:
@@ -242,8 +237,9 @@ class Store:
         except Exception as exc:
             if not self._outage(exc):
                 raise
+            said = without_secrets(str(exc).strip(), self.location)
             raise LedgerUnavailableError(f"the ledger at {shown_location(self.location)} cannot be reached: "
-                                         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from exc
+                                         f"{said.splitlines()[0] if said else type(exc).__name__}") from exc
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:

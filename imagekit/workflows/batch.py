@@ -93,13 +93,16 @@ def journal_location(journal: PathLike | None = None, out_dir: PathLike | Store 
     a local ``out_dir``; None for one in memory. A SQLite file whose folder exists or a postgresql://
     URL, else one line (ConfigError)."""
     chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
+    out = out_dir if isinstance(out_dir, Store) or out_dir is None else Store(out_dir)
+    if journal is not None and out is not None and not out.remote and not is_url(os.fspath(journal)) \
+            and not out.exists() and os.path.abspath(Path(journal).parent) == os.path.abspath(out.location):
+        return Path(journal)  # in an out_dir not made yet: the run makes it before it opens the journal
     if chosen is not None:
         chosen = checked_location(chosen, "a journal")
         if is_url(str(chosen)):
             return str(chosen)
         if journal is not None:
             return Path(journal)
-    out = out_dir if isinstance(out_dir, Store) or out_dir is None else Store(out_dir)
     if out is not None and not out.remote:
         return Path(out.location) / "journal.sqlite"
     return None
@@ -329,6 +332,9 @@ class Batch:
             self._undo_unsent(folder)
             raise
         finally:
+            if folder is not None:  # what it wrote recorded, file by file; the folder let go
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(folder.settle)
             # A run cut short leaves nothing leased for others to wait out.
             with anyio.CancelScope(shield=True), suppress(JournalUnavailableError):
                 if self._journal is not None:
