@@ -17,8 +17,8 @@ import secrets
 from pathlib import Path
 from typing import IO, Any
 
-from .config import home_dir
 from .errors import ConfigError
+from .home import home_dir
 from .storage import Store
 
 __all__ = ["FolderInUseError", "FolderLock", "FolderRecord", "digest"]
