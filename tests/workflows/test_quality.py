@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 import itertools
+import re
 import textwrap
 
+import httpx
 import numpy as np
 import pytest
 from PIL import Image
@@ -162,6 +164,41 @@ def test_a_fill_that_changes_pixels_outside_its_mask_is_caught(ik, tmp_path):
     outside[-before.shape[0] // 4:] = np.clip(outside[-before.shape[0] // 4:].astype(int) + 40, 0, 255)
     assert imagekit.edit_leak(image, inside, mask) < 0.001
     assert imagekit.edit_leak(image, outside, mask) > 0.15  # a quarter of the image brightened
+
+
+class Repainting(httpx.BaseTransport):
+    """The real sandbox, but an image made after ``since`` reads back brightened all over: a service
+    that repaints the whole picture for a small fill (which the sandbox never does)."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.HTTPTransport()
+        self.since: int | None = None
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self._inner.handle_request(request)
+        made = re.fullmatch(r"/api/images/(\d+)/binary", request.url.path)
+        if self.since is None or made is None or int(made[1]) <= self.since or response.status_code != 200:
+            return response
+        picture = np.asarray(Image.open(io.BytesIO(response.read())).convert("RGB")).astype(int) + 30
+        return httpx.Response(200, headers={"content-type": "image/png"},
+                              content=_png(np.clip(picture, 0, 255).astype(np.uint8)))
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def test_a_step_past_the_chains_leak_limit_is_marked_and_warned_of(connect):
+    repainting = Repainting()
+    ik = connect(transport=repainting)
+    image = ik.create("a sailing boat", style=ik.styles()[0]).images[0]
+    repainting.since = image.id
+    mask = _mask(image.pil().size)
+    with pytest.warns(UserWarning, match=r"^step 0 \(fill\) changed 9\d\.\d% of the pixels outside its mask, over "
+                                         r"the chain's leak_limit of 5.0%$"):
+        out = imagekit.chain(leak_limit=0.05).fill(mask, "a red sail").run(image)
+    assert out.lineage["leak"][0] > 0.9 and out.lineage["leak_over_limit"].tolist() == [True]  # white stays white
+    unlimited = imagekit.chain().fill(mask, "a red sail").run(image)  # no limit: measured, not marked
+    assert unlimited.lineage["leak"][0] > 0.9 and unlimited.lineage["leak_over_limit"].isna().all()
 
 
 @pytest.mark.parametrize("limit", [-0.1, 1.5, "5%", True])
