@@ -54,6 +54,7 @@ def write(folder: Path, text: str) -> Path:
     ("[axes]\nprompt = ['a']\n[defaults]\nratio = ['1:1']", r"\[defaults\] ratio = \['1:1'\]: a default is one value"),
     ("[axes\nprompt = ['a']", r"not TOML"),
     ("[sweep]\nbudget = inf\n[axes]\nprompt = ['a']", r"\[sweep\] budget = inf: use a number of credits"),
+    ("[sweep]\ndedupe = 'yes'\n[axes]\nprompt = ['a']", r"\[sweep\] dedupe = 'yes': use true or false;"),
 ])
 def test_each_mistake_is_one_line_naming_the_key(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message) as refused:
