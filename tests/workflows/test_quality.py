@@ -82,6 +82,20 @@ def test_an_image_is_read_once_and_its_thumbnail_comes_from_the_same_bytes(ik):
     assert len(reads) == 1 and again["phash"].tolist() == first["phash"].tolist() * 2
 
 
+def test_a_create_result_and_async_handles_are_measured_alike(ik):
+    import anyio
+
+    made = ik.create("a bowl of fruit at noon", style=ik.styles()[0], count=2)
+    twin = ik.to_async()
+    try:  # first: AsyncImages read their pixels with the blocking twin of their client (as display does)
+        measured = imagekit.quality([twin.image(image.id) for image in made.images])
+    finally:
+        anyio.run(twin.aclose)
+    frame = imagekit.quality(made)  # the same images, as a create's result: this process measured them already
+    assert measured["image_id"].tolist() == frame["image_id"].tolist() == [image.id for image in made.images]
+    assert measured.equals(frame) and frame["phash"].str.fullmatch("[0-9a-f]{16}").all()
+
+
 def test_dedupe_flags_repeats_of_an_earlier_batch_and_says_how_many(box, connect, tmp_path, monkeypatch, capsys):
     ik = connect()
     style = ik.styles()[0].style_id
