@@ -102,8 +102,9 @@ def _file_bytes(path: str) -> bytes:
 
 
 def load(value: Any, what: str = "image") -> Any:
-    """Pixels to measure: a PIL image from bytes (or a file, or an image handle's), else ``value`` as
-    it is (a PIL image or an array); what Pillow cannot read is one line (ValidationError)."""
+    """Pixels to measure: an array (or a PIL image) from bytes, a file or an image handle's, else
+    ``value`` as it is (a PIL image or an array); what neither OpenCV nor Pillow can read is one line
+    (ValidationError)."""
     from PIL import Image as PILImage, UnidentifiedImageError
 
     if isinstance(value, HasId):
@@ -111,6 +112,9 @@ def load(value: Any, what: str = "image") -> Any:
     elif isinstance(value, (str, os.PathLike)):
         value = _file_bytes(str(value))
     if isinstance(value, (bytes, bytearray)):
+        decoded = pixels.decode(bytes(value))
+        if decoded is not None:
+            return decoded
         try:
             picture = PILImage.open(io.BytesIO(value))
             picture.load()

@@ -31,6 +31,7 @@ def ik(connect):
     return connect()
 
 
+@pytest.mark.slow(10)
 def test_different_prompts_of_one_style_are_not_duplicates_and_the_frame_joins_the_batch(ik, tmp_path):
     style = ik.styles()[0].style_id
     batch = ik.batch([{"prompt": p} for p in PROMPTS], style=style).run(progress=False, out_dir=tmp_path / "out")
