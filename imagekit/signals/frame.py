@@ -227,9 +227,9 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
     frame = pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
     frame = frame.astype({"image_id": "Int64", "distance": "Int64", "width": "Int64", "height": "Int64"})
-    duplicates = frame["dup_of"].dropna()
-    if len(duplicates) and all(isinstance(v, int) for v in duplicates):
-        frame["dup_of"] = frame["dup_of"].astype("Int64")
+    earlier = [row["dup_of"] for row in rows]  # an id, a path or a row: kept as given (pandas would make ids floats)
+    shown = [value for value in earlier if value is not None]
+    frame["dup_of"] = pd.array(earlier, dtype="Int64" if all(isinstance(v, int) for v in shown) else object)
     return frame
 
 

@@ -111,7 +111,7 @@ def test_dedupe_flags_repeats_of_an_earlier_batch_and_says_how_many(box, connect
     again.run(progress=False, dedupe=True)
     assert again.duplicates == repeats and repr(again) == f"Batch(3 rows: 3 done; {repeats} near-duplicates)"
     frame = again.quality()
-    assert frame["dup_of"].tolist()[:repeats] == kept["image_id"].tolist()[:repeats]
+    assert frame["dup_of"].tolist()[:repeats] == kept["image_id"].tolist()[:repeats] and frame["dup_of"].dtype == "Int64"
     assert frame["dup_of"][repeats:].isna().all()
     assert len(again.to_pandas()) == 3  # flagged, never skipped or deleted
     # a sweep file's dedupe = true: its summary line counts them
@@ -208,12 +208,13 @@ def test_a_step_past_the_chains_leak_limit_is_marked_and_warned_of(connect):
     image = ik.create("a sailing boat", style=ik.styles()[0]).images[0]
     repainting.since = image.id
     mask = _mask(image.pil().size)
-    with pytest.warns(UserWarning, match=r"^step 0 \(fill\) changed 9\d\.\d% of the pixels outside its mask, over "
+    with pytest.warns(UserWarning, match=r"^step 0 \(fill\) changed \d+\.\d% of the pixels outside its mask, over "
                                          r"the chain's leak_limit of 5.0%$"):
         out = imagekit.chain(leak_limit=0.05).fill(mask, "a red sail").run(image)
-    assert out.lineage["leak"][0] > 0.9 and out.lineage["leak_over_limit"].tolist() == [True]  # white stays white
+    # most pixels change (white stays white: how many depends on the picture)
+    assert out.lineage["leak"][0] > 0.5 and out.lineage["leak_over_limit"].tolist() == [True]
     unlimited = imagekit.chain().fill(mask, "a red sail").run(image)  # no limit: measured, not marked
-    assert unlimited.lineage["leak"][0] > 0.9 and unlimited.lineage["leak_over_limit"].isna().all()
+    assert unlimited.lineage["leak"][0] > 0.5 and unlimited.lineage["leak_over_limit"].isna().all()
 
 
 @pytest.mark.parametrize("limit", [-0.1, 1.5, "5%", True])
