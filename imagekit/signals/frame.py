@@ -102,8 +102,9 @@ def _file_bytes(path: str) -> bytes:
 
 
 def load(value: Any, what: str = "image") -> Any:
-    """Pixels to measure: a PIL image from bytes (or a file, or an image handle's), else ``value`` as
-    it is (a PIL image or an array); what Pillow cannot read is one line (ValidationError)."""
+    """Pixels to measure: an array (or a PIL image) from bytes, a file or an image handle's, else
+    ``value`` as it is (a PIL image or an array); what neither OpenCV nor Pillow can read is one line
+    (ValidationError)."""
     from PIL import Image as PILImage, UnidentifiedImageError
 
     if isinstance(value, HasId):
@@ -111,6 +112,9 @@ def load(value: Any, what: str = "image") -> Any:
     elif isinstance(value, (str, os.PathLike)):
         value = _file_bytes(str(value))
     if isinstance(value, (bytes, bytearray)):
+        decoded = pixels.decode(bytes(value))
+        if decoded is not None:
+            return decoded
         try:
             picture = PILImage.open(io.BytesIO(value))
             picture.load()
@@ -223,9 +227,9 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
     frame = pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
     frame = frame.astype({"image_id": "Int64", "distance": "Int64", "width": "Int64", "height": "Int64"})
-    duplicates = frame["dup_of"].dropna()
-    if len(duplicates) and all(isinstance(v, int) for v in duplicates):
-        frame["dup_of"] = frame["dup_of"].astype("Int64")
+    earlier = [row["dup_of"] for row in rows]  # an id, a path or a row: kept as given (pandas would make ids floats)
+    shown = [value for value in earlier if value is not None]
+    frame["dup_of"] = pd.array(earlier, dtype="Int64" if all(isinstance(v, int) for v in shown) else object)
     return frame
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     Array = npt.NDArray[Any]
 
-__all__ = ["WORKING_SIZE", "DUPLICATE_BITS", "DUPLICATE_COLOURS", "LEAK_TOLERANCE", "rgb", "grey", "colours",
+__all__ = ["WORKING_SIZE", "DUPLICATE_BITS", "DUPLICATE_COLOURS", "LEAK_TOLERANCE", "decode", "rgb", "grey", "colours",
            "colour_distance", "phash", "hamming", "sharpness", "noise",
            "entropy", "NOISE_REGION", "mask_values", "edge_margin", "leak"]
 
@@ -29,6 +29,24 @@ DUPLICATE_COLOURS = 3.5
 LEAK_TOLERANCE = 8
 """A pixel outside the mask counts as changed when its brightness (smoothed by a pixel) moved by more
 than this (of 255): above what JPEG at quality 60 and resampling move, below a repaint or a change of light (a change of hue alone is not seen)."""
+
+
+def decode(data: bytes) -> Array | None:
+    """An image file's bytes as an RGB, RGBA or grey ``uint8`` array (OpenCV decodes PNG and JPEG a
+    quarter to a third faster than Pillow), or None when OpenCV cannot read them."""
+    import cv2
+    import numpy as np
+
+    array = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    if array is None or array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (3, 4)):
+        return None
+    if array.dtype == np.uint16:
+        array = np.right_shift(array, 8).astype(np.uint8)
+    elif array.dtype != np.uint8:
+        return None
+    if array.ndim == 3:
+        return cv2.cvtColor(array, cv2.COLOR_BGR2RGB if array.shape[2] == 3 else cv2.COLOR_BGRA2RGBA)
+    return array
 
 
 def rgb(pixels: Any) -> Array:

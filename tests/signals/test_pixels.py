@@ -112,3 +112,16 @@ def test_a_mask_is_read_as_the_interface_reads_one():
     assert pixels.leak(before, after, strokes) == 0.0
     assert pixels.leak(before, after, Image.fromarray(strokes)) == 0.0
     assert pixels.leak(before, after, mask > 0) == 0.0
+
+
+def test_files_decode_alike_whatever_their_depth_and_channels():
+    picture = scene(3, 64)
+    as_png = io.BytesIO()
+    Image.fromarray(picture).save(as_png, "PNG")
+    assert (pixels.decode(as_png.getvalue()) == picture).all()
+    deep = cv2.imencode(".png", pixels.grey(picture).astype(np.uint16) * 257)[1].tobytes()  # 16 bits a sample
+    assert (pixels.decode(deep) == pixels.grey(picture)).all()
+    with_alpha = io.BytesIO()
+    Image.fromarray(np.dstack([picture, np.full(picture.shape[:2], 255, np.uint8)])).save(with_alpha, "PNG")
+    assert (pixels.rgb(pixels.decode(with_alpha.getvalue())) == picture).all()
+    assert pixels.decode(b"not an image") is None

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 import itertools
+import re
 import textwrap
 
+import httpx
 import numpy as np
 import pytest
 from PIL import Image
@@ -29,6 +31,7 @@ def ik(connect):
     return connect()
 
 
+@pytest.mark.slow(10)
 def test_different_prompts_of_one_style_are_not_duplicates_and_the_frame_joins_the_batch(ik, tmp_path):
     style = ik.styles()[0].style_id
     batch = ik.batch([{"prompt": p} for p in PROMPTS], style=style).run(progress=False, out_dir=tmp_path / "out")
@@ -80,6 +83,20 @@ def test_an_image_is_read_once_and_its_thumbnail_comes_from_the_same_bytes(ik):
     assert len(reads) == 1 and again["phash"].tolist() == first["phash"].tolist() * 2
 
 
+def test_a_create_result_and_async_handles_are_measured_alike(ik):
+    import anyio
+
+    made = ik.create("a bowl of fruit at noon", style=ik.styles()[0], count=2)
+    twin = ik.to_async()
+    try:  # first: AsyncImages read their pixels with the blocking twin of their client (as display does)
+        measured = imagekit.quality([twin.image(image.id) for image in made.images])
+    finally:
+        anyio.run(twin.aclose)
+    frame = imagekit.quality(made)  # the same images, as a create's result: this process measured them already
+    assert measured["image_id"].tolist() == frame["image_id"].tolist() == [image.id for image in made.images]
+    assert measured.equals(frame) and frame["phash"].str.fullmatch("[0-9a-f]{16}").all()
+
+
 def test_dedupe_flags_repeats_of_an_earlier_batch_and_says_how_many(box, connect, tmp_path, monkeypatch, capsys):
     ik = connect()
     style = ik.styles()[0].style_id
@@ -94,7 +111,7 @@ def test_dedupe_flags_repeats_of_an_earlier_batch_and_says_how_many(box, connect
     again.run(progress=False, dedupe=True)
     assert again.duplicates == repeats and repr(again) == f"Batch(3 rows: 3 done; {repeats} near-duplicates)"
     frame = again.quality()
-    assert frame["dup_of"].tolist()[:repeats] == kept["image_id"].tolist()[:repeats]
+    assert frame["dup_of"].tolist()[:repeats] == kept["image_id"].tolist()[:repeats] and frame["dup_of"].dtype == "Int64"
     assert frame["dup_of"][repeats:].isna().all()
     assert len(again.to_pandas()) == 3  # flagged, never skipped or deleted
     # a sweep file's dedupe = true: its summary line counts them
@@ -162,6 +179,42 @@ def test_a_fill_that_changes_pixels_outside_its_mask_is_caught(ik, tmp_path):
     outside[-before.shape[0] // 4:] = np.clip(outside[-before.shape[0] // 4:].astype(int) + 40, 0, 255)
     assert imagekit.edit_leak(image, inside, mask) < 0.001
     assert imagekit.edit_leak(image, outside, mask) > 0.15  # a quarter of the image brightened
+
+
+class Repainting(httpx.BaseTransport):
+    """The real sandbox, but an image made after ``since`` reads back brightened all over: a service
+    that repaints the whole picture for a small fill (which the sandbox never does)."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.HTTPTransport()
+        self.since: int | None = None
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self._inner.handle_request(request)
+        made = re.fullmatch(r"/api/images/(\d+)/binary", request.url.path)
+        if self.since is None or made is None or int(made[1]) <= self.since or response.status_code != 200:
+            return response
+        picture = np.asarray(Image.open(io.BytesIO(response.read())).convert("RGB")).astype(int) + 30
+        return httpx.Response(200, headers={"content-type": "image/png"},
+                              content=_png(np.clip(picture, 0, 255).astype(np.uint8)))
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def test_a_step_past_the_chains_leak_limit_is_marked_and_warned_of(connect):
+    repainting = Repainting()
+    ik = connect(transport=repainting)
+    image = ik.create("a sailing boat", style=ik.styles()[0]).images[0]
+    repainting.since = image.id
+    mask = _mask(image.pil().size)
+    with pytest.warns(UserWarning, match=r"^step 0 \(fill\) changed \d+\.\d% of the pixels outside its mask, over "
+                                         r"the chain's leak_limit of 5.0%$"):
+        out = imagekit.chain(leak_limit=0.05).fill(mask, "a red sail").run(image)
+    # most pixels change (white stays white: how many depends on the picture)
+    assert out.lineage["leak"][0] > 0.5 and out.lineage["leak_over_limit"].tolist() == [True]
+    unlimited = imagekit.chain().fill(mask, "a red sail").run(image)  # no limit: measured, not marked
+    assert unlimited.lineage["leak"][0] > 0.5 and unlimited.lineage["leak_over_limit"].isna().all()
 
 
 @pytest.mark.parametrize("limit", [-0.1, 1.5, "5%", True])

@@ -57,6 +57,7 @@ def write(folder: Path, text: str) -> Path:
     ("[axes]\nprompt = ['a']\nstyle = [1]\n[defaults]\ncount = '4'", r"\[defaults\] count = '4': use a whole number, without "
                                                                     "quotes"),
     ("[axes]\nprompt = ['a']\nseed = [1, '2']\n[defaults]\nstyle = 1", r"\[axes\] seed = '2': use a whole number"),
+    ("[sweep]\ndedupe = 'yes'\n[axes]\nprompt = ['a']", r"\[sweep\] dedupe = 'yes': use true or false;"),
 ])
 def test_each_mistake_is_one_line_naming_the_key(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message) as refused:
