@@ -1,8 +1,9 @@
 // Review desk, browser side: a virtualised grid of thumbnails (only the rows in view are in the page),
-// keyboard first. Every decision goes to the kernel as a message that calls the Desk's own method; the
+// keyboard first; `c` lays the next image over the current one with the painter's before/after divider. Every decision goes to the kernel as a message that calls the Desk's own method; the
 // page draws what the kernel sends back (ratings, selection, scores) and keeps nothing of its own.
 
-import { listen } from "./model.js";
+import { comparer } from "./mask_compare.js";
+import { listen, save } from "./model.js";
 
 const TILE = 150; // pixels of a tile's width, gap included
 const SORTS = ["desk", "rating", "score", "prompt", "style", "cost"];
@@ -18,7 +19,7 @@ function render({ model, el }) {
   el.classList.add("ik-review");
   el.tabIndex = 0;
   el.setAttribute("role", "application");
-  el.setAttribute("aria-label", "Review desk: arrows move, 1 to 5 rate, 0 clears, space selects, p votes, z undoes");
+  el.setAttribute("aria-label", "Review desk: arrows move, 1 to 5 rate, 0 clears, space selects, c compares, p votes, z undoes");
   let cursor = 0, sort = "desk", pairing = false;
 
   const send = (content) => model.send(content);
@@ -52,6 +53,7 @@ function render({ model, el }) {
   for (let stars = 1; stars <= 5; stars++) actions.append(button(String(stars), `Rate ${stars}`, () => rate(stars)));
   actions.append(button("0", "Clear rating", () => rate(0)), button("select", "Select or unselect", () => toggle()),
                  button("vote", "Vote between this image and the next", () => { pairing = true; draw(); }),
+                 button("compare", "Compare this image with the next", () => save(model, { compare: !model.get("compare") })),
                  button("undo", "Undo", () => send({ event: "undo" })));
   const status = document.createElement("span");
   status.className = "ik-status";
@@ -71,7 +73,17 @@ function render({ model, el }) {
   pair.className = "ik-pair";
   pair.setAttribute("role", "group");
   pair.setAttribute("aria-label", "Which is better?");
-  el.append(bar, pair, viewport);
+  const comparing = document.createElement("div");
+  comparing.className = "ik-compare";
+  comparing.setAttribute("role", "group");
+  comparing.setAttribute("aria-label", "Compare two images");
+  const stage = document.createElement("div");
+  stage.className = "ik-stage";
+  const before = Object.assign(document.createElement("img"), { className: "ik-before", alt: "the current image, left of the divider", draggable: false });
+  stage.append(before);
+  comparing.append(stage, button("done", "Stop comparing", () => save(model, { compare: false })));
+  const divider = comparer(model, stage);
+  el.append(bar, pair, comparing, viewport);
 
   const rate = (stars) => send({ event: "rate", image: current(), stars });
   const toggle = () => {
@@ -131,6 +143,16 @@ function render({ model, el }) {
       button("better →", "Right is better", () => vote("right")), button("done", "Stop voting", () => { pairing = false; draw(); }));
   };
 
+  const drawCompare = () => {
+    const shown = order(), on = model.get("compare") && cursor + 1 < shown.length;
+    comparing.hidden = !on;
+    if (!on) return;
+    before.src = model.get("thumbnails")[shown[cursor]];
+    divider.show(model.get("thumbnails")[shown[cursor + 1]]);
+    divider.refresh(true);
+    comparing.dataset.pair = `${ids()[shown[cursor]]},${ids()[shown[cursor + 1]]}`;
+  };
+
   const draw = () => {
     cursor = Math.max(0, Math.min(cursor, ids().length - 1));
     sorter.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.sort === sort)));
@@ -140,6 +162,7 @@ function render({ model, el }) {
     status.classList.toggle("ik-error", Boolean(message));
     drawGrid();
     drawPair();
+    drawCompare();
     el.dataset.current = String(current());
   };
 
@@ -161,6 +184,8 @@ function render({ model, el }) {
     else if (/^[0-5]$/.test(e.key)) rate(Number(e.key));
     else if (e.key === " ") toggle();
     else if (e.key === "p") { pairing = true; draw(); }
+    else if (e.key === "c") save(model, { compare: !model.get("compare") });
+    else if (e.key === "Escape" && model.get("compare")) save(model, { compare: false });
     else if (e.key === "z") send({ event: "undo" });
     else return;
     e.preventDefault();
@@ -170,7 +195,7 @@ function render({ model, el }) {
   const resized = new ResizeObserver(() => drawGrid());
   resized.observe(viewport);
 
-  const stop = listen(model, { "ids thumbnails ratings scores selected votes message costs": draw });
+  const stop = listen(model, { "ids thumbnails ratings scores selected votes message costs compare": draw, divider: drawCompare });
   draw();
   return () => { stop(); resized.disconnect(); };
 }

@@ -1,6 +1,7 @@
 """The review desk in the notebook: a virtualised grid of thumbnails, keyboard first.
 
-Arrows move, ``1``-``5`` rate, ``0`` clears, space selects, ``p`` votes between the current image and the
+Arrows move, ``1``-``5`` rate, ``0`` clears, space selects, ``c`` lays the next image over the current
+one with the painter's before/after divider, ``p`` votes between the current image and the
 next (``←``/``→`` picks the better, ``↓`` a tie, ``Escape`` leaves), ``z`` undoes; every key has a
 button with an accessible name. Each key becomes a message to the kernel, which calls the same
 ``Desk`` method a script would and sends the decisions back: the page keeps nothing of its own. The
@@ -15,7 +16,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image as PILImage
-from traitlets import Dict, Float, Int, List, Unicode
+from traitlets import Bool, Dict, Float, Int, List, Unicode
 
 from ._assets import asset_module, asset_text
 from ._common import PageWidget, plain_error
@@ -61,6 +62,8 @@ class ReviewWidget(PageWidget):
     selected = List(Int(), help="the selected image ids, in the order chosen").tag(sync=True)
     votes = Int(0, help="votes standing").tag(sync=True)
     message = Unicode("", help="the last mistake, in one line ('' when none)").tag(sync=True)
+    compare = Bool(False, help="whether the next image is laid over the current one, right of a divider").tag(sync=True)
+    divider = Float(0.5, help="where the comparison's divider stands, 0 (left) to 1 (right)").tag(sync=True)
     row_height = Float(150.0, help="pixels of one row of the grid (for its virtual scrolling)").tag(sync=True)
 
     def __init__(self, desk: Desk, **traits: Any) -> None:

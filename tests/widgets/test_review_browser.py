@@ -40,7 +40,18 @@ def test_keys_and_clicks_decide_and_the_kernel_reads_them_back(notebook, shots):
     notebook.wait_output("print(desk.decisions()['ties'].tolist())", "[0, 0, 1, 1]\n")
     press("z")  # takes the tie back
     notebook.wait_output("print(desk.decisions()['ties'].tolist())", "[0, 0, 0, 0]\n")
-    page.screenshot(path=shots / "keys.png")
+    root.screenshot(path=shots / "keys.png")
+    press("ArrowLeft")
+    press("ArrowLeft")  # back to ids[1] (the votes moved on to the last image)
+    press("c")  # the next image laid over the current one, as the painter compares
+    compare = root.get_by_role("group", name="Compare two images")
+    compare.wait_for()
+    assert compare.get_attribute("data-pair") == f"{ids[1]},{ids[2]}"
+    root.get_by_role("slider", name="Before and after").focus()
+    page.keyboard.press("Shift+ArrowRight")  # the divider, by ten
+    notebook.wait_output("print(w.compare, w.divider)", "True 0.6\n")
+    root.get_by_role("button", name="Stop comparing").click()
+    compare.wait_for(state="hidden")
 
     # The same by mouse, each action by its accessible name.
     tile(ids[3]).click()
@@ -53,7 +64,7 @@ def test_keys_and_clicks_decide_and_the_kernel_reads_them_back(notebook, shots):
     root.get_by_role("button", name="Undo").click()  # the selection of ids[3]
     notebook.wait_output("print([image.id for image in desk.selected] == [ids[1]])", "True\n")
     assert "2 rated · 1 selected · 1 votes" in root.locator(".ik-status").inner_text()
-    page.screenshot(path=shots / "mouse.png")
+    root.screenshot(path=shots / "mouse.png")
 
     # Virtualised: in a viewport one tile wide and one row high, only the rows in view (and one
     # beyond) are in the page; scrolling brings the others in.
