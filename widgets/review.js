@@ -19,6 +19,8 @@ function render({ model, el }) {
   el.classList.add("ik-review");
   el.tabIndex = 0;
   el.setAttribute("role", "application");
+  // The front end's own shortcuts (Notebook 7 moves between cells on the arrows) skip the desk's keys.
+  el.setAttribute("data-lm-suppress-shortcuts", "true");
   el.setAttribute("aria-label", "Review desk: arrows move, 1 to 5 rate, 0 clears, space selects, c compares, p votes, z undoes");
   let cursor = 0, sort = "desk", pairing = false;
 

@@ -1,6 +1,8 @@
-"""The review desk in JupyterLab: keys and the mouse make decisions the kernel reads back from the Desk."""
+"""The review desk in JupyterLab and Notebook 7: keys and the mouse make decisions the kernel reads back from the Desk."""
 
 from __future__ import annotations
+
+from .conftest import in_both_frontends
 
 THUMBS_READY = """(n) => {
     const thumbs = [...document.querySelectorAll('.ik-review img.ik-thumb')];
@@ -9,6 +11,7 @@ THUMBS_READY = """(n) => {
 RATINGS = "print(desk.decisions()['rating'].fillna(0).astype(int).tolist())"
 
 
+@in_both_frontends
 def test_keys_and_clicks_decide_and_the_kernel_reads_them_back(notebook, shots):
     page = notebook.page
     notebook.run("import imagekit\nik = imagekit.connect()\n"
