@@ -159,8 +159,9 @@ function render({ model, el }) {
     cursor = Math.max(0, Math.min(cursor, ids().length - 1));
     sorter.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.sort === sort)));
     const message = model.get("message");
-    status.textContent = message || `${ids().length} images · ${Object.keys(model.get("ratings")).length} rated · ` +
-      `${model.get("selected").length} selected · ${model.get("votes")} votes`;
+    const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    status.textContent = message || `${count(ids().length, "image")} · ${Object.keys(model.get("ratings")).length} rated · ` +
+      `${model.get("selected").length} selected · ${count(model.get("votes"), "vote")}`;
     status.classList.toggle("ik-error", Boolean(message));
     drawGrid();
     drawPair();

@@ -54,3 +54,5 @@ def test_the_mime_bundle_carries_a_picture_of_the_grid(desk):
         # the first thumbnail's frame is the selection's blue
         red, green, blue = picture.convert("RGB").getpixel((1, 1))
         assert blue > 150 and red < 100
+    shown, _ = desk._repr_mimebundle_()  # a desk shown in a notebook is its widget, with the picture
+    assert "application/vnd.jupyter.widget-view+json" in shown and "image/jpeg" in shown
