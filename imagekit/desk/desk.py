@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..client import Client
+    from ..widgets.review import ReviewWidget
     from ..workflows.batch import Batch
     from ..workflows.chain import Chain, ChainResult
     from .send import Quote
@@ -291,6 +292,16 @@ class Desk:
         from .export import write_preferences
 
         return write_preferences(self, dest, overwrite=overwrite)
+
+    def widget(self) -> ReviewWidget:
+        """The desk as a grid of thumbnails in the notebook (``imagekit.widgets.review``): its keys and
+        buttons call these same methods."""
+        from ..widgets.review import ReviewWidget
+
+        return ReviewWidget(self)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget()._repr_mimebundle_(**kwargs)
 
     # --- the next step --------------------------------------------------------------------------
 
