@@ -288,7 +288,7 @@ class Desk:
         """Write the votes as a preference dataset in the Pick-a-Pic layout (one Parquet file at
         ``dest``, a path or any fsspec URL: caption, image_0_uid, image_1_uid, label_0, label_1 and the
         two images' files) that ``datasets.load_dataset("parquet", data_files=dest)`` reads; returns
-        how many votes it wrote (see ``imagekit.review.export``)."""
+        how many votes it wrote (see ``imagekit.desk.export``)."""
         from .export import write_preferences
 
         return write_preferences(self, dest, overwrite=overwrite)

@@ -23,7 +23,7 @@ from ._common import PageWidget, plain_error
 from .snapshot import jpeg, opaque, with_picture
 
 if TYPE_CHECKING:
-    from ..review.desk import Desk
+    from ..desk.desk import Desk
 
 __all__ = ["ReviewWidget"]
 
