@@ -265,7 +265,7 @@ def _post(client: Any, url: str, payload: dict[str, Any]) -> None:
     for attempt in range(WEBHOOK_ATTEMPTS):
         try:
             answer = client.post(url, json=payload)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:  # one set before webhooks were checked: said, not raised
             why = without_secrets(f"{type(exc).__name__}: {exc}", url, path=False)
         else:
             if answer.is_success:

@@ -31,9 +31,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from .._error_base import warn_caller
 from .._kept import KEPT
+from .._urls import shown_url
 from ..errors import BudgetExceededError, BudgetWarning, ConfigError
 from ..tags import checked_tags
 from ..validation import one_slip
@@ -120,6 +122,19 @@ def settled(store: Store, key: str, value: str, given: dict[str, Any]) -> dict[s
     return {name: before[name] if setting is KEPT else setting for name, setting in given.items()}
 
 
+def _sendable(webhook: object) -> bool:
+    """Whether ``webhook`` is a URL an alert can be POSTed to (a line break in it would end the request
+    line: refused when the budget is set, not on every alert)."""
+    if not isinstance(webhook, str) or not webhook.startswith(("http://", "https://")):
+        return False
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in webhook):
+        return False
+    try:
+        return bool(urlsplit(webhook).hostname)
+    except ValueError:
+        return False
+
+
 def define(store: Store, key: str, value: str, limit: float, warn_at: float | None, hard: bool,
            alerts: Sequence[float] | None = DEFAULT_ALERTS, period: str | None = None, tz: str = "UTC",
            webhook: str | None = None) -> None:
@@ -139,8 +154,10 @@ def define(store: Store, key: str, value: str, limit: float, warn_at: float | No
                           "its limit is passed (give shares up to 1, or hard=False to let spending pass it)")
     checked_period(period)
     checked_zone(tz)
-    if webhook is not None and not (isinstance(webhook, str) and webhook.startswith(("http://", "https://"))):
-        raise ConfigError(f"a budget's webhook is an http:// or https:// URL, not {webhook!r}")
+    if webhook is not None and not _sendable(webhook):
+        shown = shown_url(webhook, path=False) if isinstance(webhook, str) else webhook
+        raise ConfigError("a budget's webhook is an http:// or https:// URL with a host and no spaces, tabs or line "
+                          f"breaks, not {shown!r}")
     store.execute(f"INSERT INTO budgets ({_COLUMNS}, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                   " ON CONFLICT (tag_key, tag_value) DO UPDATE SET credit_limit = excluded.credit_limit,"
                   " warn_at = excluded.warn_at, hard = excluded.hard, alerts = excluded.alerts,"

@@ -452,3 +452,27 @@ def test_no_url_is_shown_with_its_user_password_query_or_a_webhooks_path(ledger,
     assert "the ledger at postgresql://127.0.0.1:9/spend cannot be reached" in shown
     assert "Could not reach http://127.0.0.1:9/ " in served.stderr
     assert not [secret for secret in SECRETS if secret in shown], shown
+
+
+@pytest.mark.parametrize("webhook", ["http://127.0.0.1:9/hook\r\nX-Injected: 1", "http://127.0.0.1:9/a b",
+                                     "http:///no-host", "ftp://127.0.0.1/hook"])
+def test_a_webhook_that_cannot_be_sent_is_refused_when_set_in_one_line(ledger, webhook):
+    with pytest.raises(imagekit.ConfigError) as refused:
+        ledger.set_budget(experiment="grid-a", limit=5, webhook=webhook)
+    assert "\n" not in str(refused.value) and "a budget's webhook is an http:// or https:// URL" in str(refused.value)
+    assert ledger.budgets() == []
+
+
+def test_a_webhook_with_a_line_break_set_before_it_was_checked_is_said_not_raised(ledger, clock, monkeypatch, caplog):
+    """A ledger from an imagekit that took any webhook: its alert is logged as not delivered, once,
+    with no traceback."""
+    monkeypatch.setattr(alerts_module, "WEBHOOK_ATTEMPTS", 1)
+    ledger.set_budget(experiment="grid-a", limit=1, alerts=(1.0,), warn_at=None, webhook="http://127.0.0.1:9/hook")
+    with sqlite3.connect(ledger.path) as raw:
+        raw.execute("UPDATE budgets SET webhook = ?", ("http://127.0.0.1:9/hook\r\nX-Injected: 1",))
+    with caplog.at_level(logging.WARNING, logger="imagekit"):
+        spend(ledger, 1, clock.at)
+        assert alerts_module.webhooks().drain(30)
+    [line] = [r.getMessage() for r in caplog.records if "not delivered" in r.getMessage()]
+    assert "http://127.0.0.1:9 was not delivered" in line and "\n" not in line and "Injected" not in line
+    assert not [r for r in caplog.records if r.exc_info]
