@@ -17,7 +17,7 @@ from ..errors import GenerationFailedError, WaitTimeoutError
 from ..images import AsyncCreateResult, AsyncImage, CreateResult, Image
 from ..media import ImageSource, image_source, save_type
 from ..models.status import FAILED, PENDING
-from ..validation import CREATE_FIELDS, check_create, resolve_style
+from ..validation import CREATE_FIELDS, check_create, resolve_style, style_note
 from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
 
 log = logging.getLogger("imagekit")
@@ -115,7 +115,7 @@ def _named_style(prompt: str, options: CreateOptions) -> str | None:
 
 def _with_style(options: CreateOptions, name: str, styles: list[Style]) -> CreateOptions:
     style_id = resolve_style(name, styles)
-    log.warning("style %r is style %d of this account", name, style_id)
+    log.warning("%s", style_note(name, style_id, styles))
     return {**options, "style": style_id}
 
 

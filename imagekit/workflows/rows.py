@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..errors import ValidationError
 from ..ledger.prices import Prices, create_key
-from ..validation import COUNTS, all_mistakes, create_mistakes, misspelt, resolve_style
+from ..validation import COUNTS, all_mistakes, create_mistakes, misspelt, resolve_style, style_note
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -235,7 +235,7 @@ def named_styles(rows: list[Row], styles: Iterable[Any], where: str | None = Non
     if error is not None:
         raise error
     for name, style_id in found.items():  # told once the rows are known to be sent
-        log.warning("style %r is style %d of this account", name, style_id)
+        log.warning("%s", style_note(name, style_id, styles))
     if not found:
         return rows
     return _keyed([{**row.options, **({"style": found[row.options["style"]]} if row.options.get("style") in found
