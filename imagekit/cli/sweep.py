@@ -201,27 +201,38 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     import imagekit
 
     from ..storage import Store
+    from ..workflows.batch import journal_location
     from ..workflows.journal import FINISHED
     from ..workflows.outputs import check_out_dir
     from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(args.file, styles=_account_styles)
+    out_dir = sweep.settings.get("out_dir")
+    where = journal_location(sweep.settings.get("journal"), out_dir)
     with imagekit.connect() as client:
-        batch = sweep.batch(client)
-        credits = batch.estimate()
-        kept = batch.recorded(sweep.settings.get("journal"), sweep.settings.get("out_dir"))
-        if (out_dir := sweep.settings.get("out_dir")) is not None:  # a folder the run would refuse is told now
-            check_out_dir(Store(out_dir), batch.rows)
-        done = {key for key, entry in kept.items() if entry.status in FINISHED}
-        left = batch.estimate(skip=done) if done else credits
+        if where is None or (isinstance(where, Path) and not where.is_file()):  # nothing run yet: rows streamed
+            if out_dir is not None:  # a folder the run would refuse is told now
+                check_out_dir(Store(out_dir), [])
+            requests, images, credits = sweep.estimate(client)
+            kept: dict[str, Any] = {}
+            done: set[str] = set()
+            left = credits
+        else:
+            batch = sweep.batch(client)
+            credits = batch.estimate()
+            kept = batch.recorded(sweep.settings.get("journal"), out_dir)
+            if out_dir is not None:
+                check_out_dir(Store(out_dir), batch.rows)
+            done = {key for key, entry in kept.items() if entry.status in FINISHED}
+            left = batch.estimate(skip=done) if done else credits
+            requests, images = len(batch), sum(row.count for row in batch.rows)
     budget = sweep.settings.get("budget")
-    images = sum(row.count for row in batch.rows)
-    print(f"sweep {sweep.name or sweep.path.stem}: {_count(len(batch), 'request')}, {_count(images, 'image')}, "
+    print(f"sweep {sweep.name or sweep.path.stem}: {_count(requests, 'request')}, {_count(images, 'image')}, "
           f"{'about' if credits.exact else 'at most'} {credits:g} credits"
           + (f" (budget {budget:g})" if budget is not None else ""))
     if done:  # a rerun sends only what is not done: say what that costs
         spent = _spent(kept)
-        rest = len(batch) - len(done)
+        rest = requests - len(done)
         print(f"  {_count(len(done), 'row')} done already ({spent:g} credits spent): "
               + (f"the {_count(rest, 'row')} left, {'about' if left.exact else 'at most'} {left:g} credits"
                  if rest else "nothing left to run"))

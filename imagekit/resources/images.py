@@ -17,7 +17,7 @@ from ..errors import GenerationFailedError, WaitTimeoutError
 from ..images import AsyncCreateResult, AsyncImage, CreateResult, Image
 from ..media import ImageSource, image_source, save_type
 from ..models.status import FAILED, PENDING
-from ..validation import CREATE_FIELDS, check_create, resolve_style
+from ..validation import CREATE_FIELDS, check_create, resolve_style, style_note
 from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
 
 log = logging.getLogger("imagekit")
@@ -118,9 +118,9 @@ def _check_names(options: CreateOptions) -> None:
 
 def _with_style(options: CreateOptions, styles: list[Style]) -> CreateOptions:
     """Checked ``options`` whose style, given by name, is resolved among the account's ``styles``."""
-    name = options["style"]
+    name = str(options["style"])
     style_id = resolve_style(name, styles)
-    log.warning("style %r is style %d of this account", name, style_id)
+    log.warning("%s", style_note(name, style_id, styles))
     return {**options, "style": style_id}
 
 

@@ -25,20 +25,22 @@ journal (and pays for nothing twice). A file that names no journal keeps one bes
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
 from ..storage import Store, is_url
-from .rows import CREATE_OPTIONS, grid, make_rows
+from .rows import CREATE_OPTIONS, check_grid, check_grid_size, grid, make_rows, named_styles
 
 if TYPE_CHECKING:
     from ..client import Client
+    from ..ledger.prices import Estimate
     from .batch import Batch
     from .export import Export
 
@@ -67,11 +69,15 @@ _SWEEP_KEYS: dict[str, tuple[Callable[[object], bool], str]] = {
     "lease": (lambda v: _number(v) and bool(v), "seconds, above 0"),
     "concurrency": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number, at least 1"),
     "dedupe": (lambda v: isinstance(v, bool), "true or false"),
+    "max_rows": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+                 "a whole number of rows, at least 1 (the grid's limit; default 100,000)"),
     "mlflow": (lambda v: isinstance(v, bool) or (isinstance(v, dict) and set(v) <= {"experiment", "run_name",
                                                                                     "tracking_uri"}),
                "true, or a table with experiment, run_name and tracking_uri"),
 }
 _TABLES = ("sweep", "axes", "defaults")
+_PRICED = ("style", "collection", "count")
+"""The row fields a create's price depends on."""
 
 
 @dataclass
@@ -91,8 +97,46 @@ class SweepFile:
         return self.settings.get("name")
 
     def rows(self) -> list[dict[str, Any]]:
-        """The grid's rows."""
-        return grid(**self.axes)
+        """The grid's rows (refused past ``max_rows`` before they are built)."""
+        return grid(max_rows=self.settings.get("max_rows"), **self.axes)
+
+    def estimate(self, client: Client) -> tuple[int, int, Estimate]:
+        """(requests, images, credits) of the whole grid, without making its rows: a row's price
+        depends only on its style, collection and count, so each combination of those axes is priced
+        once and counted as often as the other axes repeat it (time and memory of the axes, however
+        many rows ``max_rows`` allows). Styles given by name are resolved among ``client``'s."""
+        from ..ledger import Prices
+        from ..validation import resolve_style
+
+        styles, me = client.styles(), client.me()
+        prices = Prices.of_account(me, styles, client.ledger.prices() if client.ledger is not None else {})
+        names = {value for value in (*self.axes.get("style", []), self.defaults.get("style"))
+                 if isinstance(value, str) and not value.strip().isdigit()}
+        for name in names:
+            try:
+                resolve_style(name, styles)
+            except ValidationError:  # told as a batch tells it, naming the rows (the grid is within max_rows)
+                named_styles(make_rows(self.rows(), self.defaults, str(self.path)), styles, str(self.path))
+                raise
+        pricing = {name: values for name, values in self.axes.items() if name in _PRICED}
+        repeats = check_grid_size({name: len(values) for name, values in self.axes.items()},
+                                  self.settings.get("max_rows")) // max(math.prod(map(len, pricing.values())), 1)
+        requests = images = 0
+
+        def creates() -> Iterator[tuple[int | None, int | None, int]]:
+            nonlocal requests, images
+            for combo in itertools.product(*pricing.values()):
+                row = {**self.defaults, **dict(zip(pricing, combo))}
+                style, count = row.get("style"), int(row.get("count") or 1)
+                if isinstance(style, str) and not style.strip().isdigit():
+                    style = resolve_style(style, styles)
+                requests, images = requests + repeats, images + count * repeats
+                yield (int(style) if style is not None else None,
+                       int(row["collection"]) if row.get("collection") is not None else None, count * repeats)
+
+        credits = prices.estimate(creates())
+        return requests, images, credits
+
 
     def batch(self, client: Client) -> Batch:
         """The sweep as a batch of ``client``'s."""
@@ -207,9 +251,10 @@ def load_sweep(path: str | Path, styles: Callable[[], Iterable[Any]] | None = No
             where = path.absolute().parent / value
             settings[key] = min(os.path.relpath(where), str(where), key=len)  # the shorter, as the working folder allows
     sweep = SweepFile(path, axes, defaults, settings)
-    try:  # every row's mistakes at once, with the settings' ones
+    try:  # every row's mistakes at once, with the settings' ones; the grid's size before any row is made
         if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):
-            make_rows(sweep.rows(), defaults, where=str(path))
+            check_grid(axes, defaults, str(path), settings.get("max_rows") if _SWEEP_KEYS["max_rows"][0](
+                settings.get("max_rows")) else None)
     except ValidationError as exc:
         if not mistakes:
             raise

@@ -440,3 +440,65 @@ def test_a_style_name_the_account_lacks_is_told_with_the_files_other_mistakes(bo
         assert "[defaults] count = '4': use a whole number, without quotes" in said
         assert "[axes] style = 'Nope': no style of yours has this name" in said
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["sweep.toml"]  # nothing made
+
+
+def test_a_grid_past_its_limit_is_refused_before_it_is_built(tmp_path, monkeypatch):
+    """A typo'd range (10^10 rows) is one line naming the axes and how to raise the limit, at once:
+    it grew to 2.95 GB and died of MemoryError. The limit is grid(max_rows=), a sweep file's
+    [sweep] max_rows, or IMAGEKIT_MAX_ROWS."""
+    import imagekit
+    from imagekit.errors import ValidationError
+    from imagekit.workflows.rows import check_grid, make_rows
+
+    with pytest.raises(ValidationError, match=r"a grid of 10,000,000,000 rows \(prompt 100,000 x seed 100,000\) is past "
+                                              r"the limit of 100,000 rows: check its axes \(a typo'd range\?\), or raise"):
+        imagekit.grid(prompt=range(10**5), seed=range(10**5), style=1)
+    assert len(imagekit.grid(prompt=["a", "b"], seed=range(60_000), max_rows=120_000)) == 120_000
+    monkeypatch.setenv("IMAGEKIT_MAX_ROWS", "3")
+    with pytest.raises(ValidationError, match=r"a grid of 4 rows \(prompt 2 x seed 2\) is past the limit of 3 rows"):
+        imagekit.grid(prompt=["a", "b"], seed=[1, 2])
+    monkeypatch.delenv("IMAGEKIT_MAX_ROWS")
+    path = write(tmp_path, "[sweep]\nmax_rows = 0\n[axes]\nprompt = ['a']\nstyle = [1]\n")
+    with pytest.raises(ConfigError, match=r"\[sweep\] max_rows = 0: use a whole number of rows, at least 1"):
+        load_sweep(path)
+    seeds = ", ".join(map(str, range(400)))
+    path = write(tmp_path, f"[axes]\nprompt = [{', '.join(repr(str(i)) for i in range(300))}]\nseed = [{seeds}]\n"
+                           "[defaults]\nstyle = 1\n")
+    with pytest.raises(ValidationError, match=r"a grid of 120,000 rows \(prompt 300 x seed 400\) is past the limit"):
+        load_sweep(path)
+    path.write_text(path.read_text().replace("[axes]", "[sweep]\nmax_rows = 120000\n[axes]"))
+    assert load_sweep(path).settings["max_rows"] == 120_000
+    # A grid's rows are checked from its axes; a mistake is told as the rows' own check tells it.
+    axes = {"prompt": ["a", "", "c"], "ratio": ["1:1", "5:4"], "seed": [1, 2]}
+    with pytest.raises(ValidationError) as by_axes:
+        check_grid(axes, {"style": 1}, "f.toml")
+    with pytest.raises(ValidationError) as by_rows:
+        make_rows(imagekit.grid(**axes), {"style": 1}, "f.toml")
+    assert str(by_axes.value) == str(by_rows.value)
+    assert check_grid({"prompt": ["a", "b"], "seed": [1, 2, 3]}, {"style": 1}) == 6
+
+
+@pytest.mark.slow(20)
+def test_a_million_row_estimate_stays_in_bounded_memory(box, tmp_path):
+    """``sweep estimate`` of a 10^6-row file (max_rows raised) prices it from its axes: the process's
+    peak resident memory stays under 300 MB, and the counts are the grid's."""
+    import subprocess
+    import sys
+
+    _, key = make_user(box, "pro")
+    prompts = ", ".join(f'"p{i}"' for i in range(1000))
+    (tmp_path / "big.toml").write_text(f"[sweep]\nname = \"big\"\nmax_rows = 1000000\n[axes]\nprompt = [{prompts}]\n"
+                                       f"seed = [{', '.join(map(str, range(500)))}]\ncount = [1, 2]\n[defaults]\nstyle = 1\n")
+    script = ("import resource, sys\nfrom imagekit.cli import main\ncode = main(['sweep', 'estimate', 'big.toml'])\n"
+              "print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+                               "IMAGEKIT_HOME": str(tmp_path / "home"), "IMAGEKIT_BASE_URL": box.url,
+                               "IMAGEKIT_API_KEY": key})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("sweep big: 1000000 requests, 1500000 images, about ") or \
+        lines[0].startswith("sweep big: 1000000 requests, 1500000 images, at most "), lines
+    peak_mb = int(lines[-1].split()[1]) / 1024  # ru_maxrss is in KiB on Linux
+    print(f"peak resident memory of a 10^6-row estimate: {peak_mb:.0f} MB")
+    assert peak_mb < 300, peak_mb
