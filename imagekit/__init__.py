@@ -8,6 +8,13 @@
 Importing this package loads only httpx, pydantic and the standard library; the models load with
 the first response, the ledger with the first client, workflows and reports when used, Pillow and
 NumPy when pixels are touched, asyncio with async code, the sandbox when ``connect()`` needs it.
+
+The packages import one another in layers, without a circle (import-linter's contracts in
+pyproject.toml hold both). Two circles remain among the names used only in annotations (under
+``TYPE_CHECKING``, never run), on purpose: ``Client`` is named by the resources, handles, workflows,
+reports and integrations it makes and is made of, and ``config.ClientOptions`` names the ``Ledger``
+a client may be given while the ledger reads the ``Config``. A Protocol for each would only repeat
+those classes' signatures.
 """
 
 from typing import TYPE_CHECKING
