@@ -191,3 +191,52 @@ def test_the_site_builds_strictly_and_every_internal_link_and_anchor_is_found(tm
             elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in parsed[target].ids:
                 broken.append((str(page.relative_to(site)), href))
     assert len(parsed) > 20 and not broken, broken
+
+
+def test_the_api_reference_shows_every_public_name_and_no_internal_of_the_ledger():
+    """Each name ``imagekit`` exports has its entry in docs/api/ (the errors: the errors page draws the
+    module's hierarchy and the catalogue lists them), and the ledger's page lists its public members
+    only, not the bookkeeping the toolkit calls (``hold``, ``settle``, ``adopt``...)."""
+    import imagekit
+    from imagekit import errors
+
+    api = "".join(page.read_text(encoding="utf-8") for page in (ROOT / "docs" / "api").glob("*.md"))
+    drawn = set(re.findall(r"^::: imagekit\.(\w+)", api, re.MULTILINE))
+    missing = {name for name in imagekit.__all__ if name not in drawn and not hasattr(errors, name)}
+    assert not missing, missing
+    ledger = (ROOT / "docs" / "api" / "ledger.md").read_text(encoding="utf-8")
+    members = re.search(r"members: \[([^\]]*)\]", ledger)
+    assert members is not None
+    listed = {name.strip() for name in members.group(1).split(",")}
+    assert not listed & {"adopt", "settle", "hold", "learn_price", "created_in_group", "max_image_id", "record"}
+    assert {"to_pandas", "export", "set_budget", "forecast"} <= listed
+    assert all(callable(getattr(imagekit.Ledger, name, None)) or hasattr(imagekit.Ledger, name) for name in listed)
+
+
+@pytest.mark.slow(seconds=25)
+def test_make_docs_on_a_busy_port_says_so_in_one_line_and_serves_on_the_next_free_one():
+    import signal
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        served = subprocess.Popen(
+            ["make", "--no-print-directory", "docs", f"VENV={VENV}", "-o", f"{VENV}/.installed-dev", f"DOCS_PORT={port}"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)})
+        try:
+            assert served.stdout is not None
+            first = served.stdout.readline().strip()
+            match = re.fullmatch(rf"port {port} is in use: serving the docs on http://127\.0\.0\.1:(\d+)", first)
+            assert match and int(match.group(1)) > port, first
+            for line in served.stdout:
+                if "Serving on" in line:
+                    assert f"http://127.0.0.1:{match.group(1)}/" in line
+                    break
+            else:
+                raise AssertionError("mkdocs never served")
+        finally:
+            os.killpg(served.pid, signal.SIGINT)
+            served.wait(timeout=30)
