@@ -45,10 +45,12 @@ docs: $(STAMP)  ## the documentation (guides, explanations, reference) served on
 	{ [ "$$port" = "$(DOCS_PORT)" ] || echo "port $(DOCS_PORT) is in use: serving the docs on http://127.0.0.1:$$port"; } && \
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$$port
 
-test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the README included
+test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the docs' blocks included
+	@.ci/system-needs
 	@$(MAKE) --no-print-directory -j 2 lint suite
 
 suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint)
+	@.ci/system-needs
 	$(PYTEST) $(SUITE_MARKS) $(PYTEST_ARGS)
 
 # make check asks pytest-testmon which tests ran code that changed since the tests last passed, and

@@ -240,3 +240,26 @@ def test_make_docs_on_a_busy_port_says_so_in_one_line_and_serves_on_the_next_fre
         finally:
             os.killpg(served.pid, signal.SIGINT)
             served.wait(timeout=30)
+
+
+def test_make_test_without_chromium_or_postgresql_stops_at_once_naming_the_command():
+    """Not root (as root, the check runs as nobody: apt cannot be used): one line naming what to install
+    and how, exit 1; with both present (the paths given), nothing printed and exit 0."""
+    import tempfile
+
+    check = ROOT / ".ci" / "system-needs"
+    as_user = (["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []) + [str(check)]
+    with tempfile.TemporaryDirectory() as named:  # in /tmp, which nobody can reach (pytest's folders are root's)
+        folder = Path(named)
+        folder.chmod(0o755)
+        missing = subprocess.run(as_user, capture_output=True, text=True, timeout=30, env={
+            **os.environ, "IMAGEKIT_TEST_CHROMIUM": str(folder / "none"), "IMAGEKIT_TEST_POSTGRES_BIN": named})
+        assert missing.returncode == 1 and missing.stdout == ""
+        assert missing.stderr == ("error: make test needs chromium postgresql: run sudo apt-get install -y chromium "
+                                  "postgresql (or set IMAGEKIT_TEST_CHROMIUM / IMAGEKIT_TEST_POSTGRES_BIN)\n")
+        for made in ("chromium", "initdb"):
+            (folder / made).write_text("#!/bin/sh\n")
+            (folder / made).chmod(0o755)
+        present = subprocess.run(as_user, capture_output=True, text=True, timeout=30, env={
+            **os.environ, "IMAGEKIT_TEST_CHROMIUM": str(folder / "chromium"), "IMAGEKIT_TEST_POSTGRES_BIN": named})
+        assert (present.returncode, present.stdout, present.stderr) == (0, "", "")
