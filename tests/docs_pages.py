@@ -6,13 +6,22 @@ loads this file as a hook (``on_page_markdown``)."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI_PAGE = ROOT / "docs" / "reference" / "cli.md"
+
+
+def build_site(site: Path) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` of the docs into ``site`` (with the running venv's mkdocs)."""
+    return subprocess.run([str(Path(sys.executable).parent / "mkdocs"), "build", "--strict", "--quiet", "--site-dir",
+                           str(site)], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
 
 
 def pages() -> list[Path]:

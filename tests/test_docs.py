@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.docs_pages import CLI_PAGE, ROOT, cli_page, fences, pages
+from tests.docs_pages import CLI_PAGE, ROOT, build_site, cli_page, fences, pages
 
 SHELLS = ("sh", "bash", "console")
 VENV = Path(sys.executable).parent.parent
@@ -168,8 +168,7 @@ class _Links(HTMLParser):
 @pytest.mark.slow(seconds=25)
 def test_the_site_builds_strictly_and_every_internal_link_and_anchor_is_found(tmp_path):
     site = tmp_path / "site"
-    built = subprocess.run([str(VENV / "bin" / "mkdocs"), "build", "--strict", "--quiet", "--site-dir", str(site)],
-                           cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    built = build_site(site)
     assert built.returncode == 0, built.stderr[-3000:]
     parsed: dict[Path, _Links] = {}
     for page in site.rglob("*.html"):  # 404.html links from the site's root, which a build on disk has not
