@@ -262,3 +262,13 @@ def test_make_test_without_chromium_or_postgresql_stops_at_once_naming_the_comma
         present = subprocess.run(as_user, capture_output=True, text=True, timeout=30, env={
             **os.environ, "IMAGEKIT_TEST_CHROMIUM": str(folder / "chromium"), "IMAGEKIT_TEST_POSTGRES_BIN": named})
         assert (present.returncode, present.stdout, present.stderr) == (0, "", "")
+
+
+def test_the_readmes_links_into_the_docs_name_headings_that_exist():
+    """A README link to a page's section (``docs/guides/x.md#heading``) names a heading of that page, by
+    the slug GitHub and mkdocs both make (lower case, punctuation dropped, spaces as hyphens)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for target, anchor in re.findall(r"\]\((docs/[^)#]+)#([^)]+)\)", readme.replace("\n", " ")):
+        headings = re.findall(r"^#+ (.+)$", (ROOT / target).read_text(encoding="utf-8"), re.MULTILINE)
+        slugs = {re.sub(r"[^\w\- ]", "", heading).strip().lower().replace(" ", "-") for heading in headings}
+        assert anchor in slugs, (target, anchor)
