@@ -5,10 +5,12 @@ drawn from the code are current, and the docs site builds with every internal li
 from __future__ import annotations
 
 import ast
+import fcntl
 import os
 import re
 import subprocess
 import sys
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -98,8 +100,11 @@ def test_a_shell_block_runs_as_pasted(block, tmp_path):
         above = subprocess.run([sys.executable, "above.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
                                timeout=180)
         assert above.returncode == 0, above.stderr[-3000:]
-    done = subprocess.run(["bash", "-c", as_script(code)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=180)
+    with open(Path(tempfile.gettempdir()) / "imagekit-docs-serve.lock", "w") as lock:
+        if any(SERVES.match(line) for line in code.splitlines()):  # the pasted port is one: one block at a time
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(["bash", "-c", as_script(code)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=180)
     assert done.returncode == 0, (page.name, code, done.stdout[-3000:], done.stderr[-3000:])
 
 
