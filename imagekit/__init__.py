@@ -55,6 +55,7 @@ from .tags import tags
 from .wire import Wire
 
 if TYPE_CHECKING:
+    from .desk import Desk, review
     from .ledger import Alert, Budget, Ledger
     from .models import (
         CreateResponse,
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
         User,
     )
     from .provenance import Provenance, read_provenance
+    from .signals import edit_leak, quality
     from .workflows.batch import Batch
     from .workflows.chain import Chain, chain
     from .workflows.rows import grid
@@ -78,6 +80,10 @@ __all__ = [
     "connect", "Client", "AsyncClient", "Config", "Wire", "RetryPolicy",
     # workflows
     "grid", "chain", "Batch", "Chain", "Ledger", "tags", "Budget", "Alert",
+    # quality signals, offline
+    "quality", "edit_leak",
+    # people in the loop
+    "review", "Desk",
     # files: how each was made
     "Provenance", "read_provenance", "reproduce",
     # handles
@@ -104,6 +110,8 @@ _LAZY = {
                      "TextPrompt", "Usage", "User"), "models"),
     **dict.fromkeys(("Batch", "Chain", "chain", "grid"), "workflows"),
     **dict.fromkeys(("Provenance", "read_provenance"), "provenance"),
+    **dict.fromkeys(("quality", "edit_leak"), "signals"),
+    **dict.fromkeys(("review", "Desk"), "desk"),
 }
 
 

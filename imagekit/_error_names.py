@@ -198,7 +198,7 @@ class APIKeyExpiredError(AuthenticationError):
 
 
 class AdminTokenRequiredError(AuthenticationError):
-    """401 admin_token_required: a /sandbox control of an exposed sandbox without X-Sandbox-Token."""
+    """401 admin_token_required: a /sandbox control asked through a proxy or beyond loopback without X-Sandbox-Token."""
 
     error_name = "admin_token_required"
 

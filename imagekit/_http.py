@@ -19,6 +19,7 @@ import httpx
 
 from . import errors
 from ._retry import Failure, RetryPolicy, parse_retry_after
+from ._urls import guard_logs, shown_url, without_secrets
 from .config import VERSION, Config
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 # asyncio and anyio load when async code first runs: `import imagekit` stays light for blocking use.
 
-__all__ = ["Call", "Response", "SyncHTTP", "AsyncHTTP", "Hook", "Charge", "Transport", "charge_of"]
+__all__ = ["Call", "ME", "Response", "SyncHTTP", "AsyncHTTP", "Hook", "Charge", "Transport", "charge_of"]
 
 log = logging.getLogger("imagekit")
 
@@ -63,10 +64,17 @@ class Call:
     (polling, probing) asks for fewer retries rather than multiplying them."""
 
 
+ME = Call("GET", "/api/users/me", read="me")
+"""The read of whose a key is (free): the users resource sends it, and the ledger's recorder asks for
+it before a priced call it cannot yet price."""
+
+
 Hook = Callable[["Call", "Response | None", "BaseException | None", float], None]
 """Called once per ``send`` with its final outcome: (call, 2xx response or None, error or None, seconds).
 A hook with a ``before(call)`` method is also asked before the call is sent; what that raises (a
-budget's refusal) reaches the caller, and nothing is sent."""
+budget's refusal) reaches the caller, and nothing is sent. ``before`` may instead return a read it
+needs first (the plan's prices, to hold a budget before the first charge): that read is sent, and
+every hook is asked again."""
 Transport = httpx.BaseTransport | httpx.AsyncBaseTransport
 """What a client's ``transport`` option takes."""
 Charge = tuple[int | float | None, int | float | None]
@@ -121,6 +129,7 @@ class _Base:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        guard_logs(config.base_url)  # a user, password or token in it stays out of httpx's request lines
         self._headers = {
             "User-Agent": f"imagekit-python/{VERSION}",
             "Accept": "application/json",
@@ -129,11 +138,13 @@ class _Base:
         self.hooks: list[Hook] = []
         """Observers of every request's outcome (the credit ledger is one)."""
 
-    def _before(self, call: Call) -> None:
+    def _before(self, call: Call) -> Call | None:
+        """Ask the hooks about ``call`` before it is sent: a read one needs first (then ask again), or None."""
         for hook in self.hooks:
             before = getattr(hook, "before", None)
-            if before is not None:
-                before(call)
+            if before is not None and (needed := before(call)) is not None:
+                return needed  # type: ignore[no-any-return]
+        return None
 
     def _observe(self, call: Call, response: Response | None, error: BaseException | None,
                  started: float) -> None:
@@ -175,7 +186,7 @@ class _Base:
         """Seconds to wait before retrying, or raise the mapped error."""
         if isinstance(exc, _NEVER_RETRY):
             raise errors.APIConnectionError(
-                f"Cannot send {call.method} {call.path} to {self.config.base_url} ({exc}): check "
+                f"Cannot send {call.method} {call.path} to {shown_url(self.config.base_url)} ({exc}): check "
                 f"{errors.ENV_BASE_URL} (or base_url=), which needs http:// or https://.", may_have_executed=False,
                 request=exc.request if _has_request(exc) else None,
             ) from exc
@@ -206,7 +217,8 @@ def _transport_error(call: Call, exc: httpx.TransportError, failure: Failure,
                      base_url: str) -> errors.APIConnectionError:
     maybe = failure is Failure.MAYBE_SENT
     kind = errors.APITimeoutError if isinstance(exc, httpx.TimeoutException) else errors.APIConnectionError
-    why = str(exc) or type(exc).__name__
+    why = without_secrets(str(exc), base_url) or type(exc).__name__
+    base_url = shown_url(base_url)
     if maybe:
         note = "; it may have run on the server, so it was not sent again" if call.method == "POST" else ""
         message = f"{call.method} {call.path}: no response from {base_url} ({why}){note}"
@@ -235,8 +247,13 @@ class SyncHTTP(_Base):
 
     def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
-        self._before(call)
+        self._ready(call)
         return self._observed(call, lambda: self._send(call, stream)[0])
+
+    def _ready(self, call: Call) -> None:
+        """Ask the hooks before ``call`` goes, first sending the reads they need (once each)."""
+        while (needed := self._before(call)) is not None:
+            self.send(needed)
 
     def _observed(self, call: Call, send: Callable[[], Response]) -> Response:
         started = time.monotonic()
@@ -268,7 +285,7 @@ class SyncHTTP(_Base):
     def download(self, call: Call, sink: IO[bytes]) -> Response:
         """Stream a binary response into ``sink`` (seekable: a stream cut short is sent again, under
         the same retry policy as the request, and written over); return the (closed) response."""
-        self._before(call)
+        self._ready(call)
         return self._observed(call, lambda: self._download(call, sink))
 
     def _download(self, call: Call, sink: IO[bytes]) -> Response:
@@ -330,8 +347,13 @@ class AsyncHTTP(_Base):
 
     async def send(self, call: Call, *, stream: bool = False) -> Response:
         """Send ``call``, retrying what is safe; return a 2xx response or raise."""
-        self._before(call)
+        await self._ready(call)
         return await self._observed(call, self._response(call, stream))
+
+    async def _ready(self, call: Call) -> None:
+        """Ask the hooks before ``call`` goes, first sending the reads they need (once each)."""
+        while (needed := self._before(call)) is not None:
+            await self.send(needed)
 
     async def _response(self, call: Call, stream: bool) -> Response:
         return (await self._send(call, stream))[0]
@@ -369,7 +391,7 @@ class AsyncHTTP(_Base):
     async def download(self, call: Call, sink: IO[bytes]) -> Response:
         """Stream a binary response into ``sink`` (seekable: a stream cut short is sent again, under
         the same retry policy as the request, and written over); return the (closed) response."""
-        self._before(call)
+        await self._ready(call)
         return await self._observed(call, self._download(call, sink))
 
     async def _download(self, call: Call, sink: IO[bytes]) -> Response:

@@ -18,6 +18,7 @@ import httpx
 from ._http import AsyncHTTP, SyncHTTP, Transport
 from ._kept import KEPT
 from ._transport import LentTransport
+from ._urls import shown_url
 from .config import ClientOptions, Config
 from .errors import ConfigError
 from .resources.edits import AsyncEdits, Edits
@@ -102,7 +103,7 @@ class _ClientBase:
         return self._ledger
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self._config.base_url!r})"
+        return f"{type(self).__name__}(base_url={shown_url(self._config.base_url)!r})"
 
     def tags(self, mapping: Mapping[str, object] | None = None, /,
              **values: object) -> AbstractContextManager[dict[str, str]]:

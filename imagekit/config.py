@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
 from ._retry import RetryPolicy
+from ._urls import shown_url
 from .errors import ENV_API_KEY, ENV_BASE_URL, ConfigError
 from .wire import DEFAULT_WIRE, Wire
 
@@ -88,7 +89,7 @@ class Config:
 
     def __repr__(self) -> str:
         return (
-            f"Config(base_url={self.base_url!r}, api_key='****', timeout={self.timeout}, "
+            f"Config(base_url={shown_url(self.base_url)!r}, api_key='****', timeout={self.timeout}, "
             f"platform={self.platform!r}, api_type={self.api_type!r}, max_retries={self.retry.max_retries})"
         )
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Unpack, overload
 import httpx
 
 from . import config as _config
+from ._urls import shown_url
 from .client import AsyncClient, Client
 from .config import ClientOptions
 from .errors import ENV_API_KEY, ENV_BASE_URL, ConfigError
@@ -177,7 +178,7 @@ def connect(base_url: str | None = None, api_key: str | None = None, *, asynchro
     base_url, api_key = _config.service_from_env(base_url, api_key)
     if bool(base_url) != bool(api_key):
         given, missing = (ENV_BASE_URL, ENV_API_KEY) if base_url else (ENV_API_KEY, ENV_BASE_URL)
-        what = f"your API key for {base_url}" if base_url else "the service's address"
+        what = f"your API key for {shown_url(base_url)}" if base_url else "the service's address"
         raise ConfigError(f"{given} is set but {missing} is not: set {missing} to {what} "
                           f"(set both to reach a service), or unset {given} to use the local sandbox.")
     if not base_url:

@@ -8,11 +8,13 @@ lowest of the toolkit's modules: it imports only the errors, so every layer may 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
 from .errors import ConfigError
 
-__all__ = ["require", "missing_extra", "EXTRAS"]
+__all__ = ["require", "needs_extra", "missing_extra", "EXTRAS"]
 
 EXTRAS = {
     **dict.fromkeys(("fastapi", "starlette", "uvicorn", "sqlalchemy", "multipart", "python_multipart", "cv2",
@@ -32,6 +34,17 @@ def require(module: str, extra: str | None = None) -> ModuleType:
         if (exc.name or "").split(".")[0] != module.split(".")[0]:
             raise  # the tool is there but broken: its own error says more
         raise _missing(module, extra or EXTRAS.get(module.split(".")[0], "dev")) from None
+
+
+@contextmanager
+def needs_extra() -> Iterator[None]:
+    """Imports of optional packages inside it (``with needs_extra(): import pandas as pd``, typed as
+    ever): one missing is ConfigError naming the extra that installs it (``EXTRAS``), not a raw
+    ModuleNotFoundError."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        raise (missing_extra(exc) or exc) from None
 
 
 def missing_extra(exc: BaseException) -> ConfigError | None:

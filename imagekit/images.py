@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack
 
 from .errors import GenerationFailedError, ImagekitError
-from .media import MaskSource, thumbnail_png
+from .media import MaskSource, save_type, thumbnail_png
 from .models.status import FAILED, PENDING
 
 if TYPE_CHECKING:
@@ -188,6 +188,7 @@ class Image(_Handle["Client"]):
         from .storage import file_to_write  # loaded on first use, as storage goes (see test_import_stays_light)
 
         file_to_write(path)  # a place that cannot hold the file is refused before any request
+        save_type(path, type)  # and so is a name that says another format than the file would hold
         if (self._origin is not None and self.credits is None) or (self._origin is None and not self._knows_meta()):
             self.meta()
         return self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,
@@ -267,6 +268,7 @@ class AsyncImage(_Handle["AsyncClient"]):
         from .storage import file_to_write  # loaded on first use, as storage goes (see test_import_stays_light)
 
         file_to_write(path)  # a place that cannot hold the file is refused before any request
+        save_type(path, type)  # and so is a name that says another format than the file would hold
         if (self._origin is not None and self.credits is None) or (self._origin is None and not self._knows_meta()):
             await self.meta()
         return await self._client.images.save(self.id, path, type=type, scale=scale, watermark=watermark,

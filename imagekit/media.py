@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
+from .errors import ValidationError
+
 if TYPE_CHECKING:
     import numpy.typing as npt
     from PIL.Image import Image as PILImage
@@ -45,6 +47,22 @@ def binary_path(image_id: int) -> str:
 def type_for_path(path: str | os.PathLike[str]) -> str:
     """Image type (``png``, ``jpeg``, ``webp``, ``svg``) from a file name; png when unknown."""
     return _TYPES.get(Path(path).suffix.lower(), "png")
+
+
+def save_type(path: str | os.PathLike[str], type: str | None = None) -> str:
+    """The type an image saved as ``path`` is written in: ``type``, else its suffix's (png without
+    one). A suffix that names another format (``x.gif``: the service serves none) or another type than
+    ``type`` is refused in one line (ValidationError): the file would hold other bytes than its name says."""
+    suffix = Path(path).suffix.lower()
+    named = _TYPES.get(suffix)
+    if suffix and named is None:
+        raise ValidationError(f"{path}: a {suffix} file cannot be written: images are saved as "
+                              f"{', '.join(_TYPES)} (the types the service serves); name it one of those",
+                              field="path", value=str(path))
+    if type is not None and named is not None and named != type:
+        raise ValidationError(f"{path}: named {suffix} but type={type!r}: name it for the type, or leave type out",
+                              field="type", value=type)
+    return type or named or "png"
 
 
 def image_source(value: ImageSource) -> str:

@@ -179,6 +179,48 @@ class Store:
                 return []
             return sorted(posixpath.basename(p.rstrip("/")) for p in self._fs.ls(self._root, detail=False))
 
+    def walk(self) -> list[str]:
+        """Every file in the folder and the folders under it, as paths relative to it with ``/``
+        (a link is a file here: never followed)."""
+        with self._failing("list its files"):
+            if self._fs is None:
+                found = []
+                for top, folders, files in os.walk(self.location):
+                    inner = os.path.relpath(top, self.location)
+                    for name in [*files, *(f for f in folders if os.path.islink(os.path.join(top, f)))]:
+                        found.append(name if inner == "." else f"{inner}/{name}".replace(os.sep, "/"))
+                return sorted(found)
+            if not self._fs.exists(self._root):
+                return []
+            return sorted(posixpath.relpath(path, self._root) for path in self._fs.find(self._root))
+
+    def walk_under(self, name: str) -> list[str]:
+        """``walk``'s files at or under ``name`` (``[name]`` for a file; none when nothing is there)."""
+        if not self.exists(name):
+            return []
+        if not self.is_dir(name):
+            return [name]
+        return [f"{name}/{path}" for path in Store(self.url(name)).walk()]
+
+    def is_dir(self, name: str) -> bool:
+        """Whether ``name`` is a folder (a link to one is not)."""
+        if self._fs is None:
+            path = Path(self._path(name))
+            return path.is_dir() and not path.is_symlink()
+        return bool(self._fs.isdir(self._path(name)))
+
+    def prune(self, name: str) -> None:
+        """Remove the folders at and under ``name`` that are empty (in an object store, ``name`` when it
+        holds no file)."""
+        if self._fs is not None:
+            if self.is_dir(name) and not self._fs.find(self._path(name)):
+                self._fs.rm(self._path(name), recursive=True)
+            return
+        if self.is_dir(name):
+            for top, _, _ in os.walk(self._path(name), topdown=False):
+                with contextlib.suppress(OSError):
+                    os.rmdir(top)
+
     def is_file(self) -> bool:
         """Whether the location is a file where a folder was expected."""
         return self._fs.isfile(self._root) if self._fs is not None else os.path.isfile(self.location)

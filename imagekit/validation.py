@@ -24,7 +24,7 @@ from typing import Any
 from .errors import ValidationError
 
 __all__ = ["RATIOS", "COUNTS", "PROMPT_LIMIT", "PLATFORMS", "SCALES", "STRENGTHS", "MODES", "EDIT_PARAMS",
-           "CREATE_FIELDS", "check_create", "create_mistakes", "check_edit", "check_header", "resolve_style", "style_ref",
+           "CREATE_FIELDS", "check_create", "create_mistakes", "check_edit", "check_header", "resolve_style", "style_note", "style_ref",
            "image_id_of", "all_mistakes", "misspelt"]
 
 RATIOS = ("square", "vertical", "horizontal", "1:1", "3:4", "4:3", "9:16", "16:9")
@@ -116,6 +116,14 @@ def resolve_style(value: Any, styles: Iterable[Any], where: str | None = None) -
     known = ", ".join(f"{s.style_id} {s.main_text or s.main!r}" for s in styles) or "none"
     raise _fail("style", ref, f"no style of yours has this name (yours: {known}); a public style is given by its id",
                 where)
+
+
+def style_note(name: str, style_id: int, styles: Iterable[Any]) -> str:
+    """What a style given by name turned out to be, as the log tells it: one of the account's own
+    styles, or a public one (``style 1``, which is no style of the account's)."""
+    if any(s.style_id == style_id for s in styles):
+        return f"style {name!r} is style {style_id} of this account"
+    return f"style {name!r} is public style {style_id} (not one of this account's own)"
 
 
 _STYLE_LABEL = re.compile(r"(?P<name>.+?) #(?P<id>\d+)|style (?P<bare>\d+)", re.IGNORECASE)

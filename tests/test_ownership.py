@@ -4,12 +4,18 @@ person put beside it, and a run that fails removes what it wrote (and the folder
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import fsspec
 import pytest
 
-from imagekit.ownership import MANIFEST, NotOursError, owned, undone_on_failure
+from imagekit.ownership import MANIFEST, FolderInUseError, NotOursError, owned, undone_on_failure
 
 
 @pytest.fixture(params=["local", "memory"])
@@ -159,3 +165,129 @@ def test_ctrl_c_while_the_earlier_results_are_set_aside_puts_every_one_back(tmp_
     assert {p.name: p.read_bytes() for p in location.iterdir() if p.name != MANIFEST} == {
         "a.csv": b"a.csv", "b.csv": b"b.csv", "c.csv": b"c.csv"}
     assert sorted(json.loads((location / MANIFEST).read_text())["names"]) == ["a.csv", "b.csv", "c.csv"]
+
+
+def project(root) -> dict[str, bytes]:
+    """A person's project: what a planted manifest names."""
+    files = {"src/main.py": b"print('mine')", "thesis.tex": b"\\documentclass{article}", "README.md": b"# mine"}
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return files
+
+
+def contents(root) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("token", [None, "0" * 32])
+def test_a_planted_manifest_claims_nothing(tmp_path, token):
+    """A manifest listing the user's files (planted, or committed to their repository; with or without
+    a token) is refused in one line and every file stays, the manifest included."""
+    root = tmp_path / "project"
+    files = project(root)
+    planted = {"writer": "a test", "names": ["src", "thesis.tex", "README.md"]} | ({"token": token} if token else {})
+    (root / MANIFEST).write_text(json.dumps(planted))
+    before = contents(root)
+    with pytest.raises(NotOursError) as refused:
+        owned(root, "a test").__enter__()
+    assert "\n" not in str(refused.value) and "was not written there by imagekit" in str(refused.value)
+    assert "name an empty or new folder" in str(refused.value)
+    assert contents(root) == before and all(before[name] == data for name, data in files.items())
+
+
+def test_a_copied_folder_with_its_manifest_is_not_ours(tmp_path):
+    """A project folder copied (cp -r) with the manifest a run wrote in it: the copy is another folder,
+    refused; the original stays ours."""
+    original = tmp_path / "project"
+    with owned(original, "a test") as folder:
+        write(folder, "result.csv", b"ours")
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    (copy / "result.csv").write_bytes(b"mine now")
+    project(copy)
+    before = contents(copy)
+    with pytest.raises(NotOursError, match="was not written there by imagekit"):
+        owned(copy, "a test").__enter__()
+    assert contents(copy) == before
+    with owned(original, "a test") as folder:  # the original is still ours
+        assert folder.earlier == ["result.csv"]
+
+
+def test_a_file_the_user_edited_since_is_kept_and_said(where, caplog):
+    """A second run replaces the first's files still as written, keeps one the user changed (and
+    says so), and refuses to write over it in one line; once moved, the run goes on."""
+    location, fs, root = where
+    with owned(location, "a test") as folder:
+        write(folder, "a.csv", b"first a")
+        write(folder, "b.csv", b"first b")
+    fs.pipe(f"{root}/b.csv", b"the user's edit")
+    with owned(location, "a test") as folder:
+        write(folder, "a.csv", b"second a")
+    assert fs.cat(f"{root}/b.csv") == b"the user's edit" and fs.cat(f"{root}/a.csv") == b"second a"
+    assert any("b.csv changed since a test wrote it: kept" in record.getMessage() for record in caplog.records)
+    with owned(location, "a test") as folder:  # b.csv is the user's now: no longer listed, never removed
+        assert folder.earlier == ["a.csv"]
+        write(folder, "c.csv", b"third")
+    fs.pipe(f"{root}/c.csv", b"edited again")
+    with pytest.raises(NotOursError, match=r"c.csv changed since a test wrote it, so it was kept: move it"), \
+            owned(location, "a test") as folder:
+        write(folder, "c.csv", b"fourth")
+    assert fs.cat(f"{root}/c.csv") == b"edited again" and fs.cat(f"{root}/b.csv") == b"the user's edit"
+
+
+def test_a_folder_we_wrote_into_is_ours_file_by_file(where):
+    """A run that wrote images/ owns the files it wrote there, not the folder: a user's file put in
+    it stays through the next run, a failed one, and a successful one."""
+    location, fs, root = where
+
+    def run(fail: bool = False) -> None:
+        with owned(location, "a test") as folder:
+            folder.claim("images")
+            fs.makedirs(f"{root}/images", exist_ok=True)
+            fs.pipe(f"{root}/images/0.png", b"ours")
+            if fail:
+                raise KeyboardInterrupt
+
+    run()
+    fs.pipe(f"{root}/images/holiday.png", b"photo")
+    with pytest.raises(KeyboardInterrupt):
+        run(fail=True)
+    kept = {"0.png"} if "://" not in str(location) else set()  # an object store's went when the run began
+    assert names(fs, f"{root}/images") == {*kept, "holiday.png"}
+    run()
+    assert names(fs, f"{root}/images") == {"0.png", "holiday.png"} and fs.cat(f"{root}/images/holiday.png") == b"photo"
+    listed = json.loads(fs.cat(f"{root}/{MANIFEST}"))
+    assert listed["names"] == ["images"]
+
+
+HOLDER = """
+import sys, time
+from imagekit.ownership import owned
+with owned(sys.argv[1], "a test") as folder:
+    with folder.writer("a.csv") as sink:
+        sink.write(b"first")
+    print("holding", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_folder_in_use_by_another_process_is_refused_in_one_line(tmp_path):
+    """While one process writes a folder, another is refused (naming that process) and changes
+    nothing; once the first ends the folder is free, and no lock file is left behind."""
+    out = tmp_path / "out"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        with pytest.raises(FolderInUseError) as refused:
+            owned(out, "a test").__enter__()
+        assert str(refused.value) == (f"{out} is being written by another imagekit run (process {holder.pid}): "
+                                      "wait for it to end, or name another folder")
+        assert (out / "a.csv").read_bytes() == b"first"
+    finally:
+        holder.communicate("\n", timeout=60)
+    assert holder.returncode == 0
+    with owned(out, "a test") as folder:
+        assert folder.earlier == ["a.csv"]
+    assert not list((Path(os.environ["IMAGEKIT_HOME"]) / "owned").glob("*.lock"))

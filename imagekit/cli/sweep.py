@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections import Counter
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .parsing import existing_journal, mistake, sweep_file_option
 
 if TYPE_CHECKING:
+    from ..workflows.journal import RowRecord
     from ..workflows.rows import Row
 
 __all__ = ["add_sweep_commands", "status_lines"]
@@ -114,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from ..workflows.sweep_file import load_sweep
 
-    sweep = load_sweep(args.file)
+    sweep = load_sweep(args.file, styles=_account_styles)
     try:
         with imagekit.connect() as client:
             outcome = sweep.run(client, progress=args.progress)
@@ -122,29 +125,60 @@ def cmd_run(args: argparse.Namespace) -> int:
         _tell_progress(args.file)
         raise
     batch = outcome.batch
+    entries = [batch.entries.get(row.key) for row in batch.rows]
+    statuses = Counter(entry.status if entry is not None else "pending" for entry in entries)
+    done, failed = statuses["done"], statuses["failed"]
+    images = sum(len(entry.images) for entry in entries if entry is not None and entry.status == "done")
     table = batch.to_pandas() if len(batch) else None
-    states = table["row_status"].value_counts() if table is not None else None
-    done = int(states.get("done", 0)) if states is not None else 0
     in_all = float(table["credits"].fillna(0).sum()) if table is not None else 0.0  # every run's, from the journal
     spent = f"{batch.spent:g} credits spent" if abs(in_all - batch.spent) < 1e-9 else \
         f"{in_all:g} credits spent in all, {batch.spent:g} by this run"
-    print(f"sweep {sweep.name or sweep.path.stem}: {done} of {len(batch)} rows done, {spent}"
+    made = f" ({_count(images, 'image')})" if any(row.count != 1 for row in batch.rows) else ""
+    duplicates = "" if batch.duplicates is None else \
+        f", {batch.duplicates} near-duplicate{'' if batch.duplicates == 1 else 's'} of earlier images"
+    print(f"sweep {sweep.name or sweep.path.stem}: {done} of {_count(len(batch), 'row')} done{made}, {spent}{duplicates}"
           + (f"; stopped: {batch.stopped}" if batch.stopped else ""))
-    failed = table[table["row_status"] == "failed"] if table is not None else None
-    if failed is not None and len(failed):  # each kind of failure once, in the service's words
-        reasons = failed["error"].fillna("no reason given") if "error" in failed else failed["row_status"]
-        for reason, count in reasons.value_counts().items():
-            print(f"  {count} row{'' if count == 1 else 's'} failed: {reason}")
+    reasons = Counter(_failure(entry) for entry in entries if entry is not None and entry.status == "failed")
+    for reason, count in reasons.most_common():  # each kind of failure once, in the service's words
+        print(f"  {_count(count, 'row')} failed: {reason}")
     if outcome.idle:  # rows a stop leaves (a budget, the balance) are not "nothing left"
-        left = len(batch) - done - (len(failed) if failed is not None else 0)
-        what = f"nothing run this time, {left} row{'' if left == 1 else 's'} left" if left else "nothing left to run"
+        left = len(batch) - done - failed
+        what = f"nothing run this time, {_count(left, 'row')} left" if left else "nothing left to run"
         print(f"  {what}: no dataset written and no MLflow run logged this time")
     if outcome.export is not None:
         print(f"dataset: {outcome.export}")
     if outcome.mlflow_run is not None:
         print(f"MLflow run: {outcome.mlflow_run}")
+    print(_kept_line(sweep.settings.get("journal"), sweep.settings.get("out_dir")))
     # Rows failed, or new work stopped (a budget, the balance): the sweep is not over, and says why above.
-    return 1 if (failed is not None and len(failed)) or batch.stopped else 0
+    return 1 if failed or batch.stopped else 0
+
+
+def _failure(entry: RowRecord) -> str:
+    """Why a row failed, in the service's words (its own error, else its first image's)."""
+    return entry.error or next((image["error"] for image in entry.images if image.get("error")), "no reason given")
+
+
+def _kept_line(journal: str | None, out_dir: str | None) -> str:
+    """Where a sweep keeps what it made: its images (a local or remote ``out_dir``) and its journal."""
+    from ..config import service_of_url
+    from ..workflows.batch import journal_location
+    from ..workflows.shared_journal import is_url
+
+    where = journal_location(journal, out_dir)
+    shown = service_of_url(where) if isinstance(where, str) and is_url(where) else where  # no password shown
+    if out_dir is not None and where is not None and Path(str(where)).parent == Path(out_dir):
+        return f"kept in {out_dir}: the images and the journal (a rerun finishes what is left)"
+    images = f"the images in {out_dir}" if out_dir is not None else "the images on the service (their ids in the journal)"
+    return f"kept: {images}, the journal in {shown} (a rerun finishes what is left)"
+
+
+def _account_styles() -> list[Any]:
+    """The caller's styles, for a sweep file's style names to be checked with its other mistakes."""
+    import imagekit
+
+    with imagekit.connect() as client:
+        return list(client.styles())
 
 
 def _tell_progress(file: str) -> None:
@@ -167,27 +201,38 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     import imagekit
 
     from ..storage import Store
+    from ..workflows.batch import journal_location
     from ..workflows.journal import FINISHED
     from ..workflows.outputs import check_out_dir
     from ..workflows.sweep_file import load_sweep
 
-    sweep = load_sweep(args.file)
+    sweep = load_sweep(args.file, styles=_account_styles)
+    out_dir = sweep.settings.get("out_dir")
+    where = journal_location(sweep.settings.get("journal"), out_dir)
     with imagekit.connect() as client:
-        batch = sweep.batch(client)
-        credits = batch.estimate()
-        kept = batch.recorded(sweep.settings.get("journal"), sweep.settings.get("out_dir"))
-        if (out_dir := sweep.settings.get("out_dir")) is not None:  # a folder the run would refuse is told now
-            check_out_dir(Store(out_dir), batch.rows)
-        done = {key for key, entry in kept.items() if entry.status in FINISHED}
-        left = batch.estimate(skip=done) if done else credits
+        if where is None or (isinstance(where, Path) and not where.is_file()):  # nothing run yet: rows streamed
+            if out_dir is not None:  # a folder the run would refuse is told now
+                check_out_dir(Store(out_dir), [])
+            requests, images, credits = sweep.estimate(client)
+            kept: dict[str, Any] = {}
+            done: set[str] = set()
+            left = credits
+        else:
+            batch = sweep.batch(client)
+            credits = batch.estimate()
+            kept = batch.recorded(sweep.settings.get("journal"), out_dir)
+            if out_dir is not None:
+                check_out_dir(Store(out_dir), batch.rows)
+            done = {key for key, entry in kept.items() if entry.status in FINISHED}
+            left = batch.estimate(skip=done) if done else credits
+            requests, images = len(batch), sum(row.count for row in batch.rows)
     budget = sweep.settings.get("budget")
-    images = sum(row.count for row in batch.rows)
-    print(f"sweep {sweep.name or sweep.path.stem}: {_count(len(batch), 'request')}, {_count(images, 'image')}, "
+    print(f"sweep {sweep.name or sweep.path.stem}: {_count(requests, 'request')}, {_count(images, 'image')}, "
           f"{'about' if credits.exact else 'at most'} {credits:g} credits"
           + (f" (budget {budget:g})" if budget is not None else ""))
     if done:  # a rerun sends only what is not done: say what that costs
         spent = _spent(kept)
-        rest = len(batch) - len(done)
+        rest = requests - len(done)
         print(f"  {_count(len(done), 'row')} done already ({spent:g} credits spent): "
               + (f"the {_count(rest, 'row')} left, {'about' if left.exact else 'at most'} {left:g} credits"
                  if rest else "nothing left to run"))

@@ -134,6 +134,7 @@ def _usage_asked(args: argparse.Namespace) -> int:
 def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
     """Spend per value of tag ``key`` over every account in the ledger, and that tag's budgets:
     read from the ledger alone, so any machine that can reach it can print the team's figures."""
+    from .._csv_cells import inert_frame
     from ..ledger import Ledger
     from ..ledger.forecasts import refuse_unknown_tag
     from ..ownership import owned
@@ -153,7 +154,7 @@ def _usage_by_tag(location: str | None, key: str, out: str | None) -> int:
         print("\nBudgets\n" + "\n".join(f"  {budget}" for budget in budgets))
     if out:
         with owned(out, "imagekit usage") as folder, folder.writer(f"usage-by-{key}.csv") as sink:
-            table.to_csv(sink)
+            inert_frame(table).to_csv(sink)
         print(f"\nWrote {Path(out) / f'usage-by-{key}.csv'}")
     return 0
 
@@ -163,6 +164,7 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
     ledger: the top values against the same stretch of the period before, and when budgets run out."""
     from datetime import UTC, datetime
 
+    from .._csv_cells import inert_frame
     from ..ledger import Ledger
     from ..ledger.forecasts import MIN_HISTORY, refuse_unknown_tag
     from ..ledger.periods import period_bounds
@@ -191,7 +193,7 @@ def _usage_by_period(location: str | None, key: str, period: str, tz: str, days:
     if out:
         name = f"usage-by-{key}-{period}.csv"
         with owned(out, "imagekit usage") as folder, folder.writer(name) as sink:
-            table.to_csv(sink)
+            inert_frame(table).to_csv(sink)
         print(f"\nWrote {Path(out) / name}")
     return 0
 

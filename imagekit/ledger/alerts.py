@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .._retry import backoff
+from .._urls import guard_logs, shown_url, without_secrets
 from .budgets import Budget, matching, status
 from .periods import bounds, checked_zone, during, stamp
 from .store import Store
@@ -259,12 +260,13 @@ class Webhooks:
 def _post(client: Any, url: str, payload: dict[str, Any]) -> None:
     import httpx
 
-    shown = url.split("?", 1)[0]
+    shown = shown_url(url, path=False)
+    guard_logs(url, path=False)
     for attempt in range(WEBHOOK_ATTEMPTS):
         try:
             answer = client.post(url, json=payload)
-        except httpx.HTTPError as exc:
-            why = f"{type(exc).__name__}: {exc}"
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:  # one set before webhooks were checked: said, not raised
+            why = without_secrets(f"{type(exc).__name__}: {exc}", url, path=False)
         else:
             if answer.is_success:
                 return

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import BudgetExceededError, ConfigError, LedgerUnavailableError
+from ..extras import needs_extra
 from ..home import home_dir
 from . import alerts as _alerts, budgets, export as _export, forecasts, reconcile as _reconcile
 from .alerts import Alert
@@ -297,7 +298,8 @@ class Ledger:
     def to_pandas(self, account: str | None = None) -> pd.DataFrame:
         """The entries as a DataFrame (default: this ledger's account; "" for all) with ``time``
         parsed, ``tags`` (a dict per entry) and a ``tag_<name>`` column per tag name that occurs."""
-        import pandas as pd
+        with needs_extra():  # a missing extra: one line naming it
+            import pandas as pd
 
         frame = pd.DataFrame([row_of(entry, json_columns=False) for entry in self.entries(account)],
                              columns=[*COLUMNS, "unreadable"])

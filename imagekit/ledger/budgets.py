@@ -29,23 +29,26 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from .._error_base import warn_caller
 from .._kept import KEPT
+from .._urls import shown_url
 from ..errors import BudgetExceededError, BudgetWarning, ConfigError
 from ..tags import checked_tags
 from ..validation import one_slip
 from .entries import BALANCE, now
 from .periods import bounds, checked_period, checked_zone, during, stamp
-from .store import Store
+from .store import SKEW_SECONDS, Store, shown_location, skew_note
 
-__all__ = ["Budget", "HOLD_SECONDS", "DEFAULT_ALERTS", "KEPT", "NEW", "settled", "one_tag", "define", "remove",
+__all__ = ["Budget", "HOLD_SECONDS", "SKEW_SECONDS", "DEFAULT_ALERTS", "KEPT", "NEW", "settled", "one_tag", "define", "remove",
            "status", "hold", "refuses", "warning", "known", "refuse_unchecked", "matching"]
 
 HOLD_SECONDS = 3600.0
-"""How long a hold whose operation never got an entry (its process died) keeps counting."""
+"""How long a hold whose operation never got an entry (its process died) keeps counting, by the
+database's clock (never a writer's: a machine hours fast would end the others' live holds)."""
 DEFAULT_ALERTS = (0.5, 0.8, 1.0)
 """The shares of a budget's limit at which an alert is sent, unless told otherwise."""
 NEW = {"warn_at": 0.8, "hard": True, "alerts": DEFAULT_ALERTS, "period": None, "tz": "UTC", "webhook": None}
@@ -54,6 +57,7 @@ _EPSILON = 1e-9
 _COLUMNS = "tag_key, tag_value, credit_limit, warn_at, hard, alerts, period, tz, webhook"
 _warned: set[tuple[str, str, str, str, datetime | None]] = set()
 _warned_lock = threading.Lock()
+_skew_warned: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,19 @@ def settled(store: Store, key: str, value: str, given: dict[str, Any]) -> dict[s
     return {name: before[name] if setting is KEPT else setting for name, setting in given.items()}
 
 
+def _sendable(webhook: object) -> bool:
+    """Whether ``webhook`` is a URL an alert can be POSTed to (a line break in it would end the request
+    line: refused when the budget is set, not on every alert)."""
+    if not isinstance(webhook, str) or not webhook.startswith(("http://", "https://")):
+        return False
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in webhook):
+        return False
+    try:
+        return bool(urlsplit(webhook).hostname)
+    except ValueError:
+        return False
+
+
 def define(store: Store, key: str, value: str, limit: float, warn_at: float | None, hard: bool,
            alerts: Sequence[float] | None = DEFAULT_ALERTS, period: str | None = None, tz: str = "UTC",
            webhook: str | None = None) -> None:
@@ -137,8 +154,10 @@ def define(store: Store, key: str, value: str, limit: float, warn_at: float | No
                           "its limit is passed (give shares up to 1, or hard=False to let spending pass it)")
     checked_period(period)
     checked_zone(tz)
-    if webhook is not None and not (isinstance(webhook, str) and webhook.startswith(("http://", "https://"))):
-        raise ConfigError(f"a budget's webhook is an http:// or https:// URL, not {webhook!r}")
+    if webhook is not None and not _sendable(webhook):
+        shown = shown_url(webhook, path=False) if isinstance(webhook, str) else webhook
+        raise ConfigError("a budget's webhook is an http:// or https:// URL with a host and no spaces, tabs or line "
+                          f"breaks, not {shown!r}")
     store.execute(f"INSERT INTO budgets ({_COLUMNS}, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                   " ON CONFLICT (tag_key, tag_value) DO UPDATE SET credit_limit = excluded.credit_limit,"
                   " warn_at = excluded.warn_at, hard = excluded.hard, alerts = excluded.alerts,"
@@ -193,23 +212,37 @@ def hold(store: Store, account: str, tags: dict[str, str], cost: float | Callabl
     if not found:
         return None  # the common case costs one read and no write lock
     cost = cost() if callable(cost) else cost
+    _report_skew(store, datetime.now(UTC))  # this machine's clock (``at`` may be a simulated one)
     with store.transaction():
         # Lock first, then read the sums in a statement of their own: on PostgreSQL a statement
         # sees what was committed when it began, and the lock may be granted only after a wait.
         rows = store.fetchall(f"SELECT {_COLUMNS} FROM budgets{where} ORDER BY tag_key, tag_value{store.for_update}",
                               params)
-        store.execute("DELETE FROM holds WHERE seq IS NULL AND time < ?", (_expiry(),))
+        store.execute(f"DELETE FROM holds WHERE seq IS NULL AND time < {store.now(HOLD_SECONDS)}")
         budgets = [_with_usage(store, row, at) for row in rows]
         for budget in budgets:
             if refuses(budget, cost):
                 raise BudgetExceededError(f"budget {budget}: this operation would cost about {cost:g} more, "
                                           f"so it was not sent{_until(budget)}", budget=budget, cost=cost)
-        row = store.fetchone("INSERT INTO holds (account, tags, credits, time) VALUES (?, ?, ?, ?) RETURNING hold_id",
-                             (account, json.dumps(tags, sort_keys=True), float(cost), now()))
+        row = store.fetchone(f"INSERT INTO holds (account, tags, credits, time) VALUES (?, ?, ?, {store.now()}) "
+                             "RETURNING hold_id", (account, json.dumps(tags, sort_keys=True), float(cost)))
     for budget in budgets:
         _warn(store, budget, cost)
     assert row is not None
     return int(row[0])
+
+
+def _report_skew(store: Store, writer: datetime) -> None:
+    """Warn once per process and ledger when this machine's clock is far from the database's."""
+    note = skew_note(store.clock_skew(writer), f"the ledger's database ({shown_location(store.location)})",
+                     "budget holds")
+    if note is None:
+        return
+    with _warned_lock:
+        if store.location in _skew_warned:
+            return
+        _skew_warned.add(store.location)
+    warn_caller(note, BudgetWarning)
 
 
 def _until(budget: Budget) -> str:
@@ -292,15 +325,11 @@ def _with_usage(store: Store, row: tuple[Any, ...], at: datetime | None) -> Budg
     # One statement, so one view: an entry and the hold it replaced are never both, or neither, seen.
     spent, held = store.fetchone(
         f"SELECT (SELECT COALESCE(SUM(credits), 0) FROM entries WHERE operation != '{BALANCE}' AND {scope}{during}),"
-        f" (SELECT COALESCE(SUM(credits), 0) FROM holds WHERE {scope} AND (seq IS NOT NULL OR time >= ?))",
-        (*scoped, *bounded, *scoped, _expiry())) or (0, 0)
+        f" (SELECT COALESCE(SUM(credits), 0) FROM holds WHERE {scope} AND (seq IS NOT NULL OR time >= "
+        f"{store.now(HOLD_SECONDS)}))", (*scoped, *bounded, *scoped)) or (0, 0)
     return Budget(key, value, float(limit), None if warn_at is None else float(warn_at), bool(hard),
                   float(spent), float(held), tuple(json.loads(alerts or "[]")), period, tz or "UTC", webhook,
                   start, end)
-
-
-def _expiry() -> str:
-    return (datetime.now(UTC) - timedelta(seconds=HOLD_SECONDS)).isoformat(timespec="milliseconds")
 
 
 def refuses(budget: Budget, cost: float) -> bool:

@@ -20,18 +20,19 @@ import io
 import json
 import posixpath
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import IO, Any
 
+from .._csv_cells import inert
 from ..errors import ConfigError
 from ..extras import require
 from ..ownership import NotOursError
 from ..storage import Location, file_to_write
 from .entries import BALANCE, Entry, Status
 
-__all__ = ["SpendExport", "FORMATS", "COLUMNS", "FOCUS_COLUMNS", "Moment", "charges", "checked_options", "moment", "write"]
+__all__ = ["SpendExport", "FORMATS", "COLUMNS", "FOCUS_COLUMNS", "Moment", "charges", "checked_options", "moment", "refuse_misnamed", "write"]
 
 Moment = datetime | date | str | None
 """A bound of an export's time range: a time, a date (its midnight), or either in ISO 8601 (UTC unless it says)."""
@@ -182,6 +183,18 @@ _DATA_SUFFIXES = {"csv", "parquet", "pq", "json", "jsonl", "ndjson", "tsv", "xls
 format does not write is a mistake, not a wish."""
 
 
+def refuse_misnamed(dest: Location, format: str, writes: Mapping[str, set[str]]) -> None:
+    """ConfigError in one line when ``dest``'s suffix promises a kind of data file ``format`` does not
+    write (``thesis.txt`` for Parquet); ``writes``: each format's suffixes (none: a folder)."""
+    named = posixpath.splitext(str(dest).rstrip("/"))[1].lower().lstrip(".")
+    if named in _DATA_SUFFIXES and named not in writes[format]:
+        other = next((kind for kind, suffixes in writes.items() if named in suffixes), None)
+        name = f"name it .{sorted(writes[format])[0]}" if writes[format] else "name it without a suffix"
+        raise ConfigError(f"{dest} is named .{named} and format={format!r} writes "
+                          f"{' or '.join(sorted(writes[format])) or 'a folder'}: {name}"
+                          + (f", or give format={other!r}" if other else ""))
+
+
 def checked_options(format: str, credit_price: float | None, currency: str | None, since: datetime | None,
                     until: datetime | None, dest: Location = "") -> str:
     """An export's options (and the name of ``dest``) found fit together, before anything is read or
@@ -189,12 +202,7 @@ def checked_options(format: str, credit_price: float | None, currency: str | Non
     an export in credits)."""
     if format not in FORMATS:
         raise ConfigError(f"format={format!r}: one of {', '.join(FORMATS)}")
-    named = posixpath.splitext(str(dest))[1].lower().lstrip(".")
-    if named in _DATA_SUFFIXES and named not in _WRITES[format]:
-        other = next((kind for kind, suffixes in _WRITES.items() if named in suffixes), None)
-        raise ConfigError(f"{dest} is named .{named} and format={format!r} writes "
-                          f"{' or '.join(sorted(_WRITES[format]))}: name it .{sorted(_WRITES[format])[0]}"
-                          + (f", or give format={other!r}" if other else ""))
+    refuse_misnamed(dest, format, _WRITES)
     if format == "focus":
         currency = _checked_money(credit_price, currency or "USD")
     elif credit_price is not None or currency is not None:
@@ -267,12 +275,13 @@ def _focus_row(entry: Entry, time: datetime, price: float, currency: str, provid
 
 
 def _text(value: Any) -> Any:
-    """A CSV cell: times in ISO 8601 UTC (``Z``), lists as JSON, floats exact (``repr``), null empty."""
+    """A CSV cell: times in ISO 8601 UTC (``Z``), lists as JSON, floats exact (``repr``), null empty,
+    text a spreadsheet shows as text (``inert``)."""
     if isinstance(value, datetime):
         return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     if isinstance(value, list):
         return json.dumps(value)
-    return value
+    return inert(value)
 
 
 def _write_csv(sink: IO[bytes], rows: list[dict[str, Any]], columns: dict[str, str]) -> None:

@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..extras import needs_extra
 from .entries import BALANCE, Entry, Status
 from .periods import checked_period, checked_zone, period_bounds
 
@@ -55,7 +56,8 @@ def spending(frame: pd.DataFrame) -> pd.DataFrame:
     """The entries that spend or give back credits (balance readings left out, and a request whose
     answer was lost once a probe recovered it: the recovered entry is that request), credits as
     numbers (0 while unknown)."""
-    import pandas as pd
+    with needs_extra():  # a missing extra: one line naming it
+        import pandas as pd
 
     spent = frame[frame["operation"] != BALANCE]
     if {"status", "group_id"} <= set(spent.columns):  # a lost answer a probe settled is one request, told once
@@ -70,7 +72,8 @@ class Rate:
     """Spending per hour of the coming week, from the recent past (see ``rate``)."""
 
     def __init__(self, hourly: np.ndarray, history: timedelta, now: datetime, *, even: bool = False) -> None:
-        import numpy as np
+        with needs_extra():  # a missing extra: one line naming it
+            import numpy as np
 
         self.hourly = hourly
         """Credits in each of the next 168 hours from ``now``; the week repeats after them."""
@@ -101,7 +104,8 @@ class Rate:
     def reaches(self, credits: float, start: float = 0.0, end: float = math.inf) -> float | None:
         """The hour (from ``now``) at which spending from hour ``start`` on reaches ``credits``, if
         it does by hour ``end`` and within ``HORIZON``."""
-        import numpy as np
+        with needs_extra():  # a missing extra: one line naming it
+            import numpy as np
 
         if credits <= 0:
             return start
@@ -123,8 +127,9 @@ def rate(frame: pd.DataFrame, now: datetime, *, days: float = 7.0) -> Rate:
     """The rate of spending of ``frame``'s entries (``spending``) up to ``now``: over the last
     ``days`` (or since the first entry, if more recent); a week or more of it is replayed hour by
     hour (the mean of its whole weeks, the most recent ones), less is spread evenly."""
-    import numpy as np
-    import pandas as pd
+    with needs_extra():  # a missing extra: one line naming it
+        import numpy as np
+        import pandas as pd
 
     stamp = pd.Timestamp(now)
     past = frame[(frame["time"] <= stamp) & frame["time"].notna()]
@@ -206,7 +211,8 @@ def forecast(frame: pd.DataFrame, budgets: Sequence[Budget] = (), *, by: str | N
     other rows. The account's row is bound by its ``balance`` and by the budgets among ``budgets``
     without a tag that bind it (its own, the whole ledger's): what is left is the least of them, and
     it runs out at the first to."""
-    import pandas as pd
+    with needs_extra():  # a missing extra: one line naming it
+        import pandas as pd
 
     checked_period(period)
     checked_zone(tz)
@@ -255,7 +261,8 @@ def _account_row(spent: pd.DataFrame, mine: pd.DataFrame, budgets: Sequence[Budg
                  period: str | None, tz: str, days: float, balance: float | None) -> dict[str, Any]:
     """The account's row: its credits (``balance``), and the tightest of the budgets that bind it
     (the whole ledger's counts every account's spending)."""
-    import pandas as pd
+    with needs_extra():  # a missing extra: one line naming it
+        import pandas as pd
 
     credits = _row(ACCOUNT, mine, None, now, period, tz, days, balance)
     bound = [_row(ACCOUNT, mine if budget.value else spent, budget, now, period, tz, days) for budget in budgets]
@@ -269,7 +276,8 @@ def _account_row(spent: pd.DataFrame, mine: pd.DataFrame, budgets: Sequence[Budg
 
 def _row(name: str, spent: pd.DataFrame, budget: Budget | None, now: datetime, period: str | None, tz: str,
          days: float, balance: float | None = None) -> dict[str, Any]:
-    import pandas as pd
+    with needs_extra():  # a missing extra: one line naming it
+        import pandas as pd
 
     if budget is not None:  # a budget's own period (a plan month too) and time zone win
         period, tz = budget.period, budget.tz or tz

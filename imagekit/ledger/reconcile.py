@@ -13,13 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .entries import BALANCE, Entry, answered, in_sending_order
+from ..extras import needs_extra
+from .entries import BALANCE, Entry, Status, answered, in_sending_order
 from .prices import create_key
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Stretch", "Settlement", "stretches", "settle", "reconciliation"]
+__all__ = ["Stretch", "Settlement", "stretches", "settle", "reconciliation", "lost"]
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,17 @@ def settle(entries: list[Entry]) -> Settlement:
     """Give each answered operation whose credits are unknown its share of what its stretch spent
     beyond the known entries (by images made, for creates), and learn a style's price when one
     create had the stretch to itself. A stretch whose balance fell by less than the known entries
-    (a grant, an unrecorded refund) settles nothing: the reconciliation view shows it."""
+    (a grant, an unrecorded refund) settles nothing: the reconciliation view shows it.
+
+    An operation whose answer was lost (``lost``: cut by Ctrl+C, a signal, a dropped connection)
+    gets what its stretch spent beyond the rest when no answered entry there is unknown: the
+    service charged it then, whether or not its images were ever found. Once a probe finds its
+    images (a ``recovered`` entry of its group carries the charge), it is settled back to 0."""
     settlement = Settlement()
+    found = {entry.group_id for entry in entries if entry.status == Status.RECOVERED and entry.group_id}
+    for entry in entries:
+        if entry.status == Status.NO_RESPONSE and entry.credits and entry.group_id in found:
+            settlement.credits[_seq(entry)] = 0.0  # reconciled before its images were found: counted once
     for stretch in stretches(entries):
         unknown = stretch.unknown
         if not unknown:
@@ -81,19 +91,36 @@ def settle(entries: list[Entry]) -> Settlement:
                                                      if not _unknown(entry))
         if unexplained < 0:
             continue
-        weights = [max(len(entry.image_ids), 1) for entry in unknown]
-        for entry, weight in zip(unknown, weights):
-            settlement.credits[_seq(entry)] = unexplained * weight / sum(weights)
+        _share(settlement, unknown, unexplained)
         alone = unknown[0] if len(unknown) == 1 else None
         if alone is not None and alone.operation == "create" and alone.image_ids and alone.style_id is not None:
             settlement.prices[create_key(style=alone.style_id)] = unexplained / len(alone.image_ids)
+    # Lost answers, between the balances the toolkit reads when nothing of its own is in flight (a
+    # run's ends, a report): an answer's balance may not show a charge still in flight elsewhere.
+    for stretch in stretches(entries, quiet=True):
+        open_ = [entry for entry in stretch.between if lost(entry) and entry.group_id not in found]
+        if not open_ or any(_unknown(entry) and _seq(entry) not in settlement.credits for entry in stretch.between):
+            continue  # an answered operation of unknown price beside it: the fall cannot be told apart (yet)
+        opened = {id(entry) for entry in open_}
+        known = sum(settlement.credits.get(_seq(entry), entry.credits or 0) for entry in stretch.between
+                    if id(entry) not in opened)
+        if (unexplained := stretch.spent_by_balance - known) > 0:
+            _share(settlement, open_, unexplained)
     return settlement
+
+
+def _share(settlement: Settlement, entries: list[Entry], credits: float) -> None:
+    """Share ``credits`` out among ``entries``, by images made (1 for an entry that shows none)."""
+    weights = [max(len(entry.image_ids), 1) for entry in entries]
+    for entry, weight in zip(entries, weights):
+        settlement.credits[_seq(entry)] = credits * weight / sum(weights)
 
 
 def reconciliation(entries: list[Entry]) -> pd.DataFrame:
     """One line per stretch between two balance reads: its times and balances, what the balance
     says was spent, what the ledger says, how many entries are still unknown, and the difference."""
-    import pandas as pd
+    with needs_extra():  # a missing extra: one line naming it
+        import pandas as pd
 
     rows = [{"from": s.before.time, "to": s.after.time, "balance_before": s.before.balance,
              "balance_after": s.after.balance, "spent_by_balance": s.spent_by_balance,
@@ -105,6 +132,18 @@ def reconciliation(entries: list[Entry]) -> pd.DataFrame:
     for column in ("from", "to"):
         frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
     return frame
+
+
+_INTERRUPTIONS = ("CancelledError", "Cancelled", "KeyboardInterrupt", "SystemExit")
+"""What an operation's entry names as its error when its process stopped waiting for the answer."""
+
+
+def lost(entry: Entry) -> bool:
+    """Whether ``entry`` is an operation whose answer was lost after it may have run (not one that
+    never left: those say so), and whose credits are not settled yet."""
+    error = entry.error or ""
+    return (entry.status == Status.NO_RESPONSE and entry.credits is None and entry.operation != BALANCE
+            and ("(may have run)" in error or error in _INTERRUPTIONS))
 
 
 def _unknown(entry: Entry) -> bool:

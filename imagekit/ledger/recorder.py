@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._http import Call, Response, charge_of
+from .._http import ME, Call, Response, charge_of
 from ..tags import current_tags
 from .book import Ledger
 from .columns import Unfit, integer
@@ -52,23 +52,34 @@ class Recorder:
         whether it was charged."""
         self._holds: dict[int, int] = {}
         """id() of a call in flight -> the budget hold taken for it (see ``budgets``)."""
+        self._plan: dict[str, float] | None = None
+        """The plan's prices (``cost:<type>``) from this client's last ``me()`` answer; None before one."""
         self._reads: dict[str, Callable[[Call, Response], None]] = {
             "me": self._read_me, "styles": self._read_styles, "usage": self._read_usage, "image": self._read_image}
         """What each named read teaches (the names ``Call.read`` gives)."""
 
-    def before(self, call: Call) -> None:
+    def before(self, call: Call) -> Call | None:
         """Hold an operation's estimated cost against the budgets of its tags and account (which may
-        refuse it)."""
+        refuse it). While a budget applies, the operation's price is not known exactly and no ``me()``
+        has answered, the read of the plan's prices to send first: a budget holds from the first call."""
         tags = current_tags()
         if call.operation is None or call.operation in FREE_OPERATIONS:
-            return
-        hold = self.ledger.hold(tags, lambda: self._estimate(call))  # estimated only when a budget applies
+            return None
+        try:
+            hold = self.ledger.hold(tags, lambda: self._estimate(call))  # estimated only when a budget applies
+        except _Unpriced:
+            return ME
         if hold is not None:
             self._holds[id(call)] = hold
+        return None
 
     def __call__(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
         """Record one finished request: on the ledger's writer, never on the thread (or event loop)
-        that sends requests, for a shared database may stop answering (see ``writer``)."""
+        that sends requests, for a shared database may stop answering (see ``writer``). The plan's
+        prices a ``me()`` shows are kept at once, for the next hold."""
+        if call.read == "me" and response is not None:
+            payload = _json(response)
+            self._plan = _plan_prices(payload) if isinstance(payload, dict) else {}
         self.ledger.later(lambda: self._record(call, response, error, seconds))
 
     def _record(self, call: Call, response: Response | None, error: BaseException | None, seconds: float) -> None:
@@ -146,13 +157,20 @@ class Recorder:
 
     def _estimate(self, call: Call) -> float:
         """An operation's cost before it is sent: its price, else the dearest price known for its kind
-        (0 while the ledger knows none: reading ``me()`` teaches it the plan's)."""
-        prices, body = Prices(self.ledger.prices()), _body(call)
+        (the ledger's and the plan's). _Unpriced when that is not exact and the plan was not read yet."""
+        prices, body = Prices({**self.ledger.prices(), **(self._plan or {})}), _body(call)
         if call.operation == "create":
             count = _integer(body.get(self.wire.count)) or 1
-            return prices.create(_integer(body.get(self.wire.style_id)), _integer(body.get(self.wire.collection_id)), count)
-        assert call.operation is not None
-        return prices.edit(call.operation, self._scale(call))
+            style, collection = _integer(body.get(self.wire.style_id)), _integer(body.get(self.wire.collection_id))
+            exact = prices.bound(style, collection)[1] is None
+            cost = prices.create(style, collection, count)
+        else:
+            assert call.operation is not None
+            exact = prices.exact(edit_key(call.operation, self._scale(call))) is not None
+            cost = prices.edit(call.operation, self._scale(call))
+        if not exact and self._plan is None:
+            raise _Unpriced
+        return cost
 
     def _price(self, call: Call, images: int) -> float | None:
         """What an operation cost, when its price is known (``images``: those a create was charged for)."""
@@ -181,9 +199,8 @@ class Recorder:
             return
         if self.adopts and (user_id := _integer(payload.get("userId"))) is not None:
             self.ledger.adopt(user_account(service_of(self.config.base_url), user_id))
-        for cost in (payload.get("Plan") or {}).get("CreditCostInfo") or []:
-            if isinstance(cost, dict) and cost.get("type") and (credit := _number(cost.get("credit"))) is not None:
-                self.ledger.learn_price(f"cost:{cost['type']}", credit, Source.PRICED)
+        for key, credit in _plan_prices(payload).items():
+            self.ledger.learn_price(key, credit, Source.PRICED)
         if (total := _total(payload)) is not None:
             self.ledger.reading(total)
 
@@ -213,6 +230,18 @@ class Recorder:
             self._unpriced.pop(other, None)
         self.ledger.settle(entry, unit * images, Source.PRICED)
         self.ledger.learn_price(key, unit, Source.PRICED)
+
+
+class _Unpriced(Exception):
+    """An operation's price is not known exactly, and the plan's prices were not read yet."""
+
+
+def _plan_prices(payload: dict[str, Any]) -> dict[str, float]:
+    """The plan's prices a user's answer shows, by price key (``cost:<CreditCostInfo type>``)."""
+    plan = payload.get("Plan")
+    costs = plan.get("CreditCostInfo") if isinstance(plan, dict) else None
+    return {f"cost:{cost['type']}": credit for cost in (costs if isinstance(costs, list) else [])
+            if isinstance(cost, dict) and cost.get("type") and (credit := _number(cost.get("credit"))) is not None}
 
 
 def _body(call: Call) -> dict[str, Any]:

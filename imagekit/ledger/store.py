@@ -17,20 +17,25 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, closing, contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from .._db_watch import cut_after
 from .._sqlite import open_wal
+from .._urls import shown_url, without_secrets
 from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
 
-__all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location", "cut_after"]
+__all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location", "cut_after", "SKEW_SECONDS",
+           "skew_note"]
 
 T = TypeVar("T")
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 POSTGRES_EXTRA = "pip install 'imagekit[postgres]'"
+SKEW_SECONDS = 300.0
+"""How far this machine's clock may be from a database's before it is told (once per process)."""
 CONNECT_SECONDS = 3
 """How long opening a connection to a PostgreSQL ledger may take before it counts as an outage."""
 STATEMENT_SECONDS = 3.0
@@ -139,14 +144,19 @@ def _is_sqlite(path: Path) -> bool:
 
 
 def shown_location(location: str) -> str:
-    """``location`` with any password hidden, for reprs and messages."""
-    if not is_url(location):
-        return location
-    parts = urlsplit(location)
-    if parts.password is None:
-        return location
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    """``location`` for reprs and messages: a URL without user, password or query (``shown_url``)."""
+    return shown_url(location)
+
+
+def skew_note(skew: float, database: str, what: str) -> str | None:
+    """What to tell when this machine's clock is ``skew`` seconds ahead of (negative: behind) the
+    clock of ``database``, past ``SKEW_SECONDS``; ``what`` goes by the database's clock."""
+    if abs(skew) <= SKEW_SECONDS:
+        return None
+    size = f"{abs(skew) / 3600:.1f} hours" if abs(skew) >= 5400 else f"{abs(skew) / 60:.0f} minutes"
+    return (f"this machine's clock is {size} {'ahead of' if skew > 0 else 'behind'} the clock of {database}: "
+            f"{what} go by the database's clock, but what this machine writes is dated by its own (set its clock "
+            "right, e.g. with NTP)")
 
 
 class Store:
@@ -185,6 +195,17 @@ class Store:
         by default, or a column)."""
         raise NotImplementedError
 
+    def now(self, seconds_ago: float = 0.0) -> str:
+        """SQL for the database's own time (``seconds_ago`` earlier) in the ledger's format (see
+        ``entries.now``): what holds expire by, whatever the clocks of the machines writing say."""
+        raise NotImplementedError
+
+    def clock_skew(self, writer: datetime) -> float:
+        """Seconds the ``writer``'s clock is ahead of the database's (negative: behind)."""
+        row = self.fetchone(f"SELECT {self.now()}")
+        assert row is not None
+        return (writer - datetime.fromisoformat(row[0])).total_seconds()
+
     # Statements outside a transaction are reads and upserts: safe to send again on a fresh
     # connection when the server dropped the old one. Inside one, the transaction fails as a whole.
 
@@ -216,8 +237,9 @@ class Store:
         except Exception as exc:
             if not self._outage(exc):
                 raise
+            said = without_secrets(str(exc).strip(), self.location)
             raise LedgerUnavailableError(f"the ledger at {shown_location(self.location)} cannot be reached: "
-                                         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from exc
+                                         f"{said.splitlines()[0] if said else type(exc).__name__}") from exc
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -332,6 +354,9 @@ class SQLiteStore(Store):
     def tag_of(self, column: str, key: str = "?") -> str:
         return f"""json_extract({column}, '$."' || {key} || '"')"""  # tag names never need escaping (``tags``)
 
+    def now(self, seconds_ago: float = 0.0) -> str:
+        return f"strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', '{-float(seconds_ago)} seconds')"
+
     def _connect(self) -> Any:
         Path(self.location).parent.mkdir(parents=True, exist_ok=True)
         # Autocommit, WAL: each entry is durable on its own and a kill -9 loses at most the last.
@@ -353,6 +378,10 @@ class PostgresStore(Store):
 
     def tag_of(self, column: str, key: str = "?") -> str:
         return f"({column}::jsonb ->> {key})"
+
+    def now(self, seconds_ago: float = 0.0) -> str:
+        return (f"to_char((clock_timestamp() AT TIME ZONE 'UTC') - make_interval(secs => {float(seconds_ago)}), "
+                """'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')""")
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s")

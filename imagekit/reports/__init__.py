@@ -4,22 +4,25 @@
 Needs pandas and matplotlib; importing ``imagekit`` does not load this package.
 """
 
-from .plots import burn_down, lineage_plot, spend_by_operation_plot, spend_by_style_plot
-from .report import STALE, Report, ledger_report, usage_report
-from .sheets import contact_sheet
-from .tables import (
-    MIN_HISTORY,
-    Forecast,
-    balance_over_time,
-    forecast,
-    limits,
-    period_start,
-    spend_by_day,
-    spend_by_operation,
-    spend_by_style,
-    spend_by_tag,
-    style_label,
-)
+from ..extras import needs_extra
+
+with needs_extra():  # without pandas (imagekit[notebook]): one line naming the extra
+    from .plots import burn_down, lineage_plot, spend_by_operation_plot, spend_by_style_plot
+    from .report import STALE, Report, ledger_report, usage_report
+    from .sheets import contact_sheet
+    from .tables import (
+        MIN_HISTORY,
+        Forecast,
+        balance_over_time,
+        forecast,
+        limits,
+        period_start,
+        spend_by_day,
+        spend_by_operation,
+        spend_by_style,
+        spend_by_tag,
+        style_label,
+    )
 
 __all__ = [
     "usage_report", "ledger_report", "Report", "STALE",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from .._csv_cells import inert_frame
 from ..errors import ConfigError
 from ..ledger.entries import Status
 from ..ledger.forecasts import ACCOUNT, balance_now, forecast as forecast_table
@@ -108,7 +109,7 @@ class Report:
                   "reconciliation": self.reconciliation}
         for name, table in tables.items():
             path = folder / f"usage-{name}.csv"
-            table.to_csv(path, index=name not in ("ledger", "balance", "reconciliation"))
+            inert_frame(table).to_csv(path, index=name not in ("ledger", "balance", "reconciliation"))
             self.files.append(path)
         plots = {"burn-down": burn_down(self.balance, self.forecast),
                  "by-operation": spend_by_operation_plot(self.by_operation),

@@ -15,9 +15,9 @@ from .._retry import RetryPolicy
 from ..config import Config
 from ..errors import GenerationFailedError, WaitTimeoutError
 from ..images import AsyncCreateResult, AsyncImage, CreateResult, Image
-from ..media import ImageSource, image_source, type_for_path
+from ..media import ImageSource, image_source, save_type
 from ..models.status import FAILED, PENDING
-from ..validation import CREATE_FIELDS, check_create, resolve_style
+from ..validation import CREATE_FIELDS, check_create, resolve_style, style_note
 from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
 
 log = logging.getLogger("imagekit")
@@ -118,9 +118,9 @@ def _check_names(options: CreateOptions) -> None:
 
 def _with_style(options: CreateOptions, styles: list[Style]) -> CreateOptions:
     """Checked ``options`` whose style, given by name, is resolved among the account's ``styles``."""
-    name = options["style"]
+    name = str(options["style"])
     style_id = resolve_style(name, styles)
-    log.warning("style %r is style %d of this account", name, style_id)
+    log.warning("%s", style_note(name, style_id, styles))
     return {**options, "style": style_id}
 
 
@@ -182,12 +182,13 @@ def _written(buffer: IO[bytes], path: Path, record: Provenance) -> Path:
     return path
 
 
-def _save_path(path: str | os.PathLike[str]) -> Path:
-    """``path`` as a Path, once it is known to name a file in a folder that exists (one line, before
-    anything is downloaded, if not)."""
+def _save_path(path: str | os.PathLike[str], type: str | None = None) -> Path:
+    """``path`` as a Path, once it is known to name a file in a folder that exists, of a type its name
+    allows (one line, before anything is downloaded, if not)."""
     from ..storage import file_to_write
 
     file_to_write(path)
+    save_type(path, type)
     return Path(path)
 
 
@@ -235,10 +236,10 @@ class Images(Namespace):
         from ..provenance import Provenance
         from ..storage import spool
 
-        path = _save_path(path)
+        path = _save_path(path, type)
         provenance = provenance or Provenance.of_meta(image_id, self.meta(image_id, retry=retry))
         with spool() as buffer:
-            self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
+            self.download(image_id, buffer, type=save_type(path, type), retry=retry, **query)
             return _written(buffer, path, _record(self._config, image_id, provenance))
 
     def wait(self, image_id: int, *, timeout: float = 300.0) -> ImageMeta:
@@ -296,10 +297,10 @@ class AsyncImages(AsyncNamespace):
         from ..provenance import Provenance
         from ..storage import spool
 
-        path = _save_path(path)
+        path = _save_path(path, type)
         provenance = provenance or Provenance.of_meta(image_id, await self.meta(image_id, retry=retry))
         with spool() as buffer:
-            await self.download(image_id, buffer, type=type or type_for_path(path), retry=retry, **query)
+            await self.download(image_id, buffer, type=save_type(path, type), retry=retry, **query)
             return _written(buffer, path, _record(self._config, image_id, provenance))
 
     async def wait(self, image_id: int, *, timeout: float = 300.0) -> ImageMeta:

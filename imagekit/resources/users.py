@@ -6,13 +6,12 @@ import json
 from typing import TYPE_CHECKING
 
 from .. import models  # the model classes load on the first response (see imagekit.models)
-from .._http import Call, Response
+from .._http import ME, Call, Response
 from ._common import AsyncNamespace, Namespace, parse
 
 if TYPE_CHECKING:
     from ..models import Style, Usage, User
 
-ME = Call("GET", "/api/users/me", read="me")
 USAGE = Call("GET", "/api/users/me/usage", read="usage")
 STYLES = Call("GET", "/api/users/me/styles", read="styles")
 COLLECTION_COUNT = Call("GET", "/api/users/me/collectionCount")

@@ -19,7 +19,10 @@ _HOMES = {"PromptStudio": ".studio", "MaskPainter": ".painter", "OutpaintFramer"
 def __getattr__(name: str) -> Any:
     if name not in _HOMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOMES[name], __name__), name)
+    from ..extras import needs_extra
+
+    with needs_extra():  # without ipywidgets or anywidget (imagekit[notebook]): one line naming the extra
+        return getattr(importlib.import_module(_HOMES[name], __name__), name)
 
 
 def __dir__() -> list[str]:

@@ -25,12 +25,13 @@ from anyio.from_thread import start_blocking_portal
 
 from .._error_base import warn_caller
 from ..errors import BudgetWarning, JournalUnavailableError
+from ..extras import needs_extra
 from ..ledger import Prices
 from ..ledger.prices import Estimate
 from ..ledger.store import checked_location
 from ..ownership import OwnedFolder
 from ..progress import progress_bar
-from ..storage import Store
+from ..storage import Store, split
 from ..tags import current_tags, merged, tags as tagged
 from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .leases import keep_leases
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
     from ..client import AsyncClient, Client
     from ..models import Style, User
+    from ..signals import HashStore, Item
     from .export import Export
 
 __all__ = ["Batch", "ENV_JOURNAL_URL", "journal_location"]
@@ -91,16 +93,40 @@ def journal_location(journal: PathLike | None = None, out_dir: PathLike | Store 
     a local ``out_dir``; None for one in memory. A SQLite file whose folder exists or a postgresql://
     URL, else one line (ConfigError)."""
     chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
+    out = out_dir if isinstance(out_dir, Store) or out_dir is None else Store(out_dir)
+    if journal is not None and out is not None and not out.remote and not is_url(os.fspath(journal)) \
+            and not out.exists() and os.path.abspath(Path(journal).parent) == os.path.abspath(out.location):
+        return Path(journal)  # in an out_dir not made yet: the run makes it before it opens the journal
     if chosen is not None:
         chosen = checked_location(chosen, "a journal")
         if is_url(str(chosen)):
             return str(chosen)
         if journal is not None:
             return Path(journal)
-    out = out_dir if isinstance(out_dir, Store) or out_dir is None else Store(out_dir)
     if out is not None and not out.remote:
         return Path(out.location) / "journal.sqlite"
     return None
+
+
+def _can_dedupe(dedupe: bool) -> None:
+    """A run told to dedupe without the quality extra is refused before anything is sent."""
+    if dedupe:
+        from ..extras import require
+
+        for module in ("numpy", "cv2", "pandas"):
+            require(module, "quality")
+
+
+def _saved_or(file: str | None, read: Callable[[], bytes]) -> Callable[[], bytes]:
+    """How to read an image: from the file its run saved while it is there, else with ``read``."""
+    def saved() -> bytes:
+        if file is not None:
+            store, name = split(file)
+            if store.exists(name):
+                with store.reader(name) as stored:
+                    return stored.read()
+        return read()
+    return saved
 
 
 class Batch:
@@ -138,6 +164,9 @@ class Batch:
         nothing left to do."""
         self.lowest_concurrency: int | None = None
         """The narrowest the concurrency window became in the last run."""
+        self.duplicates: int | None = None
+        """How many of the batch's images nearly repeat one the account made earlier (any batch, any
+        day), counted by a run with ``dedupe=True`` (None otherwise): flagged, never deleted or skipped."""
         self.tagged: bool = False
         """Whether the service's image metadata showed group ids, so creates went side by side
         (see ``runner``)."""
@@ -157,7 +186,10 @@ class Batch:
         for row in self.rows:
             status = self.entries[row.key].status if row.key in self.entries else "pending"
             counts[status] = counts.get(status, 0) + 1
-        return f"Batch({len(self.rows)} row{'' if len(self.rows) == 1 else 's'}: {', '.join(f'{n} {s}' for s, n in sorted(counts.items()))})"
+        shown = ', '.join(f'{n} {s}' for s, n in sorted(counts.items()))
+        if self.duplicates is not None:
+            shown += f"; {self.duplicates} near-duplicate{'' if self.duplicates == 1 else 's'}"
+        return f"Batch({len(self.rows)} row{'' if len(self.rows) == 1 else 's'}: {shown})"
 
     # --- before running ---------------------------------------------------------------------
 
@@ -185,7 +217,8 @@ class Batch:
     # --- running ----------------------------------------------------------------------------
 
     def run(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
-            out_dir: PathLike | None = None, journal: PathLike | None = None, **tuning: Any) -> Batch:
+            out_dir: PathLike | None = None, journal: PathLike | None = None, dedupe: bool = False,
+            **tuning: Any) -> Batch:
         """Run every row not finished yet; failures are recorded, not raised. Returns the batch.
 
         ``budget``: credits this run may spend (new work stops before passing it); budgets of its
@@ -194,19 +227,30 @@ class Batch:
         images there as they arrive, each with its provenance inside: a folder or any fsspec URL
         (``s3://bucket/prefix``; see ``imagekit.storage``). ``journal``: a SQLite file; running the
         same batch with it again finishes the rest, uploading nothing twice (default:
-        ``out_dir/journal.sqlite`` for a local folder, else in memory). ``tuning``: RunOptions.
+        ``out_dir/journal.sqlite`` for a local folder, else in memory). ``dedupe``: afterwards, count
+        the images that nearly repeat one the account made earlier (``duplicates``, and ``quality()``'s
+        ``dup_of``); nothing is deleted or skipped. ``tuning``: RunOptions.
         """
-        return self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning, gently=True)
+        _can_dedupe(dedupe)
+        self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning, gently=True)
+        if dedupe:
+            self._count_duplicates()
+        return self
 
     async def arun(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
-                   out_dir: PathLike | None = None, journal: PathLike | None = None, **tuning: Any) -> Batch:
+                   out_dir: PathLike | None = None, journal: PathLike | None = None, dedupe: bool = False,
+                   **tuning: Any) -> Batch:
         """``run`` for async code."""
+        _can_dedupe(dedupe)
         client = async_twin(self.client)
         try:
             with tagged(self.tags):
-                return await self._run(client, budget, concurrency, progress, out_dir, journal, tuning)
+                await self._run(client, budget, concurrency, progress, out_dir, journal, tuning)
         finally:
             await client.aclose()
+        if dedupe:
+            await anyio.to_thread.run_sync(self._count_duplicates)
+        return self
 
     def _portal_call(self, function: Callable[..., Awaitable[T]], *args: Any, gently: bool = False) -> T:
         """``function(client, *args)`` on a background loop in its own thread (works from scripts and
@@ -288,6 +332,9 @@ class Batch:
             self._undo_unsent(folder)
             raise
         finally:
+            if folder is not None:  # what it wrote recorded, file by file; the folder let go
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(folder.settle)
             # A run cut short leaves nothing leased for others to wait out.
             with anyio.CancelScope(shield=True), suppress(JournalUnavailableError):
                 if self._journal is not None:
@@ -381,7 +428,8 @@ class Batch:
         image's, in the service's words: COMPLETED, FAILED, PENDING; empty for a row without an
         image), ``row_status`` (the row's outcome, in the batch's words: done, failed, skipped,
         uncertain, pending...), error, credits, latency, file, row key and attempts."""
-        import pandas as pd
+        with needs_extra():  # a missing extra: one line naming it
+            import pandas as pd
 
         lines = [{**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
                   "status": image.get("status"), "row_status": entry.status,
@@ -406,6 +454,42 @@ class Batch:
             for image in entry.images or [{}]:
                 yield row, entry, image
 
+    def quality(self) -> pd.DataFrame:
+        """The quality signals of the batch's completed images (``imagekit.quality``), one row per image,
+        joinable on ``to_pandas()``'s ``image_id``; ``dup_of`` names an earlier image of the account
+        (any batch, any day) that one nearly repeats. Each is read from the file its run saved, else
+        from the service, once: the signals are kept beside the ledger (``imagekit.signals.store``)."""
+        from ..signals import quality
+
+        return quality(self, store=self._hash_store())
+
+    def quality_items(self) -> list[Item]:
+        """The batch's completed images, as ``imagekit.quality`` measures them."""
+        from ..models.status import COMPLETED
+        from ..signals.frame import Item, handle_item
+
+        items = []
+        for _, _, image in self._images():
+            if image.get("id") is None or image.get("status") != COMPLETED:
+                continue
+            fallback = handle_item(self.client.image(int(image["id"])))
+            items.append(Item(fallback.image_id, image.get("file"), _saved_or(image.get("file"), fallback.read),
+                              fallback.service))
+        return items
+
+    def _hash_store(self) -> HashStore | None:
+        """The account's hash store (beside its ledger), once a run has said whose account it is."""
+        from ..signals import HashStore
+        from ..signals.store import account_key, store_beside
+
+        if self._account is None:
+            return None
+        return HashStore(store_beside(self.client.ledger), account_key(self.client, self._account.user_id))
+
+    def _count_duplicates(self) -> None:
+        frame = self.quality()
+        self.duplicates = int(frame["dup_of"].notna().sum()) if len(frame) else 0
+
     def export(self, dest: PathLike, format: str = "imagefolder", *, overwrite: bool = False,
                progress: bool = True) -> Export:
         """Write the completed images as a dataset at ``dest`` (a folder or any fsspec URL), each
@@ -414,12 +498,15 @@ class Batch:
 
         ``format``: ``imagefolder`` (the images and a ``metadata.jsonl``: ``datasets.load_dataset(
         "imagefolder", data_dir=dest)``) or ``parquet`` (``dest`` is one Parquet file, the images
-        inside). ``overwrite``: replace what is at ``dest`` (otherwise it must be empty).
+        inside). ``overwrite``: replace what is at ``dest`` (otherwise it must be empty). When a
+        review desk decided on the images, ``rating``, ``selected`` and ``score`` columns come too.
         """
-        from .export import BATCH_COLUMNS, batch_items, write_dataset
+        from .export import BATCH_COLUMNS, batch_items, decided, write_dataset
 
         items, left_out = batch_items(self._images(), self.client, self._style_names(), self._run_tags)
-        return write_dataset(items, BATCH_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress)
+        journal = getattr(self._journal, "location", None)
+        return write_dataset(items, BATCH_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress,
+                             more_columns=lambda columns: decided(items, columns, self.client, journal))
 
     def _style_names(self) -> dict[int, str]:
         return {int(style.style_id): style.main_text for style in self._styles

@@ -13,6 +13,7 @@ earlier results usable and recorded.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -22,7 +23,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 
-from ..errors import APIConnectionError, APIError, APITimeoutError, ConfigError, ImagekitError
+from .._error_base import warn_caller
+from ..errors import APIConnectionError, APIError, APITimeoutError, ConfigError, ImagekitError, ValidationError
+from ..extras import needs_extra
 from ..images import AsyncImage, Image, new_request_id
 from ..ledger import Prices
 from ..resources.edits import OPERATION_OF
@@ -36,9 +39,12 @@ if TYPE_CHECKING:
     from ..client import Client
     from ..media import MaskSource
     from ..resources.edits import Pair
+    from ..signals import Item
     from .export import Export
 
-__all__ = ["chain", "Chain", "ChainResult", "Step"]
+__all__ = ["chain", "Chain", "ChainResult", "Step", "LEAKY"]
+
+log = logging.getLogger("imagekit")
 
 H = TypeVar("H", Image, AsyncImage)
 """The handle a chain runs on: an Image (``run``) or an AsyncImage (``arun``)."""
@@ -57,23 +63,40 @@ class Step:
         return f"{self.op}({_shown(self.params)})"
 
 
-def chain(client: Client | None = None, *, tags: Mapping[str, object] | None = None) -> Chain:
+LEAKY = ("fill", "clean_up")
+"""Steps asked to change only their mask: the lineage's ``leak`` says how far they changed the rest."""
+
+
+def chain(client: Client | None = None, *, tags: Mapping[str, object] | None = None,
+          leak_limit: float | None = None) -> Chain:
     """An empty edit chain; add steps with ``.enhance()``, ``.remove_bg()``... ``client`` prices it
     in ``estimate`` (which may be given one instead); a run uses the client of the image it runs on;
-    ``tags`` label its edits in the ledger (over the tags in effect where it runs)."""
-    return Chain((), client, tags)
+    ``tags`` label its edits in the ledger (over the tags in effect where it runs). ``leak_limit``:
+    the share of the pixels outside its mask (0 to 1) a fill or clean-up step may change; a step past
+    it is marked in the lineage (``leak_over_limit``) and warned of."""
+    return Chain((), client, tags, leak_limit)
 
 
 class Chain:
     """An immutable, lazy sequence of edits."""
 
     def __init__(self, steps: tuple[Step, ...] = (), client: Client | None = None,
-                 tags: Mapping[str, object] | None = None) -> None:
+                 tags: Mapping[str, object] | None = None, leak_limit: float | None = None) -> None:
+        if leak_limit is not None:
+            if isinstance(leak_limit, bool) or not isinstance(leak_limit, (int, float)) or not 0 <= leak_limit <= 1:
+                raise ValidationError(f"leak_limit={leak_limit!r}: give a share of the pixels, from 0 to 1",
+                                      field="leak_limit", value=leak_limit)
+            from ..extras import require
+
+            for module in ("numpy", "cv2"):  # told where the chain is written, not after its edits are paid for
+                require(module, "quality")
         self.steps = steps
         """The edits, in order."""
         self.client = client
         self.tags: dict[str, str] = merged({}, tags or {})
         """Tags of every edit the chain makes."""
+        self.leak_limit = leak_limit
+        """The share of the pixels outside its mask a fill or clean-up step may change (None: any)."""
 
     def __repr__(self) -> str:
         return "chain()" + "".join(f".{s.op}({', '.join(f'{k}={v!r}' for k, v in s.params.items())})"
@@ -84,7 +107,7 @@ class Chain:
 
     def _then(self, op: str, **params: Any) -> Chain:
         check_edit(OPERATION_OF[op], None, params)  # a mistake is told where the chain is written, not mid-run
-        return Chain((*self.steps, Step(op, params)), self.client, self.tags)
+        return Chain((*self.steps, Step(op, params)), self.client, self.tags, self.leak_limit)
 
     def enhance(self, scale: str = "2x") -> Chain:
         """Add: enhance detail, upscaling by ``scale``."""
@@ -207,6 +230,8 @@ class ChainResult(Generic[H]):
         self.error: BaseException | None = None
         self._lineage = lineage or []
         self._start = start
+        self._last: tuple[int, bytes] | None = None
+        """The last image read to measure a leak (the next step's parent): read once."""
 
     @property
     def image(self) -> H:
@@ -225,7 +250,7 @@ class ChainResult(Generic[H]):
     def _go(self, deadline: float | None) -> ChainResult[H]:
         ends = None if deadline is None else time.monotonic() + deadline
         for index in range(self._start, len(self.chain.steps)):
-            edit, record = self._begin(index, ends)
+            parent, (edit, record) = self.image, self._begin(index, ends)
             try:
                 self._done(record, edit())
             except ImagekitError as exc:
@@ -233,12 +258,13 @@ class ChainResult(Generic[H]):
             except BaseException as exc:  # an interrupt: the edits layer cancelled the edit on the server
                 self._stopped(record, exc)
                 raise
+            self._leak(record, parent)
         return self
 
     async def _ago(self, deadline: float | None) -> ChainResult[H]:
         ends = None if deadline is None else time.monotonic() + deadline
         for index in range(self._start, len(self.chain.steps)):
-            edit, record = self._begin(index, ends)
+            parent, (edit, record) = self.image, self._begin(index, ends)
             try:
                 self._done(record, await edit())
             except ImagekitError as exc:
@@ -246,6 +272,7 @@ class ChainResult(Generic[H]):
             except BaseException as exc:  # a cancelled task: the edits layer cancelled the edit too
                 self._stopped(record, exc)
                 raise
+            await anyio.to_thread.run_sync(self._leak, record, parent)  # reads the two images, blocking
         return self
 
     def _begin(self, index: int, ends: float | None) -> tuple[Callable[[], Any], StepRecord]:
@@ -263,6 +290,35 @@ class ChainResult(Generic[H]):
                       latency=round(time.monotonic() - started, 4))
         self._lineage.append(record)
         self.images.append(image)
+
+    def _leak(self, record: StepRecord, parent: H) -> None:
+        """A fill or clean-up step's ``leak``: the share of the pixels outside its mask it changed,
+        from the parent's and the result's pixels, each read once (a result is the next step's
+        parent); marked and warned of past the chain's ``leak_limit``. Measured where the quality
+        extra is installed (a limit needs it)."""
+        step = self.chain.steps[record["step"]]
+        if step.op not in LEAKY or not _can_measure():
+            return
+        from ..signals import edit_leak
+
+        try:
+            before, after = self._read(parent), self._read(self.image)
+        except ImagekitError as exc:  # the edit is done and paid for: its leak is unknown, not its outcome
+            log.warning("the leak of step %s (%s) is unknown: %s", record["step"], step.op, exc)
+            return
+        record["leak"] = leak = round(edit_leak(before, after, step.params["mask"]), 4)
+        limit = self.chain.leak_limit
+        if limit is not None:
+            record["leak_over_limit"] = leak > limit
+            if leak > limit:
+                warn_caller(f"step {record['step']} ({step.op}) changed {leak:.1%} of the pixels outside its mask, "
+                            f"over the chain's leak_limit of {limit:.1%}", UserWarning)
+
+    def _read(self, image: H) -> bytes:
+        """An image's PNG bytes, read once across consecutive steps."""
+        if self._last is None or self._last[0] != image.id:
+            self._last = (image.id, image._fetch_png())
+        return self._last[1]
 
     def _stopped(self, record: StepRecord, exc: BaseException) -> ChainResult[H]:
         started = record.pop("started")
@@ -292,12 +348,29 @@ class ChainResult(Generic[H]):
     def lineage(self) -> pd.DataFrame:
         """One line per step tried: step, parent id, op, params, request id, image id, credits (as
         the answer's credit headers say, else as the ledger priced the edit; None when neither can),
-        latency, status (done, failed, timeout, cancelled, uncertain) and error."""
-        import pandas as pd
+        latency, status (done, failed, timeout, cancelled, uncertain), error, and for a fill or clean-up
+        ``leak`` (the share of the pixels outside its mask it changed) and ``leak_over_limit`` (past
+        the chain's ``leak_limit``; empty without one)."""
+        with needs_extra():  # a missing extra: one line naming it
+            import pandas as pd
 
         columns = ["step", "parent_id", "op", "params", "request_id", "image_id", "credits", "latency",
-                   "status", "error"]
-        return pd.DataFrame(self._lineage, columns=columns).astype({"image_id": "Int64"})
+                   "status", "error", "leak", "leak_over_limit"]
+        return pd.DataFrame(self._lineage, columns=columns).astype(
+            {"image_id": "Int64", "leak": "Float64", "leak_over_limit": "boolean"})
+
+    def quality(self) -> pd.DataFrame:
+        """The quality signals of the images the steps made (``imagekit.quality``), joinable on the
+        lineage's ``image_id``."""
+        from ..signals import quality
+
+        return quality(self)
+
+    def quality_items(self) -> list[Item]:
+        """The images the steps made, as ``imagekit.quality`` measures them."""
+        from ..signals.frame import handle_item
+
+        return [handle_item(image) for image in self.images]
 
     def export(self, dest: str | os.PathLike[str], format: str = "imagefolder", *, overwrite: bool = False,
                progress: bool = True) -> Export:
@@ -313,6 +386,13 @@ class ChainResult(Generic[H]):
         from ..reports.plots import lineage_plot
 
         return lineage_plot(self.lineage, self.source.id)
+
+
+def _can_measure() -> bool:
+    """Whether the quality extra is installed (NumPy and OpenCV), so leaks can be measured."""
+    from importlib.util import find_spec
+
+    return all(find_spec(module) is not None for module in ("numpy", "cv2"))
 
 
 def _status(exc: BaseException) -> str:

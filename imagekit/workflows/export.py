@@ -28,6 +28,7 @@ from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any
 
 from ..extras import require
+from ..ledger.export import refuse_misnamed
 from ..models.status import COMPLETED
 from ..ownership import OwnedFolder
 from ..progress import progress_bar
@@ -44,22 +45,28 @@ if TYPE_CHECKING:
     from .journal import ImageRecord, RowRecord
     from .rows import Row
 
-__all__ = ["Export", "Item", "batch_items", "chain_items", "write_dataset", "FORMATS", "BATCH_COLUMNS", "CHAIN_COLUMNS"]
+__all__ = ["Export", "Item", "batch_items", "chain_items", "decided", "write_dataset", "source_of", "FORMATS",
+           "BATCH_COLUMNS", "CHAIN_COLUMNS", "DECISION_COLUMNS"]
 
 log = logging.getLogger("imagekit")
 FORMATS = ("imagefolder", "parquet")
+_WRITES: dict[str, set[str]] = {"imagefolder": set(), "parquet": {"parquet", "pq"}}
+"""The names each format writes: an imagefolder is a folder, Parquet a .parquet (or .pq) file."""
 BATCH_COLUMNS = {"prompt": "string", "style": "int", "style_label": "string", "ratio": "string", "count": "int",
                  "row": "int", "image_id": "int", "credits": "float", "latency": "float", "tags": "string",
                  "request_id": "string", "created_at": "timestamp"}
 """A batch export's columns (beside the image), with their types. ``tags`` is a JSON object,
 ``request_id`` the create's group id, ``created_at`` when the row's images were seen done (UTC)."""
+DECISION_COLUMNS = {"rating": "int", "selected": "bool", "score": "float"}
+"""Columns an export adds when a review desk decided on its images (``imagekit.review``): the rating
+(1-5, empty when unrated), whether it is selected, its Bradley–Terry score from the votes."""
 CHAIN_COLUMNS = {"step": "int", "op": "string", "params": "string", "parent_id": "int", "image_id": "int",
                  "request_id": "string", "credits": "float", "latency": "float", "tags": "string"}
 """A chain export's columns: its lineage's, for the steps that made an image."""
 ROW_GROUP_BYTES = 2 << 20
 """Image bytes a Parquet row group gathers before it is written: writing one holds several times as
 much (the rows, the Arrow table, the encoded pages, the file's buffer, an upload's part)."""
-_FEATURES = {"string": "string", "int": "int64", "float": "float64", "timestamp": "timestamp[s, tz=UTC]"}
+_FEATURES = {"string": "string", "int": "int64", "float": "float64", "bool": "bool", "timestamp": "timestamp[s, tz=UTC]"}
 
 
 @dataclass
@@ -117,7 +124,7 @@ def batch_items(images: Iterable[tuple[Row, RowRecord, ImageRecord]], client: Cl
                   "credits": record.credits, "latency": entry.latency, "tags": shown_tags,
                   "request_id": entry.group_id, "created_at": None if done is None else datetime.fromtimestamp(int(done), UTC)}
         name = PurePath(image["file"]).name if image.get("file") else f"{row.index:04d}-{image['id']}.png"
-        items.append(Item(name, values, _source(client, record, image.get("file"))))
+        items.append(Item(name, values, source_of(client, record, image.get("file"))))
     return items, left_out
 
 
@@ -136,11 +143,11 @@ def chain_items(lineage: Iterable[dict[str, Any]], images: Iterable[Image | Asyn
         image = next(made)
         values = {name: record.get(name) for name in CHAIN_COLUMNS} | {"tags": shown_tags}
         items.append(Item(f"{record['step']:02d}-{record['op']}.png", values,
-                          _source(image.client, image.provenance, None)))
+                          source_of(image.client, image.provenance, None)))
     return items, left_out
 
 
-def _source(client: Client | AsyncClient, record: Provenance,
+def source_of(client: Client | AsyncClient, record: Provenance,
             file: str | None) -> Callable[[], AbstractContextManager[IO[bytes]]]:
     """Where an item's image comes from: the file its run saved (provenance inside already), else the service."""
     @contextmanager
@@ -161,14 +168,36 @@ def _source(client: Client | AsyncClient, record: Provenance,
     return opened
 
 
+def decided(items: list[Item], columns: dict[str, str], client: Client | AsyncClient,
+            journal: str | None) -> dict[str, str]:
+    """``columns`` with ``DECISION_COLUMNS`` when a review desk decided on some of ``items``' images
+    (each item then carries its own), else as they are."""
+    from ..decisions.log import standing
+    from ..provenance.record import service_of
+
+    found = standing(service_of(file_service(client.config)), [int(item.values["image_id"]) for item in items],
+                     journal)
+    if found is None:
+        return columns
+    for item in items:
+        item.values |= found[int(item.values["image_id"])]
+    return columns | DECISION_COLUMNS
+
+
 def write_dataset(items: list[Item], columns: dict[str, str], dest: Location, format: str, left_out: Counter[str], *,
-                  overwrite: bool = False, progress: bool = True) -> Export:
-    """Write ``items`` at ``dest`` in ``format`` (see the module); ``left_out`` is said in the answer."""
+                  overwrite: bool = False, progress: bool = True,
+                  more_columns: Callable[[dict[str, str]], dict[str, str]] | None = None) -> Export:
+    """Write ``items`` at ``dest`` in ``format`` (see the module); ``left_out`` is said in the answer.
+    ``more_columns`` (``decided``) adds columns once ``dest`` is known to be writable: a refused
+    export reads (and so opens) nothing more."""
     if format not in FORMATS:
         raise ValueError(f"format={format!r}: one of {', '.join(FORMATS)}")
+    refuse_misnamed(dest, format, _WRITES)  # thesis.txt holding Parquet is a mistake, not a wish
     writer = _Folder(OwnedFolder(dest, "an export"), columns) if format == "imagefolder" else _Parquet(*split(dest), columns)
     writer.prepare(overwrite, [item.name for item in items])
     try:
+        if more_columns is not None:
+            writer.columns = more_columns(writer.columns)
         with writer.opened(), progress_bar(progress, total=len(items), unit="image", desc="export") as bar:
             for item in items:
                 with item.open() as source:
@@ -240,7 +269,8 @@ class _Parquet:
 
     def schema(self) -> Any:
         pa = self.pa
-        types = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "timestamp": pa.timestamp("s", tz="UTC")}
+        types = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(),
+                 "timestamp": pa.timestamp("s", tz="UTC")}
         image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
         features = {"image": {"_type": "Image"}} | {name: {"dtype": _FEATURES[kind], "_type": "Value"}
                                                     for name, kind in self.columns.items()}

@@ -91,8 +91,16 @@ def _holds(store: Store, name: str, record: Provenance) -> bool:
 def claim_out_dir(store: Store, rows: Sequence[Row], also: Sequence[str] = ()) -> OwnedFolder:
     """Make ``store`` this run's folder before anything is sent: refuse one that holds files and no
     manifest of ours, or whose files this run's images would replace (``refuse_replacing``); then
-    record every name the run may write there (its rows' images, and ``also``)."""
-    folder = check_out_dir(store, rows)
+    record every name the run may write there (its rows' images, and ``also``). The folder is held
+    (locked) until ``settle`` or ``undo``: another run meeting it is refused."""
+    folder = OwnedFolder(store.location, WRITER)
+    folder.hold()
+    try:
+        folder.check()
+        refuse_replacing(store, rows)
+    except BaseException:
+        folder.lock.release()
+        raise
     folder.add([*(file_name(row, number) for row in rows for number in range(row.count)), *also])
     return folder
 

@@ -10,21 +10,23 @@ import hashlib
 import itertools
 import json
 import logging
+import math
+import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..errors import ValidationError
 from ..ledger.prices import Prices, create_key
-from ..validation import COUNTS, all_mistakes, create_mistakes, misspelt, resolve_style
+from ..validation import COUNTS, all_mistakes, create_mistakes, misspelt, resolve_style, style_note
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..ledger import Ledger
 
-__all__ = ["grid", "Row", "RowSource", "make_rows", "named_styles", "split_grid", "CREATE_OPTIONS",
+__all__ = ["grid", "iter_grid", "check_grid_size", "check_grid", "check_rows", "MAX_ROWS", "ENV_MAX_ROWS", "Row", "RowSource", "make_rows", "named_styles", "split_grid", "CREATE_OPTIONS",
            "refuse_misplaced"]
 
 log = logging.getLogger("imagekit")
@@ -38,14 +40,50 @@ CREATE_OPTIONS = ("prompt", "style", "image", "collection", "count", "ratio", "s
 """Row fields that become create options; any other field is kept as a label."""
 
 
-def grid(**axes: Iterable[Any] | Any) -> list[dict[str, Any]]:
+MAX_ROWS = 100_000
+"""The most rows a grid may have unless raised: a typo'd range (``range(10**5)`` twice) is told in one
+line before anything is built, not after gigabytes."""
+ENV_MAX_ROWS = "IMAGEKIT_MAX_ROWS"
+"""Raises (or lowers) ``MAX_ROWS`` for every grid of the process, sweep files' included."""
+
+
+def grid(*, max_rows: int | None = None, **axes: Iterable[Any] | Any) -> list[dict[str, Any]]:
     """Every combination of the given values, as rows: ``grid(prompt=[...], style=[...], ratio=[...])``.
 
-    A scalar is one value; the first axis varies slowest.
+    A scalar is one value; the first axis varies slowest. A grid of more than ``max_rows`` rows
+    (default ``MAX_ROWS``, or IMAGEKIT_MAX_ROWS) is refused before it is built (ValidationError).
     """
+    return list(iter_grid(max_rows=max_rows, **axes))
+
+
+def iter_grid(*, max_rows: int | None = None, **axes: Iterable[Any] | Any) -> Iterator[dict[str, Any]]:
+    """``grid``'s rows one at a time (its size checked first): what estimates a large grid streams."""
     names = list(axes)
-    values = [list(v) if isinstance(v, (list, tuple, range)) else [v] for v in axes.values()]
-    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+    sized = [v if isinstance(v, (list, tuple, range)) else [v] for v in axes.values()]
+    check_grid_size(dict(zip(names, (len(v) for v in sized))), max_rows)  # before a range becomes a list
+    return (dict(zip(names, combo)) for combo in itertools.product(*(list(v) for v in sized)))
+
+
+def check_grid_size(sizes: Mapping[str, int], max_rows: int | None = None) -> int:
+    """A grid's row count from its axes' sizes; ValidationError in one line past ``max_rows``."""
+    limit = max_rows if max_rows is not None else _env_max_rows()
+    total = math.prod(sizes.values())
+    if total > limit:
+        shape = " x ".join(f"{name} {size:,}" for name, size in sizes.items() if size != 1)
+        raise ValidationError(f"a grid of {total:,} rows ({shape}) is past the limit of {limit:,} rows: check its axes "
+                              f"(a typo'd range?), or raise the limit: grid(max_rows=...), [sweep] max_rows in a sweep "
+                              f"file, or {ENV_MAX_ROWS}", field="max_rows", value=total)
+    return total
+
+
+def _env_max_rows() -> int:
+    given = os.environ.get(ENV_MAX_ROWS, "").strip()
+    if not given:
+        return MAX_ROWS
+    if not given.isdigit() or int(given) < 1:
+        raise ValidationError(f"{ENV_MAX_ROWS}={given!r}: give a whole number of rows, at least 1", field=ENV_MAX_ROWS,
+                              value=given)
+    return int(given)
 
 
 @dataclass(frozen=True)
@@ -103,20 +141,53 @@ def make_rows(source: RowSource, defaults: Mapping[str, Any], where: str | None 
     priced: one ValidationError tells every row's mistakes (``where``: the file they came from). A
     style may be named; ``named_styles`` then resolves it among the account's styles."""
     fields = [{**defaults, **{k: v for k, v in record.items() if not _missing(v)}} for record in _records(source)]
-    options, mistakes = [], []
-    slips = {name: slip for name in dict.fromkeys(k for each in fields for k in each if k not in CREATE_OPTIONS)
-             if (slip := misspelt(str(name), CREATE_OPTIONS)) is not None}
+    options: list[dict[str, Any]] = []
+    for each in _checked(fields, where):
+        options.append(each)
+    return _keyed(options, [{k: _plain(v) for k, v in each.items()} for each in fields])
+
+
+def check_rows(records: Iterable[Mapping[str, Any]], defaults: Mapping[str, Any], where: str | None = None) -> int:
+    """``make_rows``' checks, one row at a time, keeping none (a large grid's rows are checked in
+    bounded memory); the number of rows, or one ValidationError telling every row's mistakes."""
+    return sum(1 for _ in _checked(({**defaults, **{k: v for k, v in record.items() if not _missing(v)}}
+                                    for record in records), where))
+
+
+def check_grid(axes: Mapping[str, list[Any]], defaults: Mapping[str, Any], where: str | None = None,
+               max_rows: int | None = None) -> int:
+    """A grid's rows checked as ``make_rows`` checks them, in time and memory of its axes, not its
+    rows: every row holds the same fields, and each field is checked alone but for which fields are
+    there, so the first row and each axis value put into it are checked; only when one is wrong are
+    all rows checked (streamed), for the answer to name them. Returns the number of rows."""
+    total = check_grid_size({name: len(values) for name, values in axes.items()}, max_rows)
+    first = {name: values[0] for name, values in axes.items()}
+    probes = [first, *({**first, name: value} for name, values in axes.items() for value in values[1:])]
+    try:
+        check_rows(probes, defaults)
+    except ValidationError:
+        check_rows(iter_grid(max_rows=max_rows, **axes), defaults, where)
+    return total
+
+
+def _checked(fields: Iterable[Mapping[str, Any]], where: str | None) -> Iterator[dict[str, Any]]:
+    """Each row's create options as sent, checked against the interface; every row's mistakes raised
+    together (one ValidationError) once all are seen."""
+    mistakes: list[tuple[str, ValidationError]] = []
+    slips: dict[str, ValidationError | None] = {}
     for index, each in enumerate(fields):
-        mistakes += [(f"row {index}", slips[name]) for name in each if name in slips]
+        for name in each:
+            if name not in CREATE_OPTIONS and name not in slips:
+                slips[name] = misspelt(str(name), CREATE_OPTIONS)
+        mistakes += [(f"row {index}", slip) for name in each if (slip := slips.get(name)) is not None]
         given = {k: _plain(each[k]) for k in CREATE_OPTIONS if k in each and not _missing(each[k])}
         checked, found = create_mistakes(given.get("prompt"), {k: v for k, v in given.items() if k != "prompt"},
                                          names=True)
-        options.append({"prompt": given.get("prompt"), **checked})
         mistakes += [(f"row {index}", mistake) for mistake in found]
+        yield {"prompt": given.get("prompt"), **checked}
     error = all_mistakes(mistakes, where)
     if error is not None:
         raise error
-    return _keyed(options, [{k: _plain(v) for k, v in each.items()} for each in fields])
 
 
 _RUN_OPTIONS = ("budget", "concurrency", "progress", "out_dir", "journal")
@@ -164,7 +235,7 @@ def named_styles(rows: list[Row], styles: Iterable[Any], where: str | None = Non
     if error is not None:
         raise error
     for name, style_id in found.items():  # told once the rows are known to be sent
-        log.warning("style %r is style %d of this account", name, style_id)
+        log.warning("%s", style_note(name, style_id, styles))
     if not found:
         return rows
     return _keyed([{**row.options, **({"style": found[row.options["style"]]} if row.options.get("style") in found

@@ -34,12 +34,13 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import anyio
 
 from ..errors import ConfigError, JournalUnavailableError
-from ..ledger.store import cut_after, is_url, shown_location
+from ..ledger.store import cut_after, is_url, shown_location, skew_note
 from .feed import Feed
 from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
 from .options import RunOptions
@@ -58,6 +59,9 @@ RECONNECT_EVERY = 1.0
 
 log = logging.getLogger("imagekit")
 T = TypeVar("T")
+_told: set[str] = set()
+"""The journals whose clock skew this process told of."""
+_told_lock = threading.Lock()
 
 
 class SharedJournal:
@@ -86,6 +90,19 @@ class SharedJournal:
         """When the database went away, during an outage."""
         self._db: Any = connect(url, self.lease)
         make_tables(self._db)
+        self._tell_skew()
+
+    def _tell_skew(self) -> None:
+        """Tell once per process and database when this machine's clock is far from the database's:
+        leases go by the database's (``now()``), and the rows' times this machine writes by its own."""
+        (theirs,) = self._db.execute("SELECT clock_timestamp()").fetchone()
+        note = skew_note((datetime.now(UTC) - theirs).total_seconds(), f"the sweep's journal ({self.path})",
+                         "its leases")
+        with _told_lock:
+            if note is None or self.url in _told:
+                return
+            _told.add(self.url)
+        log.warning("imagekit: %s", note)
 
     def __repr__(self) -> str:
         return f"SharedJournal({self.path!r})"

@@ -6,6 +6,7 @@
     out_dir = "out/lighthouses"          # or an fsspec URL
     journal = "lighthouses.sqlite"       # or postgresql://...
     export = "imagefolder"               # or "parquet"; written when the sweep ends
+    dedupe = true                        # count images that nearly repeat earlier ones (never skipped)
     tags = { experiment = "lighthouse-v1" }
 
     [axes]                               # the grid: every combination is one row
@@ -19,25 +20,27 @@ Every mistake is told at once, in one line naming each key (or row) and what it 
 checked against the interface as any batch's are (``imagekit.validation``). Keys (API keys) never live in the
 file: the client comes from the environment (``imagekit.connect()``). A relative ``out_dir`` or
 ``journal`` is in the file's own folder, from wherever the sweep is run: a rerun always finds its
-journal (and pays for nothing twice).
+journal (and pays for nothing twice). A file that names no journal keeps one beside it (``_kept``).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
 from ..storage import Store, is_url
-from .rows import CREATE_OPTIONS, grid, make_rows
+from .rows import CREATE_OPTIONS, check_grid, check_grid_size, grid, make_rows, named_styles
 
 if TYPE_CHECKING:
     from ..client import Client
+    from ..ledger.prices import Estimate
     from .batch import Batch
     from .export import Export
 
@@ -65,11 +68,16 @@ _SWEEP_KEYS: dict[str, tuple[Callable[[object], bool], str]] = {
              "a table of tag names and text values, e.g. { experiment = \"v1\" }"),
     "lease": (lambda v: _number(v) and bool(v), "seconds, above 0"),
     "concurrency": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number, at least 1"),
+    "dedupe": (lambda v: isinstance(v, bool), "true or false"),
+    "max_rows": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+                 "a whole number of rows, at least 1 (the grid's limit; default 100,000)"),
     "mlflow": (lambda v: isinstance(v, bool) or (isinstance(v, dict) and set(v) <= {"experiment", "run_name",
                                                                                     "tracking_uri"}),
                "true, or a table with experiment, run_name and tracking_uri"),
 }
 _TABLES = ("sweep", "axes", "defaults")
+_PRICED = ("style", "collection", "count")
+"""The row fields a create's price depends on."""
 
 
 @dataclass
@@ -89,8 +97,46 @@ class SweepFile:
         return self.settings.get("name")
 
     def rows(self) -> list[dict[str, Any]]:
-        """The grid's rows."""
-        return grid(**self.axes)
+        """The grid's rows (refused past ``max_rows`` before they are built)."""
+        return grid(max_rows=self.settings.get("max_rows"), **self.axes)
+
+    def estimate(self, client: Client) -> tuple[int, int, Estimate]:
+        """(requests, images, credits) of the whole grid, without making its rows: a row's price
+        depends only on its style, collection and count, so each combination of those axes is priced
+        once and counted as often as the other axes repeat it (time and memory of the axes, however
+        many rows ``max_rows`` allows). Styles given by name are resolved among ``client``'s."""
+        from ..ledger import Prices
+        from ..validation import resolve_style
+
+        styles, me = client.styles(), client.me()
+        prices = Prices.of_account(me, styles, client.ledger.prices() if client.ledger is not None else {})
+        names = {value for value in (*self.axes.get("style", []), self.defaults.get("style"))
+                 if isinstance(value, str) and not value.strip().isdigit()}
+        for name in names:
+            try:
+                resolve_style(name, styles)
+            except ValidationError:  # told as a batch tells it, naming the rows (the grid is within max_rows)
+                named_styles(make_rows(self.rows(), self.defaults, str(self.path)), styles, str(self.path))
+                raise
+        pricing = {name: values for name, values in self.axes.items() if name in _PRICED}
+        repeats = check_grid_size({name: len(values) for name, values in self.axes.items()},
+                                  self.settings.get("max_rows")) // max(math.prod(map(len, pricing.values())), 1)
+        requests = images = 0
+
+        def creates() -> Iterator[tuple[int | None, int | None, int]]:
+            nonlocal requests, images
+            for combo in itertools.product(*pricing.values()):
+                row = {**self.defaults, **dict(zip(pricing, combo))}
+                style, count = row.get("style"), int(row.get("count") or 1)
+                if isinstance(style, str) and not style.strip().isdigit():
+                    style = resolve_style(style, styles)
+                requests, images = requests + repeats, images + count * repeats
+                yield (int(style) if style is not None else None,
+                       int(row["collection"]) if row.get("collection") is not None else None, count * repeats)
+
+        credits = prices.estimate(creates())
+        return requests, images, credits
+
 
     def batch(self, client: Client) -> Batch:
         """The sweep as a batch of ``client``'s."""
@@ -101,7 +147,7 @@ class SweepFile:
     def run(self, client: Client, progress: bool = True) -> SweepOutcome:
         """Run what is not done yet (running it again finishes the rest); then export the dataset and
         log the run to MLflow, where the file asks for them."""
-        options: dict[str, Any] = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease")
+        options: dict[str, Any] = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease", "dedupe")
                    if key in self.settings}
         batch = self.batch(client)
         if "budget" in options:  # the file's budget is the sweep's: what earlier runs spent counts against it
@@ -156,10 +202,12 @@ class SweepOutcome:
     """The MLflow run id."""
 
 
-def load_sweep(path: str | Path) -> SweepFile:
+def load_sweep(path: str | Path, styles: Callable[[], Iterable[Any]] | None = None) -> SweepFile:
     """Read and check a sweep file: its settings, and every row against the interface, before anything
     is sent or priced. Every mistake is told in one answer (ConfigError for the file's settings,
-    ValidationError for its rows), each naming the key or the rows and the value."""
+    ValidationError for its rows), each naming the key or the rows and the value. ``styles``: the
+    account's styles, asked for only when the file has other mistakes and names a style, so that a
+    name that matches none is told with them (else the run resolves names, and refuses it then)."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -185,28 +233,83 @@ def load_sweep(path: str | Path) -> SweepFile:
     mistakes += [f"[axes] {key} is empty: give it at least one value" for key, values in axes.items() if not values]
     mistakes += [f"[defaults] {key} = {value!r}: a default is one value (an axis goes in [axes])"
                  for key, value in defaults.items() if isinstance(value, (list, dict))]
-    if "export" in settings and "out_dir" not in settings:
+    if "export" in settings and "out_dir" not in settings and "journal" in settings:
         mistakes.append("[sweep] export needs out_dir: the dataset is written there")
+    mistakes += [f"[{table}] {key} = {value!r}: use a whole number, without quotes"
+                 for table, values in (("axes", axes), ("defaults", {k: [v] for k, v in defaults.items()}))
+                 for key in _WHOLE if key in values
+                 for value in dict.fromkeys(v for v in values[key] if isinstance(v, str))]
     if "prompt" not in axes and "prompt" not in defaults:
         mistakes.append("no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
     mistakes += [f"{key} belongs in [sweep], not among the rows' fields"
                  for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
+    if not mistakes:
+        settings.update(_kept(path, settings))
     for key in ("out_dir", "journal"):  # the file's own folder, wherever it is run from: a rerun finds its journal
         value = settings.get(key)
         if isinstance(value, str) and value and not is_url(value) and not Path(value).is_absolute():
             where = path.absolute().parent / value
             settings[key] = min(os.path.relpath(where), str(where), key=len)  # the shorter, as the working folder allows
     sweep = SweepFile(path, axes, defaults, settings)
-    try:  # every row's mistakes at once, with the settings' ones
+    try:  # every row's mistakes at once, with the settings' ones; the grid's size before any row is made
         if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):
-            make_rows(sweep.rows(), defaults, where=str(path))
+            check_grid(axes, defaults, str(path), settings.get("max_rows") if _SWEEP_KEYS["max_rows"][0](
+                settings.get("max_rows")) else None)
     except ValidationError as exc:
         if not mistakes:
             raise
         mistakes.append(str(exc).removeprefix(f"{path}: "))
+    if mistakes and styles is not None:
+        mistakes += _unknown_styles(axes, defaults, styles)
     if mistakes:
         raise ConfigError(f"{path}: " + "; ".join(mistakes))
     return sweep
+
+
+_WHOLE = ("count", "seed", "collection")
+"""Row fields a sweep file gives as TOML numbers: ``count = "4"`` is a mistake, not 4."""
+
+
+def _unknown_styles(axes: Mapping[str, list[Any]], defaults: Mapping[str, Any],
+                    styles: Callable[[], Iterable[Any]]) -> list[str]:
+    """The file's style names that match none of the account's styles, each told once (nothing when
+    the service cannot be asked: the other mistakes are told alone)."""
+    from ..errors import ImagekitError
+    from ..validation import resolve_style
+
+    named = {(table, value) for table, values in (("axes", axes.get("style", [])), ("defaults", [defaults.get("style")]))
+             for value in values if isinstance(value, str) and not value.strip().isdigit()}
+    if not named:
+        return []
+    try:
+        known = list(styles())
+    except ImagekitError:
+        return []
+    told = []
+    for table, value in sorted(named):
+        try:
+            resolve_style(value, known)
+        except ValidationError as exc:
+            told.append(f"[{table}] {exc}")
+    return told
+
+
+def _kept(path: Path, settings: Mapping[str, Any]) -> dict[str, str]:
+    """Where a file that names no journal keeps one (and its images), so that every run after the
+    first finishes what is left and the file's budget is the sweep's: beside the file, as its relative
+    paths are, so a rerun from any folder, ``sweep status FILE`` and a copy of the folder all find it
+    (a store under IMAGEKIT_HOME would be one machine's, and two files of one name would share it).
+    ``out_dir`` defaults to ``<stem>-out`` (its ``journal.sqlite`` inside); a remote ``out_dir``'s
+    journal is ``<stem>-journal.sqlite``. IMAGEKIT_JOURNAL_URL, when set, is the journal instead."""
+    from .batch import ENV_JOURNAL_URL
+
+    if "journal" in settings:
+        return {}
+    if "out_dir" not in settings:
+        return {"out_dir": f"{path.stem}-out"}
+    if is_url(str(settings["out_dir"])) and not os.environ.get(ENV_JOURNAL_URL):
+        return {"journal": f"{path.stem}-journal.sqlite"}
+    return {}
 
 
 _NOT_LABELS = frozenset(_SWEEP_KEYS)

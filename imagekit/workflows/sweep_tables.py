@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._urls import without_secrets
 from ..errors import ConfigError
 from ..extras import require
 from ..ledger.store import shown_location
@@ -69,5 +70,5 @@ def connect(url: str, lease: float, outage: bool = False) -> Any:
     except psycopg.OperationalError as exc:
         if outage:
             raise
-        raise ConfigError(f"cannot open the journal at {shown_location(url)}: {exc}") from exc
+        raise ConfigError(f"cannot open the journal at {shown_location(url)}: {without_secrets(str(exc), url)}") from exc
 

@@ -127,6 +127,9 @@ def cases(closed: int, busy: int) -> list[Case]:
         Case("usage export spend.csv --since 2026-12-01 --until 2026-11-01", "is not after since"),
         Case("sweep status kites --journal nowhere.sqlite", "no journal at nowhere.sqlite"),
         Case("usage export spend.csv --ledger mine", "is a folder"),
+        Case("usage", "IMAGEKIT_HOME=AFILE is a file", {"IMAGEKIT_HOME": "AFILE"}, code=1),
+        Case("sweep run sweep.toml", "IMAGEKIT_HOME=AFILE/x is inside AFILE, a file", {"IMAGEKIT_HOME": "AFILE/x"},
+             code=1),
     ]
 
 

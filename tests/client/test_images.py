@@ -50,7 +50,7 @@ def test_pil(mock):
     assert mock(Script(reply(200, PNG))).image(5).pil().size == (600, 400)
 
 
-@pytest.mark.parametrize(("name", "type_"), [("a.png", "png"), ("a.JPG", "jpeg"), ("a.webp", "webp"), ("a.svg", "svg"), ("a.bin", "png")])
+@pytest.mark.parametrize(("name", "type_"), [("a.png", "png"), ("a.JPG", "jpeg"), ("a.webp", "webp"), ("a.svg", "svg"), ("a", "png")])
 def test_save_streams_to_disk_with_the_type_of_the_suffix(mock, tmp_path, name, type_):
     script = Script(reply(200, {"imageId": 5, "creditCost": 2, "resolution": "1024x576"}), reply(200, PNG))
     path = mock(script).image(5).save(tmp_path / name)
@@ -81,6 +81,20 @@ def test_a_save_to_a_place_that_cannot_hold_a_file_is_refused_in_one_line_before
         mock(script).image(5).save(tmp_path / where)
     assert "\n" not in str(refused.value) and script.requests == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize(("name", "type_", "message"), [
+    ("x.gif", None, r"x.gif: a .gif file cannot be written: images are saved as .png, .jpg, .jpeg, .webp, .svg"),
+    ("x.BMP", None, r"a .bmp file cannot be written"),
+    ("x.png", "jpeg", r"x.png: named .png but type='jpeg': name it for the type, or leave type out"),
+])
+def test_a_name_that_says_another_format_is_refused_before_any_request(mock, tmp_path, name, type_, message):
+    """``save("x.gif")`` wrote PNG bytes under a GIF's name: the file's name says what it holds, or
+    nothing is written (and nothing asked of the service)."""
+    script = Script()
+    with pytest.raises(imagekit.ValidationError, match=message) as refused:
+        mock(script).image(5).save(tmp_path / name, type=type_)
+    assert "\n" not in str(refused.value) and script.requests == [] and list(tmp_path.iterdir()) == []
 
 
 def test_wait_polls_until_completed(mock):

@@ -16,15 +16,15 @@ ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = [
     "APIConnectionError", "APIError", "APITimeoutError", "Alert", "AsyncClient", "AsyncCreateResult", "AsyncImage",
     "AuthenticationError", "BadRequestError", "Batch", "Budget", "BudgetExceededError", "BudgetWarning", "Chain",
-    "Client", "Config", "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "EditResult",
+    "Client", "Config", "ConfigError", "ConflictError", "CreateResponse", "CreateResult", "Desk", "EditResult",
     "GeneratedImage", "GenerationFailedError", "Image", "ImageCaption", "ImageMeta", "ImagekitError",
     "InsufficientStorageError", "InternalServerError", "JournalMismatchError", "JournalUnavailableError", "Ledger",
     "LedgerUnavailableError", "MethodNotAllowedError", "NotEnoughCreditError", "NotFoundError",
     "PayloadTooLargeError", "PaymentRequiredError", "PermissionDeniedError", "Plan", "Provenance",
     "RateLimitedError", "RetryPolicy", "ServerError", "ServiceUnavailableError", "SimultaneousLimitExceededError",
     "StorageUnavailableError", "Style", "TextPrompt", "TooManyRequestsError", "UnsupportedMediaTypeError", "Usage",
-    "User", "ValidationError", "WaitTimeoutError", "Wire", "chain", "connect", "grid", "read_provenance",
-    "reproduce", "tags",
+    "User", "ValidationError", "WaitTimeoutError", "Wire", "chain", "connect", "edit_leak", "grid", "quality",
+    "read_provenance", "reproduce", "review", "tags",
 ]
 
 TWINS = [
@@ -116,7 +116,9 @@ def test_import_stays_light():
              "asyncio", "anyio", "sqlite3", "imagekit.ledger", "imagekit.workflows", "imagekit.models.users",
              "psycopg", "imagekit.integrations", "mlflow", "papermill",
              # experiments leaving the notebook, each behind an extra: datasets, object storage
-             "datasets", "pyarrow", "fsspec", "s3fs", "moto", "imagekit.provenance", "imagekit.storage"]
+             "datasets", "pyarrow", "fsspec", "s3fs", "moto", "imagekit.provenance", "imagekit.storage",
+             # quality signals, behind their extra
+             "imagekit.signals"]
     code = f"import sys, imagekit; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout

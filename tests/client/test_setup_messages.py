@@ -119,3 +119,21 @@ def test_a_missing_extra_is_named_in_one_line(tmp_path, hidden, action, hint):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1 and lines[0].endswith(hint), (result.stdout, result.stderr)
+
+
+@pytest.mark.parametrize("below", ["", "/inside"])
+def test_an_imagekit_home_that_is_a_file_is_said_in_one_line(tmp_path, monkeypatch, below):
+    """IMAGEKIT_HOME naming a file (or a folder inside one): ``connect()`` and ``imagekit usage`` say
+    so and what to set, instead of a NotADirectoryError traceback or an empty account; the file stays."""
+    (tmp_path / "home").write_text("not a folder")
+    home = str(tmp_path / "home") + below
+    monkeypatch.setenv("IMAGEKIT_HOME", home)
+    for variable in ("IMAGEKIT_BASE_URL", "IMAGEKIT_API_KEY", "IMAGEKIT_LEDGER_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(imagekit.errors.ConfigError, match="IMAGEKIT_HOME=.* a file: imagekit keeps its sandbox") as told:
+        imagekit.connect()
+    assert "\n" not in str(told.value)
+    result = subprocess.run([sys.executable, "-m", "imagekit.cli", "usage"], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "IMAGEKIT_HOME": home})
+    assert_short_refusal(result, f"IMAGEKIT_HOME={home} ", "set IMAGEKIT_HOME to a folder")
+    assert (tmp_path / "home").read_text() == "not a folder"

@@ -66,6 +66,11 @@ def test_a_style_given_by_name_becomes_its_id_and_says_so(counted, caplog):
     assert f"style {mine.main_text!r} is style {mine.style_id} of this account" in caplog.text
     assert made.images[0].provenance.style == mine.style_id
     assert before - balance(counted) == mine.credit_cost
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="imagekit"):  # a public style, named as reports name it
+        counted.create("a fox", style="style 1")
+    assert "style 'style 1' is public style 1 (not one of this account's own)" in caplog.text
+    assert "of this account\n" not in caplog.text
 
 
 @pytest.mark.parametrize("by_name", [False, True])

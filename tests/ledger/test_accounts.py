@@ -36,11 +36,10 @@ def test_every_key_of_a_user_is_one_account_from_when_the_service_says_whose_it_
     before = balance(box, first_key)  # over raw HTTP: no me() through the client yet
     late = imagekit.Client(box.url, first_key, ledger=ledger_location)  # opened before anyone asked me()
     ik.budget(limit=100, warn_at=None)  # the account's budget, set under the key's id
-    ik.create("one", style=style)
     assert ik.ledger.account == account_of(box.url, first_key)
-
-    mine = user_account(service_of(box.url), ik.me().user_id)
+    ik.create("one", style=style)  # the budget's hold reads the plan's prices first (me), which names the user
     ik.ledger.entries()  # a shared ledger records on its writer's thread: a read waits for it
+    mine = user_account(service_of(box.url), ik.user_id)
     assert ik.ledger.account == mine
     second = imagekit.Client(box.url, control(box, "POST", f"users/{ik.user_id}/keys", {})["apiKey"],
                              ledger=ledger_location)

@@ -199,7 +199,7 @@ def test_a_receiver_that_is_down_holds_up_only_its_own_alerts(ledger, clock, mon
     assert [body["tags"] for body in hook.received] == [GRID] and waited < 4, waited  # not queued behind the dead one
     # The dead one given up before the test ends: its warning, seconds later, once fell into a later test's log.
     assert alerts_module.webhooks().drain(60)
-    assert any("http://127.0.0.1:9/x was not delivered" in r.getMessage() for r in caplog.records)
+    assert any("http://127.0.0.1:9 was not delivered" in r.getMessage() for r in caplog.records)
 
 
 def test_an_unreachable_webhook_is_said_at_once_and_again_when_the_process_ends_before_it_is_given_up(tmp_path):
@@ -213,7 +213,7 @@ def test_an_unreachable_webhook_is_said_at_once_and_again_when_the_process_ends_
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    assert "the alert webhook http://127.0.0.1:9/x failed (ConnectError" in done.stderr, done.stderr
+    assert "the alert webhook http://127.0.0.1:9 failed (ConnectError" in done.stderr, done.stderr
     assert "the process ends with 1 alert webhook POST not delivered" in done.stderr, done.stderr
 
 
@@ -411,3 +411,68 @@ def test_new_shares_of_a_budget_set_again_alert_though_others_were_sent(tmp_path
     ledger.set_budget(experiment="grid-a", limit=30, alerts=(0.2,), hard=False, warn_at=None)
     spend(ledger, 1, clock.at)
     assert len(got) == 3
+
+
+SECRETS = ("hookpa55", "hookuser", "secret-path-xyz", "tok-abc", "s3cretPW", "dbalice", "qpass", "hunter22", "tok123")
+"""What the URLs below hold that no output or log line may show."""
+
+
+def test_no_url_is_shown_with_its_user_password_query_or_a_webhooks_path(ledger, clock, monkeypatch, caplog, capsys,
+                                                                          tmp_path):
+    """A failing webhook with user:password@host/secret-path?token=..., a sweep status, a ledger and a
+    service whose URLs hold passwords and tokens: every line printed and logged names the host, and
+    none holds a secret."""
+    from imagekit.cli import main
+    from tests.helpers import run_console
+
+    monkeypatch.setattr(alerts_module, "WEBHOOK_BACKOFF", (0.01, 0.02))
+    monkeypatch.setattr(alerts_module, "WEBHOOK_ATTEMPTS", 2)
+    with Receiver(fail_first=100) as hook, caplog.at_level(logging.DEBUG):
+        port = hook.url.split(":")[2].split("/")[0]
+        ledger.set_budget(experiment="grid-a", limit=1, alerts=(1.0,), warn_at=None,
+                          webhook=f"http://hookuser:hookpa55@127.0.0.1:{port}/secret-path-xyz?token=tok-abc")
+        ledger.set_budget(experiment="dead", limit=1, alerts=(1.0,), warn_at=None,
+                          webhook="http://hookuser:hookpa55@127.0.0.1:9/secret-path-xyz?token=tok-abc")
+        spend(ledger, 1, clock.at)
+        spend(ledger, 1, clock.at, tags={"experiment": "dead"})
+        assert alerts_module.webhooks().drain(60)
+        assert hook.attempts == 2
+        database = "postgresql://dbalice:s3cretPW@127.0.0.1:9/spend?password=qpass"
+        assert main(["sweep", "status", "--journal", database, "grid"]) == 1
+        assert main(["usage", "--ledger", database]) == 1
+    env = {"IMAGEKIT_HOME": str(tmp_path / "home"), "IMAGEKIT_BASE_URL": "http://bob:hunter22@127.0.0.1:9/?token=tok123",
+           "IMAGEKIT_API_KEY": "k"}
+    served = run_console("usage", cwd=tmp_path, env=env)
+    printed = capsys.readouterr()
+    said = [printed.out, printed.err, served.stdout, served.stderr, *(record.getMessage() for record in caplog.records)]
+    shown = "\n".join(said)
+    assert "not delivered" in shown and "http://127.0.0.1:9 was not delivered" in shown
+    assert f"the alert webhook http://127.0.0.1:{port} failed (HTTP 503)" in shown, port
+    assert "cannot open the journal at postgresql://127.0.0.1:9/spend:" in shown
+    assert "the ledger at postgresql://127.0.0.1:9/spend cannot be reached" in shown
+    assert "Could not reach http://127.0.0.1:9/ " in served.stderr
+    assert not [secret for secret in SECRETS if secret in shown], shown
+
+
+@pytest.mark.parametrize("webhook", ["http://127.0.0.1:9/hook\r\nX-Injected: 1", "http://127.0.0.1:9/a b",
+                                     "http:///no-host", "ftp://127.0.0.1/hook"])
+def test_a_webhook_that_cannot_be_sent_is_refused_when_set_in_one_line(ledger, webhook):
+    with pytest.raises(imagekit.ConfigError) as refused:
+        ledger.set_budget(experiment="grid-a", limit=5, webhook=webhook)
+    assert "\n" not in str(refused.value) and "a budget's webhook is an http:// or https:// URL" in str(refused.value)
+    assert ledger.budgets() == []
+
+
+def test_a_webhook_with_a_line_break_set_before_it_was_checked_is_said_not_raised(ledger, clock, monkeypatch, caplog):
+    """A ledger from an imagekit that took any webhook: its alert is logged as not delivered, once,
+    with no traceback."""
+    monkeypatch.setattr(alerts_module, "WEBHOOK_ATTEMPTS", 1)
+    ledger.set_budget(experiment="grid-a", limit=1, alerts=(1.0,), warn_at=None, webhook="http://127.0.0.1:9/hook")
+    with sqlite3.connect(ledger.path) as raw:
+        raw.execute("UPDATE budgets SET webhook = ?", ("http://127.0.0.1:9/hook\r\nX-Injected: 1",))
+    with caplog.at_level(logging.WARNING, logger="imagekit"):
+        spend(ledger, 1, clock.at)
+        assert alerts_module.webhooks().drain(30)
+    [line] = [r.getMessage() for r in caplog.records if "not delivered" in r.getMessage()]
+    assert "http://127.0.0.1:9 was not delivered" in line and "\n" not in line and "Injected" not in line
+    assert not [r for r in caplog.records if r.exc_info]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -245,3 +246,64 @@ def test_the_command_writes_the_file_and_says_so_in_one_line(book, tmp_path):
     assert nobody.returncode == 1 and nobody.stderr.startswith(f"error: the ledger at {ledger} has no account 'nobody'; "
                                                                "its accounts: ")
     assert len(nobody.stderr.splitlines()) == 1 and not (tmp_path / "other.csv").exists()
+
+
+FORMULAS = ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)"]
+"""Tag values a spreadsheet would take for formulas (a tag value's leading tab or CR is trimmed when
+tagged: ``test_a_cell_that_starts_like_a_formula_is_text`` has those)."""
+
+
+def test_a_cell_that_starts_like_a_formula_is_text():
+    from imagekit._csv_cells import inert, restored
+
+    for value in [*FORMULAS, "\tx", "\r=1+1", "-", "'=already quoted", "''-x", "'plain"]:
+        assert restored(inert(value)) == value
+    assert [inert(v) for v in ("\tx", "\r=1", "=1", "-x", "@a", "+a")] == ["'\tx", "'\r=1", "'=1", "'-x", "'@a", "'+a"]
+    assert [inert(v) for v in (-2.0, 3, None, "-5", "+1.5e3", "-.5", "plain", "a=b", "")] == [
+        -2.0, 3, None, "-5", "+1.5e3", "-.5", "plain", "a=b", ""]
+
+
+def raw_cells(path) -> list[list[str]]:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as source:
+        return list(csv.reader(source))
+
+
+def test_every_csv_finance_opens_shows_a_formula_as_text(connect, box, tmp_path):
+    """Both faces: work tagged with formulas (and a plain negative number as a tag value). In spend.csv,
+    usage-ledger.csv and ``usage --by team``'s CSV each such cell starts with a quote, pandas reads
+    it back recognisably (``restored`` gives the value), and numbers, a refund's negative credits
+    included, stay unquoted numbers."""
+    from imagekit._csv_cells import restored
+    from imagekit.reports import usage_report
+
+    ik = connect()
+    for index, value in enumerate([*FORMULAS, "-5"]):
+        with ik.tags(team=value, row=str(index)):
+            ik.create(f"a kite {index}", style=public_style(box))
+    ik.usage()  # the spec-exact face says no credits: the balance tells them
+    ik.ledger.reconcile()
+    ik.ledger.record(Entry(operation="refund", status=Status.REFUNDED, credits=-2.0, time=datetime.now(UTC).isoformat(),
+                           account=ik.ledger.account, source=Source.PRICED, tags={"team": FORMULAS[0]}))
+    ik.ledger.export(tmp_path / "spend.csv")
+    usage_report(ik, tmp_path / "report")
+    done = run_console("usage", "--by", "team", "--out", str(tmp_path / "by-team"), "--ledger", str(ik.ledger.location),
+                       cwd=tmp_path, env={"IMAGEKIT_HOME": os.environ["IMAGEKIT_HOME"]})
+    assert done.returncode == 0, done.stderr
+    for path, column in ((tmp_path / "spend.csv", "tag_team"), (tmp_path / "report" / "usage-ledger.csv", "tag_team"),
+                         (tmp_path / "by-team" / "usage-by-team.csv", "team")):
+        cells = raw_cells(path)
+        header, rows = cells[0], cells[1:]
+        shown = [row[header.index(column)] for row in rows]
+        assert all(cell.startswith("'") for cell in shown if cell not in ("", "-5")), (path, shown)
+        assert all(not cell.lstrip("'").startswith(("=", "+", "@", "\t", "\r")) or cell.startswith("'")
+                   for row in rows for cell in row), path  # no live formula anywhere in the file
+        frame = pd.read_csv(path, keep_default_na=False, dtype={column: str})
+        assert {restored(value) for value in frame[column]} - {""} == {*FORMULAS, "-5"}, path
+        assert "'-5" not in shown and "-5" in shown, path
+        number = [name for name in ("credits", "spent") if name in header][0]
+        assert pd.api.types.is_float_dtype(pd.read_csv(path)[number]) and not any(
+            row[header.index(number)].startswith("'") for row in rows), path
+    spend = raw_cells(tmp_path / "spend.csv")
+    assert "-2.0" in [row[spend[0].index("credits")] for row in spend[1:]]  # a refund: a negative number, unquoted

@@ -72,3 +72,29 @@ def test_a_create_whose_answer_was_lost_is_charged_in_the_stretch_it_was_sent_in
     assert reconciliation(entries)["difference"].tolist() == [0, 0]
     frame = pd.DataFrame([vars(entry) for entry in entries])
     assert spending(frame)["status"].tolist() == ["answered", "recovered", "answered"]
+
+
+def cut(error: str, group: str = "row.1", credits: float | None = None) -> Entry:
+    """A create whose answer its process stopped waiting for."""
+    return Entry(operation="create", status=Status.NO_RESPONSE, error=error, group_id=group, credits=credits, tags={},
+                 seq=next(_seq))
+
+
+def test_a_charge_whose_answer_a_ctrl_c_cut_off_is_settled_by_the_reads_around_it():
+    # A run read 100, a create was answered (4), the next was cut by Ctrl+C after the service took it;
+    # the next run (or a report) reads 92: the cut create cost the 4 the answers do not explain.
+    answered, interrupted = op(credits=4, balance=96), cut("CancelledError")
+    assert settle([reading(100), answered, interrupted, reading(92)]).credits == {interrupted.seq: 4.0}
+    killed, gone = cut("KeyboardInterrupt", "row.2"), cut("APITimeoutError (may have run)", "row.3")
+    assert settle([reading(50), killed, gone, reading(42)]).credits == {killed.seq: 4.0, gone.seq: 4.0}
+
+
+def test_a_request_that_never_left_and_a_lost_answer_whose_images_were_found_are_not_given_more():
+    never = cut("APIConnectionError")  # refused to connect: it never ran
+    assert settle([reading(10), never, reading(10)]).credits == {}
+    # Reconciled before a rerun's probe found its images: the recovered entry carries the charge now.
+    settled = cut("CancelledError", "row.4", credits=4)
+    recovered = Entry(operation="create", status=Status.RECOVERED, group_id="row.4", credits=4, image_ids=[9],
+                      tags={}, seq=next(_seq))
+    assert settle([reading(20), settled, reading(16), recovered]).credits == {settled.seq: 0.0}
+    assert settle([reading(20), cut("CancelledError", "row.4"), recovered, reading(16)]).credits == {}

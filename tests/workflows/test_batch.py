@@ -230,3 +230,20 @@ def test_a_batch_that_sends_nothing_leaves_nothing_in_its_folder(connect, box, t
     listed = json.loads((tmp_path / "new" / MANIFEST).read_text())
     assert listed["writer"] == "a batch" and {"0000-a-cat-0.png", "journal.sqlite"} <= set(listed["names"])
     assert {p.name for p in (tmp_path / "new").iterdir()} >= {"0000-a-cat-0.png", "journal.sqlite", MANIFEST}
+
+
+def test_a_journal_inside_an_out_dir_not_made_yet_is_kept_there(connect, box, tmp_path, monkeypatch):
+    """``run(out_dir="run", journal="run/journal.sqlite")`` with no ``run/`` yet: the run makes the
+    folder, keeps its journal there (listed as ours), and a second run sends nothing."""
+    ik = connect()
+    style = public_style(box)
+    monkeypatch.chdir(tmp_path)
+    first = ik.batch(["a cat"], style=style).run(progress=False, out_dir="run", journal="run/journal.sqlite")
+    assert first.to_pandas()["row_status"].tolist() == ["done"] and first.spent > 0
+    listed = json.loads((tmp_path / "run" / MANIFEST).read_text())["names"]
+    assert {"0000-a-cat-0.png", "journal.sqlite"} <= set(listed)
+    again = ik.batch(["a cat"], style=style).run(progress=False, out_dir="run", journal="run/journal.sqlite")
+    assert again.spent == 0
+    with pytest.raises(imagekit.ConfigError, match="no folder"):  # a journal's folder that is not the out_dir
+        ik.batch(["a cat"], style=style).run(progress=False, out_dir="other", journal="elsewhere/journal.sqlite")
+    assert not (tmp_path / "other").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import signal
 import subprocess
@@ -46,14 +47,15 @@ def links_of(page: Path) -> list[str]:
     return parser.found
 
 
-def check_one_run(out: Path) -> pd.DataFrame:
-    """The outputs of exactly one successful run, all consistent with each other."""
+def check_one_run(out: Path, theirs: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """The outputs of exactly one successful run, all consistent with each other (``theirs``: the
+    user's own files in images/, beside the run's)."""
     for name in OUTPUTS:
         assert (out / name).stat().st_size > 0, name
     batch = pd.read_csv(out / "batch.csv")
     assert len(batch) == 12 and set(batch["status"]) == {"COMPLETED"}
     # images/ holds this run's pictures and nothing else, and its manifest lists them
-    assert {Path(f).name for f in batch["file"]} == {p.name for p in (out / "images").iterdir()} - {MANIFEST}
+    assert {Path(f).name for f in batch["file"]} == {p.name for p in (out / "images").iterdir()} - {MANIFEST, *theirs}
     assert {Path(f).name for f in batch["file"]} <= set(json.loads((out / "images" / MANIFEST).read_text())["names"])
     # the report covers this run's spending only: 12 creates and three edits
     spend = pd.read_csv(out / "usage-by-operation.csv", index_col=0)
@@ -76,19 +78,19 @@ def test_the_demo_runs_twice_in_a_row_and_the_second_run_replaces_the_first(tmp_
     out = tmp_path / "out"
     assert main(["demo", "--out", str(out)]) == 0
     check_one_run(out)
-    # leftovers in a folder the run wrote (the first build kept its journal in images/: a new run
-    # against a new sandbox then skipped every row), and files of the user's own beside them
-    (out / "images" / "journal.sqlite").write_bytes((out / "journal.sqlite").read_bytes())
-    (out / "images" / "from-an-earlier-run.png").write_bytes(b"old")
-    (out / "chain-9-mine.png").write_bytes(b"mine")
-    (out / "notes.txt").write_text("mine")
+    # The user's own files, beside the run's and inside the folders it wrote (a journal in images/
+    # too: the first build kept one there, and a new run against a new sandbox then skipped every row)
+    theirs = {"images/journal.sqlite": (out / "journal.sqlite").read_bytes(), "images/from-an-earlier-run.png": b"old",
+              "dataset/notes.txt": b"mine", "chain-9-mine.png": b"mine", "notes.txt": b"mine"}
+    for name, data in theirs.items():
+        (out / name).write_bytes(data)
     capsys.readouterr()
 
     assert main(["demo", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "Replaced the results of an earlier run" in printed and "FAILED" not in printed
-    check_one_run(out)
-    assert (out / "chain-9-mine.png").read_bytes() == b"mine" and (out / "notes.txt").read_text() == "mine"
+    check_one_run(out, frozenset({"journal.sqlite", "from-an-earlier-run.png"}))
+    assert {name: (out / name).read_bytes() for name in theirs} == theirs  # a second run removes only the first's
 
 
 @pytest.mark.slow(6)
@@ -96,7 +98,8 @@ def test_a_second_run_interrupted_leaves_the_first_runs_results_as_they_were(tmp
     out = tmp_path / "out"
     assert main(["demo", "--out", str(out)]) == 0
     before = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    second = console_script("demo", "--out", str(out), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    second = console_script("demo", "--out", str(out), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={"IMAGEKIT_HOME": os.environ["IMAGEKIT_HOME"]})  # the home that holds the first's record
     wait_until(lambda: (out / ".imagekit-earlier").is_dir() or second.poll() is not None, timeout=120,
                what="the second run to set the first's results aside")
     second.send_signal(signal.SIGINT)  # Ctrl+C
@@ -119,6 +122,41 @@ def test_the_demo_never_writes_into_a_folder_of_the_users(tmp_path, capsys):
         assert main(["demo", "--out", str(folder)]) == 1
         assert "did not write" in capsys.readouterr().err
         assert {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files
+
+
+def test_a_planted_manifest_makes_no_folder_the_demos(tmp_path, capsys):
+    """A project folder (src/, thesis.tex, README.md) holding a manifest that lists them, planted or
+    copied from elsewhere: the demo refuses it in one line and every file stays."""
+    root = tmp_path / "project"
+    files = {"src/main.py": b"print('mine')", "thesis.tex": b"\\documentclass{article}", "README.md": b"# mine",
+             MANIFEST: json.dumps({"writer": "imagekit demo", "names": ["src", "thesis.tex", "README.md"]}).encode()}
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    assert main(["demo", "--out", str(root)]) == 1
+    said = capsys.readouterr().err.strip()
+    assert len(said.splitlines()) == 1 and "was not written there by imagekit" in said, said
+    assert {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()} == files
+
+
+@pytest.mark.slow(6)
+def test_two_demos_into_one_folder_at_once_the_second_is_told_it_is_in_use(tmp_path):
+    """Two terminals running ``imagekit demo --out same``: the second says the folder is being
+    written and changes nothing; the first ends with its page and all its images."""
+    out, env = tmp_path / "out", {"IMAGEKIT_HOME": os.environ["IMAGEKIT_HOME"]}
+    first = console_script("demo", "--out", str(out), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           env=env)
+    wait_until(lambda: (out / "images").is_dir() or first.poll() is not None, timeout=120,
+               what="the first demo to write its images")
+    second = console_script("demo", "--out", str(out), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env)
+    said, _ = second.communicate(timeout=120)[1], None
+    assert second.returncode == 1 and first.poll() is None, said
+    assert said.strip() == f"error: {out} is being written by another imagekit run (process {first.pid}): wait for " \
+                           "it to end, or name another folder"
+    printed = first.communicate(timeout=300)[0]
+    assert first.returncode == 0, printed
+    check_one_run(out)
 
 
 def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path, capsys):
@@ -187,3 +225,16 @@ def test_a_reader_that_goes_away_ends_the_demo_quietly_and_leaves_nothing(tmp_pa
     errors.close()
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
     assert not (tmp_path / "both").exists() and not (tmp_path / "apart").exists()
+
+
+def test_the_batch_sentence_counts_rows_once_and_images_as_images():
+    """A batch's table has a line per image: rows of 4 images are still one row each."""
+    import pandas as pd
+
+    from imagekit.cli.demo.page import batch_sentence
+
+    table = pd.DataFrame({"key": ["a"] * 4 + ["b"] * 4 + ["c"], "image_id": [*range(8), None],
+                          "row_status": ["done"] * 8 + ["failed"]})
+    assert batch_sentence(table, 16) == "3 rows (8 images), 2 done, 1 failed; 16 credits spent"
+    assert batch_sentence(table[:8], 16) == "2 rows (8 images), all done; 16 credits spent"
+    assert batch_sentence(table[8:], 0) == "1 row, 1 failed; 0 credits spent"

@@ -37,6 +37,13 @@ def test_the_demo_page_fits_a_laptop_and_a_phone_and_reads_as_text(tmp_path, cap
                 clipped = page.evaluate("[...document.images].filter(i => i.getBoundingClientRect().right > "
                                         "document.documentElement.clientWidth + 0.5).length")
                 assert clipped == 0, f"{clipped} pictures run past a {width}-px window"
+                stretched = page.evaluate("[...document.images].filter(i => Math.abs(i.getBoundingClientRect().height"
+                                          " / i.getBoundingClientRect().width - i.naturalHeight / i.naturalWidth) > 0.02)"
+                                          ".map(i => i.alt)")
+                assert stretched == [], f"pictures out of their aspect ratio at {width} px: {stretched}"
+                captions = page.evaluate("[...document.querySelectorAll('.sheet figcaption')].map(c => "
+                                         "[c.innerText, parseFloat(getComputedStyle(c).fontSize)])")
+                assert len(captions) >= 8 and all(size >= 12 and " · " in text for text, size in captions), captions
                 text = page.inner_text("body")
                 for unwanted in ("NaN", "Batch(", "None", "chain()"):
                     assert unwanted not in text

@@ -100,17 +100,35 @@ def test_an_export_replaces_only_its_own_files_and_only_when_asked(finished, tmp
     batch.export(ds, progress=False)
     with pytest.raises(FileExistsError, match="overwrite=True"):
         batch.export(ds, progress=False)
-    (ds / "notes.txt").write_text("mine")  # the user's, beside the export
-    (ds / "0001-999999.png").write_bytes(b"an export's, gone when replaced")
-    manifest = json.loads((ds / MANIFEST).read_text())
-    manifest["names"].append("0001-999999.png")
+    (ds / "notes.txt").write_text("mine")  # the user's, beside the export, and named in its manifest:
+    manifest = json.loads((ds / MANIFEST).read_text())  # the record under IMAGEKIT_HOME says what is ours
+    manifest["names"].append("notes.txt")
     (ds / MANIFEST).write_text(json.dumps(manifest))
     batch.export(ds, overwrite=True, progress=False)
-    assert (ds / "notes.txt").read_text() == "mine" and not (ds / "0001-999999.png").exists()
+    assert (ds / "notes.txt").read_text() == "mine"
     assert len(load("imagefolder", tmp_path, data_dir=str(ds))) == len(done)
     assert pd.read_json(ds / "metadata.jsonl", lines=True)["image_id"].tolist() == sorted(done["image_id"])
     with pytest.raises(ValueError, match="imagefolder, parquet"):
         batch.export(tmp_path / "other", format="csv")
+
+
+def test_a_planted_manifest_makes_no_folder_an_exports(finished, tmp_path):
+    """``export(..., overwrite=True)`` into a project holding a manifest that lists its files (copied
+    from an export's folder, token and all): refused in one line, nothing touched."""
+    _, batch, _, _ = finished
+    batch.export(tmp_path / "ds", progress=False)
+    root = tmp_path / "project"
+    files = {"src/main.py": b"print('mine')", "thesis.tex": b"tex", "README.md": b"# mine"}
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    copied = json.loads((tmp_path / "ds" / MANIFEST).read_text()) | {"names": ["src", "thesis.tex", "README.md"]}
+    (root / MANIFEST).write_text(json.dumps(copied))
+    before = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    with pytest.raises(FileExistsError, match="was not written there by imagekit") as refused:
+        batch.export(root, overwrite=True, progress=False)
+    assert "\n" not in str(refused.value)
+    assert {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
 
 def test_an_export_never_writes_into_a_folder_of_the_users(connect, tmp_path):
@@ -204,3 +222,25 @@ def test_an_async_batch_exports_the_same(box, ledger_location, tmp_path):
 
     batch = anyio.run(run)
     assert len(load("imagefolder", tmp_path, data_dir=str(tmp_path / "ds"))) == len(batch.to_pandas()) == 2
+
+
+@pytest.mark.parametrize(("dest", "format", "message"), [
+    ("thesis.txt", "parquet", r"thesis.txt is named .txt and format='parquet' writes parquet or pq: name it .parquet"),
+    ("data.csv", "parquet", r"data.csv is named .csv and format='parquet' writes parquet or pq"),
+    ("data.parquet", "imagefolder", r"data.parquet is named .parquet and format='imagefolder' writes a folder: name it "
+                                    r"without a suffix, or give format='parquet'"),
+])
+def test_an_export_whose_name_says_another_format_is_refused(connect, tmp_path, dest, format, message):
+    """``export("thesis.txt", format="parquet")`` wrote Parquet into a .txt: refused in one line, and
+    the file of that name (the user's) and the folder stay as they were."""
+    from imagekit.errors import ConfigError
+
+    ik = connect()
+    batch = ik.batch(["a kite"], style=ik.styles()[0]).run(progress=False)
+    (tmp_path / "thesis.txt").write_text("my thesis")
+    with pytest.raises(ConfigError, match=message) as refused:
+        batch.export(tmp_path / dest, format, overwrite=True, progress=False)
+    assert "\n" not in str(refused.value)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(("home", "ledger"))) == ["thesis.txt"]
+    assert (tmp_path / "thesis.txt").read_text() == "my thesis"
+    assert batch.export(tmp_path / "data.pq", "parquet", progress=False).images == 1  # .pq is Parquet's too

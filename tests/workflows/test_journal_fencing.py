@@ -111,3 +111,26 @@ def test_the_bounds_keep_the_options_the_journals_url_gives(postgres):
     with psycopg.connect(url) as db:
         assert db.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sweeper'").fetchone()[0] == 1
     journal.close()
+
+
+def test_a_process_two_hours_fast_takes_no_live_lease_and_is_told_of_its_clock_once(postgres, caplog):
+    """Leases run out by the database's clock: a machine whose clock is two hours ahead sees the
+    others' rows as leased, and is told once that its clock is off (time-machine moves this process's
+    clock; the database's is its own)."""
+    from datetime import UTC, datetime, timedelta
+
+    import time_machine
+
+    url = postgres.new_database()
+    honest = SharedJournal(url, "fenced", lease=30)
+    honest.register(["a"])
+    assert honest.claim([ACCOUNT], "run-1") == "a"
+    assert not [record for record in caplog.records if "clock" in record.getMessage()]
+    with time_machine.travel(datetime.now(UTC) + timedelta(hours=2), tick=True):
+        fast = SharedJournal(url, "fenced", lease=30)
+        assert fast.claim([ACCOUNT], "run-2") is None  # the honest process's lease is live
+        SharedJournal(url, "fenced", lease=30)
+    told = [record.getMessage() for record in caplog.records if "clock" in record.getMessage()]
+    assert len(told) == 1 and told[0].startswith("imagekit: this machine's clock is 2.0 hours ahead of the clock of "
+                                                 "the sweep's journal ("), told
+    assert "its leases go by the database's clock" in told[0] and lease(url, "a")[1] == honest.owner

@@ -46,7 +46,7 @@ def write(folder: Path, text: str) -> Path:
     ("[sweep]\nbudjet = 4\n[axes]\nprompt = ['a']", r"\[sweep\] budjet is not a sweep setting; allowed: name, budget"),
     ("[sweep]\nbudget = -1\n[axes]\nprompt = ['a']", r"\[sweep\] budget = -1: use a number of credits, at least 0"),
     ("[sweep]\nexport = 'zip'\nout_dir = 'o'\n[axes]\nprompt = ['a']", r'export = .zip.: use "imagefolder" or "parquet"'),
-    ("[sweep]\nexport = 'parquet'\n[axes]\nprompt = ['a']", r"export needs out_dir"),
+    ("[sweep]\nexport = 'parquet'\njournal = 'j.sqlite'\n[axes]\nprompt = ['a']", r"export needs out_dir"),
     ("[grid]\nprompt = ['a']", r"unknown table \[grid\]; a sweep file has \[sweep\], \[axes\], \[defaults\]"),
     ("[axes]\nstyle = [1, 2]", r"no prompt"),
     ("[axes]\nprompt = []", r"\[axes\] prompt is empty"),
@@ -54,6 +54,10 @@ def write(folder: Path, text: str) -> Path:
     ("[axes]\nprompt = ['a']\n[defaults]\nratio = ['1:1']", r"\[defaults\] ratio = \['1:1'\]: a default is one value"),
     ("[axes\nprompt = ['a']", r"not TOML"),
     ("[sweep]\nbudget = inf\n[axes]\nprompt = ['a']", r"\[sweep\] budget = inf: use a number of credits"),
+    ("[axes]\nprompt = ['a']\nstyle = [1]\n[defaults]\ncount = '4'", r"\[defaults\] count = '4': use a whole number, without "
+                                                                    "quotes"),
+    ("[axes]\nprompt = ['a']\nseed = [1, '2']\n[defaults]\nstyle = 1", r"\[axes\] seed = '2': use a whole number"),
+    ("[sweep]\ndedupe = 'yes'\n[axes]\nprompt = ['a']", r"\[sweep\] dedupe = 'yes': use true or false;"),
 ])
 def test_each_mistake_is_one_line_naming_the_key(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message) as refused:
@@ -125,7 +129,7 @@ def test_a_sweep_file_logs_its_run_to_mlflow(box, tmp_path, monkeypatch, capsys)
     path = write(tmp_path, text)
     try:
         assert main(["sweep", "run", str(path), "--no-progress"]) == 0
-        run_id = capsys.readouterr().out.split("MLflow run: ")[1].strip()
+        run_id = capsys.readouterr().out.split("MLflow run: ")[1].split()[0]
         assert main(["sweep", "run", str(path), "--no-progress"]) == 0  # nothing left: nothing new logged
         assert "MLflow run:" not in capsys.readouterr().out
     finally:
@@ -158,7 +162,7 @@ def test_a_sweep_files_mlflow_store_is_beside_it_wherever_it_is_run_from(box, tm
         assert main(["sweep", "run", "../sweep.toml", "--no-progress"]) == 0  # as typed, relative
     finally:
         mlflow.set_tracking_uri(None)
-    run_id = capsys.readouterr().out.split("MLflow run: ")[1].strip()
+    run_id = capsys.readouterr().out.split("MLflow run: ")[1].split()[0]
     assert list((tmp_path / "elsewhere").iterdir()) == []
     tracking = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
     run = tracking.get_run(run_id)
@@ -179,6 +183,7 @@ def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypat
     style = client.styles()[0]  # 2 credits an image
     path = write(tmp_path, f"[sweep]\nname = \"kites\"\nbudget = 5\njournal = \"kites.sqlite\"\n[axes]\n"
                            f"prompt = [\"a\", \"b\", \"c\", \"d\"]\n[defaults]\nstyle = {style.style_id}\n")
+    monkeypatch.chdir(tmp_path)
     before = balance(box, key)
     assert main(["sweep", "run", str(path), "--no-progress"]) == 1
     first = capsys.readouterr().out.splitlines()[0]
@@ -188,7 +193,9 @@ def test_the_files_budget_covers_every_run_of_the_sweep(box, tmp_path, monkeypat
     second = capsys.readouterr().out.splitlines()
     assert second == ["sweep kites: 2 of 4 rows done, 4 credits spent in all, 0 by this run; stopped: budget of 5 "
                       "credits: 4 spent (4 by earlier runs), the next row would cost 2",
-                      "  nothing run this time, 2 rows left: no dataset written and no MLflow run logged this time"]
+                      "  nothing run this time, 2 rows left: no dataset written and no MLflow run logged this time",
+                      "kept: the images on the service (their ids in the journal), the journal in kites.sqlite (a "
+                      "rerun finishes what is left)"]
     assert before - balance(box, key) == 4
     assert main(["sweep", "estimate", str(path)]) == 0  # the rows left, against what is left of the budget
     assert capsys.readouterr().out.splitlines() == [
@@ -356,3 +363,142 @@ def test_another_grid_under_a_sweeps_name_is_refused_by_a_local_journal_too(box,
     with closing(sqlite3.connect(grown)) as db:
         assert db.execute("SELECT count(*) FROM rows WHERE status = 'done'").fetchone() == (2,)
     assert spent[0] == spent[1] > 0
+
+
+def test_a_file_without_a_journal_keeps_one_beside_it_and_never_pays_twice(box, tmp_path, monkeypatch, capsys):
+    """No ``journal`` and no ``out_dir``: the sweep keeps both in ``<stem>-out`` beside the file (the
+    last line says where), the second run sends nothing, and the budget is the sweep's across runs.
+    Rows of 4 images are counted as rows, and their images as images."""
+    import imagekit
+
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    ik = imagekit.Client(box.url, key, ledger=False)
+    style = ik.styles()[0]  # 2 credits an image
+    path = tmp_path / "nj.toml"
+    path.write_text(f"[sweep]\nname = \"fours\"\nbudget = 20\n[axes]\nprompt = [\"a\", \"b\", \"c\"]\n"
+                    f"[defaults]\nstyle = {style.style_id}\ncount = 4\n")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    before = balance(ik)
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 1  # the budget stops the third row
+    first = capsys.readouterr().out.splitlines()
+    assert first == ["sweep fours: 2 of 3 rows done (8 images), 16 credits spent; stopped: budget of 20 credits: "
+                     "16 spent, the next row would cost 8",
+                     "kept in ../nj-out: the images and the journal (a rerun finishes what is left)"]
+    assert before - balance(ik) == 16
+    assert len(list((tmp_path / "nj-out").glob("*.png"))) == 8 and (tmp_path / "nj-out" / "journal.sqlite").is_file()
+
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 1  # again: nothing sent, the budget is the sweep's
+    assert capsys.readouterr().out.splitlines() == [
+        "sweep fours: 2 of 3 rows done (8 images), 16 credits spent in all, 0 by this run; stopped: budget of 20 "
+        "credits: 16 spent (16 by earlier runs), the next row would cost 8",
+        "  nothing run this time, 1 row left: no dataset written and no MLflow run logged this time",
+        "kept in ../nj-out: the images and the journal (a rerun finishes what is left)"]
+    assert before - balance(ik) == 16
+    assert main(["sweep", "status", str(path)]) == 0  # the journal the run kept is the one status reads
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "sweep fours: 2 of 3 rows done, 0 running, 0 failed, 0 uncertain, 1 left; 16 credits spent")
+
+    path.write_text(path.read_text().replace("budget = 20", "budget = 30"))  # raised: the rest, and only it
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "sweep fours: 3 of 3 rows done (12 images), 24 credits spent in all, 8 by this run")
+    assert before - balance(ik) == 24 and len(list((tmp_path / "nj-out").glob("*.png"))) == 12
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "  nothing left to run: no dataset written and no MLflow run logged this time"
+    assert before - balance(ik) == 24
+
+
+def test_a_journal_only_or_a_remote_out_dir_is_named_in_the_last_line(tmp_path):
+    """A file that names a journal keeps its images on the service; a remote out_dir without a journal
+    keeps its journal beside the file (else every run would pay again)."""
+    from imagekit.cli.sweep import _kept_line
+
+    kept = load_sweep(write(tmp_path, "[sweep]\nout_dir = \"s3://bucket/run\"\n[axes]\nprompt = ['a']\nstyle = [1]\n"))
+    assert Path(kept.settings["journal"]).resolve() == tmp_path / "sweep-journal.sqlite"
+    assert _kept_line("j.sqlite", None) == ("kept: the images on the service (their ids in the journal), the journal in "
+                                            "j.sqlite (a rerun finishes what is left)")
+    assert _kept_line("j.sqlite", "s3://bucket/run") == ("kept: the images in s3://bucket/run, the journal in j.sqlite "
+                                                          "(a rerun finishes what is left)")
+    assert _kept_line("postgresql://me:secret@db/sweeps?sslmode=require", None).endswith(
+        "the journal in postgresql://db/sweeps (a rerun finishes what is left)")
+
+
+def test_a_style_name_the_account_lacks_is_told_with_the_files_other_mistakes(box, tmp_path, monkeypatch, capsys):
+    """One answer for every mistake: a misspelt setting, a quoted count and a style name that matches
+    none of the account's styles, all in the one line (the name was told only once the rest were fixed)."""
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    path = write(tmp_path, "[sweep]\nbudjet = 4\n[axes]\nprompt = [\"a\"]\nstyle = [\"Nope\"]\n[defaults]\ncount = \"4\"\n")
+    for command in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"]):
+        assert main(command) == 1
+        said = capsys.readouterr().err
+        assert said.count("\n") == 1 and said.startswith(f"error: {path}: [sweep] budjet is not a sweep setting"), said
+        assert "[defaults] count = '4': use a whole number, without quotes" in said
+        assert "[axes] style = 'Nope': no style of yours has this name" in said
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["sweep.toml"]  # nothing made
+
+
+def test_a_grid_past_its_limit_is_refused_before_it_is_built(tmp_path, monkeypatch):
+    """A typo'd range (10^10 rows) is one line naming the axes and how to raise the limit, at once:
+    it grew to 2.95 GB and died of MemoryError. The limit is grid(max_rows=), a sweep file's
+    [sweep] max_rows, or IMAGEKIT_MAX_ROWS."""
+    import imagekit
+    from imagekit.errors import ValidationError
+    from imagekit.workflows.rows import check_grid, make_rows
+
+    with pytest.raises(ValidationError, match=r"a grid of 10,000,000,000 rows \(prompt 100,000 x seed 100,000\) is past "
+                                              r"the limit of 100,000 rows: check its axes \(a typo'd range\?\), or raise"):
+        imagekit.grid(prompt=range(10**5), seed=range(10**5), style=1)
+    assert len(imagekit.grid(prompt=["a", "b"], seed=range(60_000), max_rows=120_000)) == 120_000
+    monkeypatch.setenv("IMAGEKIT_MAX_ROWS", "3")
+    with pytest.raises(ValidationError, match=r"a grid of 4 rows \(prompt 2 x seed 2\) is past the limit of 3 rows"):
+        imagekit.grid(prompt=["a", "b"], seed=[1, 2])
+    monkeypatch.delenv("IMAGEKIT_MAX_ROWS")
+    path = write(tmp_path, "[sweep]\nmax_rows = 0\n[axes]\nprompt = ['a']\nstyle = [1]\n")
+    with pytest.raises(ConfigError, match=r"\[sweep\] max_rows = 0: use a whole number of rows, at least 1"):
+        load_sweep(path)
+    seeds = ", ".join(map(str, range(400)))
+    path = write(tmp_path, f"[axes]\nprompt = [{', '.join(repr(str(i)) for i in range(300))}]\nseed = [{seeds}]\n"
+                           "[defaults]\nstyle = 1\n")
+    with pytest.raises(ValidationError, match=r"a grid of 120,000 rows \(prompt 300 x seed 400\) is past the limit"):
+        load_sweep(path)
+    path.write_text(path.read_text().replace("[axes]", "[sweep]\nmax_rows = 120000\n[axes]"))
+    assert load_sweep(path).settings["max_rows"] == 120_000
+    # A grid's rows are checked from its axes; a mistake is told as the rows' own check tells it.
+    axes = {"prompt": ["a", "", "c"], "ratio": ["1:1", "5:4"], "seed": [1, 2]}
+    with pytest.raises(ValidationError) as by_axes:
+        check_grid(axes, {"style": 1}, "f.toml")
+    with pytest.raises(ValidationError) as by_rows:
+        make_rows(imagekit.grid(**axes), {"style": 1}, "f.toml")
+    assert str(by_axes.value) == str(by_rows.value)
+    assert check_grid({"prompt": ["a", "b"], "seed": [1, 2, 3]}, {"style": 1}) == 6
+
+
+@pytest.mark.slow(20)
+def test_a_million_row_estimate_stays_in_bounded_memory(box, tmp_path):
+    """``sweep estimate`` of a 10^6-row file (max_rows raised) prices it from its axes: the process's
+    peak resident memory stays under 300 MB, and the counts are the grid's."""
+    import subprocess
+    import sys
+
+    _, key = make_user(box, "pro")
+    prompts = ", ".join(f'"p{i}"' for i in range(1000))
+    (tmp_path / "big.toml").write_text(f"[sweep]\nname = \"big\"\nmax_rows = 1000000\n[axes]\nprompt = [{prompts}]\n"
+                                       f"seed = [{', '.join(map(str, range(500)))}]\ncount = [1, 2]\n[defaults]\nstyle = 1\n")
+    script = ("import resource, sys\nfrom imagekit.cli import main\ncode = main(['sweep', 'estimate', 'big.toml'])\n"
+              "print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+                               "IMAGEKIT_HOME": str(tmp_path / "home"), "IMAGEKIT_BASE_URL": box.url,
+                               "IMAGEKIT_API_KEY": key})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("sweep big: 1000000 requests, 1500000 images, about ") or \
+        lines[0].startswith("sweep big: 1000000 requests, 1500000 images, at most "), lines
+    peak_mb = int(lines[-1].split()[1]) / 1024  # ru_maxrss is in KiB on Linux
+    print(f"peak resident memory of a 10^6-row estimate: {peak_mb:.0f} MB")
+    assert peak_mb < 300, peak_mb

@@ -99,6 +99,7 @@ def run_batch(ik: Any, outcome: Outcome) -> None:
     """Every prompt in two styles and two ratios; the table, the contact sheet, the dataset, and
     each failed row."""
     import imagekit
+    from imagekit._csv_cells import inert_frame
 
     from .page import batch_sentence
 
@@ -108,7 +109,7 @@ def run_batch(ik: Any, outcome: Outcome) -> None:
     print(f"Batch: {len(batch)} rows, estimated {batch.estimate():g} credits")
     batch.run(out_dir=out / "images", journal=out / "journal.sqlite")
     table = batch.to_pandas()
-    table.to_csv(out / "batch.csv", index=False)
+    inert_frame(table).to_csv(out / "batch.csv", index=False)
     batch.contact_sheet().savefig(out / "contact-sheet.png", dpi=100)
     print(f"Batch done: {batch_sentence(table, batch.spent)}")
     outcome.dataset = batch.export(out / "dataset", progress=False)
@@ -122,6 +123,7 @@ def run_batch(ik: Any, outcome: Outcome) -> None:
 def run_chain(ik: Any, outcome: Outcome) -> None:
     """Enhance, remove the background and vectorize the chain prompt's image; save every step."""
     import imagekit
+    from imagekit._csv_cells import inert_frame
 
     from .page import chain_plan
 
@@ -134,7 +136,7 @@ def run_chain(ik: Any, outcome: Outcome) -> None:
     result = edits.run(ik.image(source), deadline=120)
     outcome.chain = result
     lineage = result.lineage
-    lineage.to_csv(outcome.out / "chain-lineage.csv", index=False)
+    inert_frame(lineage).to_csv(outcome.out / "chain-lineage.csv", index=False)
     print(lineage[["step", "op", "parent_id", "image_id", "credits", "status"]].to_string(index=False))
     outcome.steps = save_steps(result, outcome.out)
     chain_figure(outcome.steps, outcome.out)

@@ -22,8 +22,11 @@ h1 { margin-bottom: 0.2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #d
   background: repeating-conic-gradient(#ddd 0% 25%, #fff 0% 50%) 50% / 20px 20px; }
 figcaption { font-size: 13px; margin-top: 4px; }
 p { white-space: pre-line; }
-.plots { display: flex; flex-wrap: wrap; gap: 1em; }
-.plots img { flex: 1 1 320px; min-width: 0; max-width: 100%; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
+.plots img { flex: 1 1 320px; min-width: 0; max-width: 100%; height: auto; }
+.sheet { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 12px; }
+.sheet figure { margin: 0; min-width: 0; }
+.sheet img { width: 100%; height: auto; display: block; border: 1px solid #ccc; }
 img { max-width: 100%; height: auto; }
 .table { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 13px; margin: 0.4em 0 1.2em; }
@@ -45,11 +48,16 @@ def caption(step: dict) -> str:
 
 
 def batch_sentence(table: Any, spent: float) -> str:
-    """``12 rows, all done; 24 credits spent`` (or ``10 done, 2 failed``) from a batch's table."""
-    counts = table["row_status"].value_counts()
-    rows = f"{len(table)} row{'' if len(table) == 1 else 's'}"
-    done = "all done" if counts.get("done", 0) == len(table) else ", ".join(f"{n} {state}" for state, n in counts.items())
-    return f"{rows}, {done}; {spent:g} credit{'' if spent == 1 else 's'} spent"
+    """``12 rows, all done; 24 credits spent`` (or ``10 done, 2 failed``) from a batch's table (one line
+    per image: rows are counted once each, and their images as images when a row has several)."""
+    rows = table.drop_duplicates("key")
+    counts = rows["row_status"].value_counts()
+    said = f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
+    if len(table) != len(rows):
+        images = int(table["image_id"].notna().sum())
+        said += f" ({images} image{'' if images == 1 else 's'})"
+    done = "all done" if counts.get("done", 0) == len(rows) else ", ".join(f"{n} {state}" for state, n in counts.items())
+    return f"{said}, {done}; {spent:g} credit{'' if spent == 1 else 's'} spent"
 
 
 def chain_plan(steps: Any) -> str:
@@ -60,7 +68,7 @@ def chain_plan(steps: Any) -> str:
 def write_page(outcome: Any) -> Path:
     """Write ``index.html`` into the run's folder and return its path."""
     out = outcome.out
-    sections = [_summary(outcome), _problems(outcome.problems), _contact_sheet(out), _dataset(outcome.dataset),
+    sections = [_summary(outcome), _problems(outcome.problems), _contact_sheet(outcome), _dataset(outcome.dataset),
                 _chain(outcome.steps), _report(outcome.report, out)]
     body = "\n".join(section for section in sections if section)
     page = out / "index.html"
@@ -87,12 +95,34 @@ def _problems(problems: list[str]) -> str:
     return f'<div class="problems"><strong>What failed</strong><ul>{items}</ul></div>'
 
 
-def _contact_sheet(out: Path) -> str:
-    if not (out / "contact-sheet.png").exists():
+def _contact_sheet(outcome: Any) -> str:
+    """The batch's images as a grid, each captioned in text (prompt, style, ratio, credits): a
+    caption drawn into one picture is unreadable once a phone scales it down."""
+    table, out = outcome.table, outcome.out
+    if table is None or not len(table):
         return ""
+    figures = []
+    for row in table.itertuples():
+        file = getattr(row, "file", None)
+        if not isinstance(file, str) or not file:
+            continue
+        name = Path(file).name
+        if not (out / "images" / name).exists():
+            continue
+        words = [getattr(row, "prompt", ""), getattr(row, "style_name", ""), getattr(row, "ratio", "")]
+        credits = getattr(row, "credits", None)
+        if credits is not None and credits == credits:
+            words.append(f"{credits:g} credit{'' if credits == 1 else 's'}")
+        text = " · ".join(str(word) for word in words if isinstance(word, (str, int, float)) and str(word))
+        figures.append(f'<figure><a href="images/{html.escape(name)}"><img src="images/{html.escape(name)}" '
+                       f'alt="{html.escape(text)}" loading="lazy"></a><figcaption>{html.escape(text)}</figcaption></figure>')
+    if not figures:
+        return ""
+    sheet = ' The same as one picture: <a href="contact-sheet.png">contact-sheet.png</a>.' \
+        if (out / "contact-sheet.png").exists() else ""
     return ('<h2>Batch: every prompt in two styles and two ratios</h2>\n'
-            '<p>The table is <a href="batch.csv">batch.csv</a>; the images are in <a href="images/">images/</a>.</p>'
-            '<img src="contact-sheet.png" alt="contact sheet of the batch" style="max-width:100%">')
+            f'<p>The table is <a href="batch.csv">batch.csv</a>; the images are in <a href="images/">images/</a>.{sheet}</p>'
+            f'<div class="sheet">{"".join(figures)}</div>')
 
 
 def _dataset(export: Any) -> str:

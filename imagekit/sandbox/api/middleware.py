@@ -48,6 +48,23 @@ def host_allowed(header: str, allowed: frozenset[str]) -> bool:
     return True
 
 
+def _loopback(name: str) -> bool:
+    try:
+        return name == "localhost" or ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def asked_directly(client: str | None, headers: dict[str, str]) -> bool:
+    """Whether a request comes from this machine itself: from a loopback address, naming a loopback
+    Host, and carrying no forwarding header (``X-Forwarded-*``, ``Forwarded``, ``X-Real-IP``). A proxy
+    on this machine connects from loopback too, for anyone who can reach it: its requests name the
+    proxy's host or carry what it forwards."""
+    forwarded = any(name.startswith("x-forwarded-") or name in ("forwarded", "x-real-ip") for name in headers)
+    return (client is not None and _loopback(client) and _loopback(host_name(headers.get("host", "")))
+            and not forwarded)
+
+
 class HostCheckMiddleware:
     """Refuse (400 ``invalid_host``) any HTTP request whose Host names a host not served here."""
 

@@ -42,6 +42,31 @@ def test_controls_beyond_loopback_need_the_token(folder):
     assert "X-Sandbox-Token" in served.output()
 
 
+def test_behind_a_proxy_on_loopback_controls_need_the_token(folder):
+    """Served on 127.0.0.1 behind a TLS proxy (the README's ``--allowed-host``): a request naming the
+    proxy's host, or carrying what a proxy forwards, comes from loopback but not from this machine's
+    own user, and needs the token to set credits, mint keys, open sessions or move the clock; a plain
+    loopback request still needs none."""
+    token = imagekit("sandbox", "token", "--data", str(folder)).stdout.strip()
+    with serving(folder, "--allowed-host", "sandbox.team.example") as served, \
+            httpx.Client(base_url=served.url, timeout=60, verify=TLS) as http:
+        port = served.url.rsplit(":", 1)[1]
+        proxied = [{"Host": "sandbox.team.example"}, {"Host": f"sandbox.team.example:{port}"},
+                   {"X-Forwarded-For": "203.0.113.9"}, {"X-Forwarded-Host": "sandbox.team.example"},
+                   {"X-Forwarded-Proto": "https"}, {"Forwarded": "for=203.0.113.9;proto=https"},
+                   {"X-Real-IP": "203.0.113.9"}]
+        for headers in proxied:
+            assert_error(http.post("/sandbox/users/1/credits", json={"defaultCredit": 999_999}, headers=headers),
+                         401, "admin_token_required")
+            assert_error(http.post("/sandbox/users/1/keys", headers=headers), 401, "admin_token_required")
+            assert_error(http.post("/sandbox/sessions", json={"userId": 1}, headers=headers), 401, "admin_token_required")
+            assert_error(http.post("/sandbox/clock/advance", json={"seconds": 40 * 86400}, headers=headers),
+                         401, "admin_token_required")
+            assert http.get("/sandbox/clock", headers={**headers, "X-Sandbox-Token": token}).status_code == 200
+        assert http.get("/sandbox/clock").status_code == 200  # this machine's own request: no token
+        assert http.get("/sandbox/clock", headers={"Host": f"localhost:{port}"}).status_code == 200
+
+
 def test_a_foreign_host_is_refused_everywhere(folder):
     token = imagekit("sandbox", "token", "--data", str(folder)).stdout.strip()
     key = imagekit("sandbox", "user", "add", "--data", str(folder), "--email", "host@x.io").stdout.strip().splitlines()[-1]

@@ -2,7 +2,8 @@
 
 They exist so tests, notebooks and benchmarks can exercise grants, periods, failures and accounts;
 the real service has none of them. ``SandboxSettings(controls=False)`` turns them off; with
-``controls_need_token`` (a server listening beyond loopback) each needs the admin token.
+``controls_need_token`` (a server listening beyond loopback) each needs the admin token, and so does
+any request that does not come from this machine directly (a proxy's: ``require_admin``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.security import APIKeyHeader
 from pydantic import Field
 
@@ -22,18 +23,22 @@ from ...interface.errors import SandboxError
 from ...interface.schemas import Body
 from ...store.tables import User
 from ..deps import SandboxDep
+from ..middleware import asked_directly
 
 admin_scheme = APIKeyHeader(name="X-Sandbox-Token", scheme_name="SandboxToken", auto_error=False,
                             description="The admin token (`imagekit sandbox token`); required beyond loopback.")
 
 
-def require_admin(sandbox: SandboxDep, token: Annotated[str | None, Depends(admin_scheme)]) -> None:
-    """Let a control through on loopback, or with the admin token when the sandbox is exposed."""
-    if not sandbox.settings.controls_need_token:
+def require_admin(request: Request, sandbox: SandboxDep, token: Annotated[str | None, Depends(admin_scheme)]) -> None:
+    """Let a control through without the token only when the request itself comes from this machine
+    directly (``asked_directly``: loopback, a loopback Host, no forwarding header) to a sandbox
+    listening on loopback; anything else (behind a proxy, beyond loopback) needs the admin token."""
+    if not sandbox.settings.controls_need_token and asked_directly(
+            request.client.host if request.client else None, {k.lower(): v for k, v in request.headers.items()}):
         return
     if not token:
-        raise SandboxError("admin_token_required",
-                           "This sandbox is exposed: send its admin token in X-Sandbox-Token.")
+        raise SandboxError("admin_token_required", "Controls need the sandbox's admin token (X-Sandbox-Token) unless "
+                                                   "asked from this machine directly: not through a proxy, not beyond loopback.")
     if not admin_token_matches(sandbox.admin_token, token):
         raise SandboxError("wrong_admin_token", "The X-Sandbox-Token header is not this sandbox's admin token.")
 

@@ -1,0 +1,368 @@
+"""The review desk: a person's ratings, selections, votes and notes on a set of images, kept as made.
+
+    desk = imagekit.review(batch)          # or a list of Images, chain results, a folder imagekit saved
+    desk.rate(desk.images[0], 4); desk.select(desk.images[0]); desk.vote(a, b)
+    desk.decisions()                       # one row per image
+    desk.ranking()                         # Bradley–Terry over the votes, ratings as the tie-break
+
+Every decision goes to the decision log (``decisions.log``) as it is made, so a new desk on the same
+images, in another process or on another day, shows it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..decisions.log import DecisionLog, Event, State, logs_for, read
+from ..errors import ValidationError
+from ..images import Image
+from ..provenance.record import file_service, service_of
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..client import Client
+    from ..widgets.review import ReviewWidget
+    from ..workflows.batch import Batch
+    from ..workflows.chain import Chain, ChainResult
+    from .send import Quote
+
+__all__ = ["review", "Desk", "Item", "COLUMNS"]
+
+COLUMNS = ["image_id", "prompt", "style", "rating", "selected", "wins", "losses", "ties", "score", "note", "credits",
+           "parent_id"]
+"""The columns of ``Desk.decisions()``, in order."""
+_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".svg")
+"""Files of a folder a desk looks into for imagekit's provenance."""
+
+
+@dataclass
+class Item:
+    """One image on a desk, with what is known of how it was made."""
+
+    image: Image
+    prompt: str | None = None
+    style: Any = None
+    """The style's name where the batch knew it, else its id."""
+    credits: float | None = None
+    """What it cost, from the batch's journal, the ledger or the file's provenance."""
+    parent_id: int | None = None
+    """The image an edit made it from."""
+    file: str | None = None
+
+    @property
+    def id(self) -> int:
+        """The image id."""
+        return self.image.id
+
+
+def review(images: Any, client: Client | None = None) -> Desk:
+    """A review desk on ``images``: a Batch (its completed images; decisions go to its journal too), a
+    list of Images or a CreateResult, chain results (each one's last image), or a folder of files
+    imagekit saved (their provenance names the images; ``client``, default ``imagekit.connect()``,
+    must reach the service that made them)."""
+    items, client, journal = _items_of(images, client)
+    if not items:
+        raise ValidationError("nothing to review: no completed image in what was given", field="images")
+    return Desk(items, client, journal)
+
+
+def _items_of(images: Any, client: Client | None) -> tuple[list[Item], Client, str | None]:
+    from ..workflows.batch import Batch
+    from ..workflows.chain import ChainResult
+
+    if isinstance(images, Batch):
+        return _batch_items(images)
+    if isinstance(images, (str, os.PathLike)):
+        return _folder_items(Path(images), client)
+    listed = list(images) if isinstance(images, Iterable) else [images]
+    items: list[Item] = []
+    for each in listed:
+        if isinstance(each, ChainResult):
+            items.append(_chained(each))
+        elif isinstance(each, Image):
+            items.append(_handled(each))
+        else:
+            raise ValidationError(f"a desk reviews Images, chain results, a batch or a folder, not "
+                                  f"{type(each).__name__}", field="images", value=type(each).__name__)
+    if not items:
+        raise ValidationError("nothing to review: the list of images is empty", field="images")
+    return items, items[0].image.client, None
+
+
+def _handled(image: Image, parent: Item | None = None) -> Item:
+    origin = image.provenance
+    return Item(image, prompt=origin.prompt if parent is None else parent.prompt,
+                style=origin.style if parent is None else parent.style, credits=image.credits,
+                parent_id=origin.parent_id)
+
+
+def _chained(result: ChainResult[Image]) -> Item:
+    """A chain's last image; its parent is the image the chain started from."""
+    source = _handled(result.source)
+    if not result.images:
+        return source
+    item = _handled(result.image, source)
+    item.parent_id = result.source.id
+    return item
+
+
+def _batch_items(batch: Batch) -> tuple[list[Item], Client, str | None]:
+    names = batch._style_names()
+    items = []
+    for row, entry, image in batch._images():
+        if image.get("status") != "COMPLETED" or image.get("id") is None:
+            continue
+        style = row.labels.get("style")
+        handle: Any = batch.client.image(int(image["id"]))  # a batch of an AsyncClient: reviewed all the same
+        items.append(Item(handle, prompt=row.labels.get("prompt"),
+                          style=names.get(style, style) if isinstance(style, int) else style,
+                          credits=entry.image_credits(image), file=image.get("file")))
+    journal = getattr(batch._journal, "location", None)
+    client: Any = batch.client
+    return items, client, None if journal in (None, ":memory:") else str(journal)
+
+
+def _folder_items(folder: Path, client: Client | None) -> tuple[list[Item], Client, str | None]:
+    from ..provenance.read import read_provenance
+
+    if not folder.is_dir():
+        raise ValidationError(f"{folder} is not a folder of images imagekit saved", field="images", where=str(folder))
+    if client is None:
+        from ..embedded import connect
+
+        client = connect()
+    here = service_of(file_service(client.config))
+    items = []
+    for path in sorted(folder.rglob("*")):
+        if path.suffix.lower() not in _SUFFIXES or not path.is_file():
+            continue
+        try:
+            record = read_provenance(path)
+        except (ValueError, OSError):
+            continue  # a file imagekit did not write is the user's, not an image of the service
+        if record.service not in (None, here):
+            raise ValidationError(f"{path}: image {record.image_id} is an image of {record.service}, not of {here}: "
+                                  "give a client of that service", field="service", value=record.service,
+                                  where=str(path))
+        items.append(Item(client.image(record.image_id), record.prompt, record.style, record.credits,
+                          record.parent_id, str(path)))
+    if not items:
+        raise ValidationError(f"{folder} holds no image imagekit saved (no file with its provenance)",
+                              field="images", where=str(folder))
+    return items, client, None
+
+
+class Desk:
+    """A person's decisions on a set of images: made here or by any desk before on the same images."""
+
+    def __init__(self, items: Sequence[Item], client: Client, journal: str | None = None) -> None:
+        unique: dict[int, Item] = {}
+        for item in items:
+            unique.setdefault(item.id, item)
+        self.items: list[Item] = list(unique.values())
+        """The images on the desk, in order, with what is known of each."""
+        self.client = client
+        self.service = service_of(file_service(client.config))
+        """The service's lasting name: the decisions' key, with each image id."""
+        self.logs: list[DecisionLog] = logs_for(journal)
+        """Where decisions are written: the batch's journal (when there is one), then the review
+        store under IMAGEKIT_HOME."""
+        self.parent: Desk | None = None
+        """The desk whose picks were sent to make these images (``send``)."""
+        self.results: list[ChainResult[Image]] = []
+        """The chain runs that made these images (``send``), each with its ``lineage``."""
+        self._by_id = {item.id: item for item in self.items}
+        self._mine: list[Event] = []
+        """Decisions made at this desk, for ``undo``."""
+        self._state = State()
+        self._catch_up()
+
+    def __repr__(self) -> str:
+        state = self.refresh()
+        return (f"Desk({len(self.items)} images, {len(state.ratings)} rated, {len(state.selected)} selected, "
+                f"{len(state.votes)} votes)")
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def images(self) -> list[Image]:
+        """The images on the desk, in order."""
+        return [item.image for item in self.items]
+
+    # --- decisions ------------------------------------------------------------------------------
+
+    def rate(self, image: Image | int, stars: int | None) -> None:
+        """Rate an image 1 to 5 stars; 0 or None clears its rating."""
+        if stars is None:
+            stars = 0
+        if isinstance(stars, bool) or not isinstance(stars, int) or not 0 <= stars <= 5:
+            raise ValidationError(f"a rating is 1 to 5 stars (0 or None clears it), not {stars!r}", field="rating",
+                                  value=stars)
+        self._record(Event(self.service, self._id(image), "rate", str(stars)))
+
+    def select(self, image: Image | int) -> None:
+        """Add an image to the selection (the picks ``send`` works on), after those chosen before."""
+        self._record(Event(self.service, self._id(image), "select"))
+
+    def unselect(self, image: Image | int) -> None:
+        """Take an image out of the selection."""
+        self._record(Event(self.service, self._id(image), "unselect"))
+
+    def vote(self, winner: Image | int, loser: Image | int, tie: bool = False) -> None:
+        """Record that ``winner`` is better than ``loser`` (``tie=True``: neither is)."""
+        first, second = self._id(winner), self._id(loser)
+        if first == second:
+            raise ValidationError(f"a vote compares two images, not image {first} with itself", field="loser",
+                                  value=second)
+        self._record(Event(self.service, first, "vote", "tie" if tie else "win", other_id=second))
+
+    def note(self, image: Image | int, text: str | None) -> None:
+        """Write a note on an image (an empty one, or None, clears it)."""
+        if text is not None and not isinstance(text, str):
+            raise ValidationError(f"a note is text, not {type(text).__name__}", field="note", value=text)
+        self._record(Event(self.service, self._id(image), "note", text or ""))
+
+    def undo(self) -> bool:
+        """Take back the last decision made at this desk (False when there is none left)."""
+        if not self._mine:
+            return False
+        last = self._mine.pop()
+        self._write([Event(self.service, last.image_id, "undo", last.uid)])
+        return True
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def refresh(self) -> State:
+        """Read the decisions again (another desk's included) and return them."""
+        self._state = read(self.logs, self.service, list(self._by_id))
+        return self._state
+
+    @property
+    def selected(self) -> list[Image]:
+        """The selected images, in the order they were chosen."""
+        return [self._by_id[image].image for image in self.refresh().selected]
+
+    def decisions(self) -> pd.DataFrame:
+        """One row per image (``COLUMNS``): its prompt, style, rating (NA when unrated), whether it is
+        selected, its votes won, lost and tied, its Bradley–Terry score, note, credits and parent."""
+        import pandas as pd
+
+        from ..decisions.ranking import scores_of
+
+        state = self.refresh()
+        self._priced()
+        scores = scores_of(list(self._by_id), state.votes)
+        wins, losses, ties = ({item.id: 0 for item in self.items} for _ in range(3))
+        for winner, loser, tie in state.votes:
+            if tie:
+                ties[winner] += 1
+                ties[loser] += 1
+            else:
+                wins[winner] += 1
+                losses[loser] += 1
+        rows = [{"image_id": item.id, "prompt": item.prompt, "style": item.style,
+                 "rating": state.ratings.get(item.id), "selected": item.id in state.selected,
+                 "wins": wins[item.id], "losses": losses[item.id], "ties": ties[item.id],
+                 "score": scores[item.id], "note": state.notes.get(item.id), "credits": item.credits,
+                 "parent_id": item.parent_id} for item in self.items]
+        return pd.DataFrame(rows, columns=COLUMNS).astype({"image_id": "Int64", "rating": "Int64",
+                                                          "parent_id": "Int64"})
+
+    def ranking(self) -> pd.DataFrame:
+        """``decisions()`` best first: by Bradley–Terry score of the votes, then rating (unrated last),
+        then the desk's order; ``rank`` from 1."""
+        frame = self.decisions()
+        ordered = frame.assign(_rating=frame["rating"].fillna(0), _order=range(len(frame)))
+        ordered = ordered.sort_values(["score", "_rating", "_order"], ascending=[False, False, True], kind="stable")
+        ordered = ordered.drop(columns=["_rating", "_order"]).reset_index(drop=True)
+        ordered.insert(0, "rank", range(1, len(ordered) + 1))
+        return ordered
+
+    def export_preferences(self, dest: str | os.PathLike[str], *, overwrite: bool = False) -> int:
+        """Write the votes as a preference dataset in the Pick-a-Pic layout (one Parquet file at
+        ``dest``, a path or any fsspec URL: caption, image_0_uid, image_1_uid, label_0, label_1 and the
+        two images' files) that ``datasets.load_dataset("parquet", data_files=dest)`` reads; returns
+        how many votes it wrote (see ``imagekit.desk.export``)."""
+        from .export import write_preferences
+
+        return write_preferences(self, dest, overwrite=overwrite)
+
+    def widget(self) -> ReviewWidget:
+        """The desk as a grid of thumbnails in the notebook (``imagekit.widgets.review``): its keys and
+        buttons call these same methods."""
+        from ..widgets.review import ReviewWidget
+
+        return ReviewWidget(self)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget()._repr_mimebundle_(**kwargs)
+
+    # --- the next step --------------------------------------------------------------------------
+
+    def send(self, chain: Chain, *, confirm: bool = False, budget: float | None = None) -> Quote | Desk:
+        """Run ``chain`` over the selected images, priced first. Without ``confirm``: the quote (the
+        credits, the balance after); with it: a new desk of the results, each remembering its parent.
+        Refused in one line, before anything is sent: no selection, more picks than the plan's
+        ``maxMultiSelect``, a cost past ``budget`` or past what the balance allows."""
+        from .send import credits_of, quote, sent
+
+        priced = quote(self, chain, budget)
+        if not confirm:
+            return priced
+        results = sent(self, chain, priced)
+        made = [Item(result.image, self._by_id[result.source.id].prompt, self._by_id[result.source.id].style,
+                     credits_of(result), result.source.id) for result in results if result.images]
+        child = Desk(made, self.client)
+        child.parent, child.results = self, results
+        return child
+
+    # --- inside ---------------------------------------------------------------------------------
+
+    def _id(self, image: Image | int) -> int:
+        image_id = getattr(image, "id", image)
+        if isinstance(image_id, bool) or not isinstance(image_id, int):
+            raise ValidationError(f"an image on the desk is an Image or its id, not {type(image).__name__}",
+                                  field="image", value=image)
+        if image_id not in self._by_id:
+            raise ValidationError(f"image {image_id} is not on this desk (it holds {len(self.items)} images)",
+                                  field="image", value=image_id)
+        return image_id
+
+    def _record(self, event: Event) -> None:
+        self._write([event])
+        self._mine.append(event)
+
+    def _write(self, events: list[Event]) -> None:
+        for log in self.logs:
+            log.add(events)
+
+    def _priced(self) -> None:
+        """Fill the credits of images whose handle did not know them from the client's ledger: an
+        operation's charge, shared evenly by the images it made (a spec-exact create's, say)."""
+        unknown = {item.id: item for item in self.items if item.credits is None}
+        ledger = self.client.ledger
+        if not unknown or ledger is None:
+            return
+        for entry in ledger.entries():
+            made = [image for image in entry.image_ids if image in unknown]
+            if made and entry.credits is not None:
+                for image in made:
+                    unknown[image].credits = (unknown[image].credits or 0.0) + entry.credits / len(entry.image_ids)
+
+    def _catch_up(self) -> None:
+        """A batch's journal takes what this machine's review store holds of its images and it lacks
+        (decisions made on those images as plain handles), so every desk on the journal sees them."""
+        if len(self.logs) < 2:
+            return
+        journal, home = self.logs
+        ids = list(self._by_id)
+        known = {event.uid for event in journal.events(self.service, ids)}
+        missing = [event for event in home.events(self.service, ids) if event.uid not in known]
+        if missing:
+            journal.add(missing)

@@ -1,0 +1,107 @@
+"""The review desk from Python, against both faces of a real sandbox: decisions, their table, their errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import imagekit
+from imagekit.desk.desk import COLUMNS
+
+
+def test_decisions_are_one_row_per_image_with_what_was_decided(ik, four):
+    desk = imagekit.review(four)
+    a, b, c, d = four
+    desk.rate(a, 4)
+    desk.rate(b, 2)
+    desk.select(c)
+    desk.select(a)
+    desk.vote(a, b)
+    desk.vote(c, a, tie=True)
+    desk.note(d, "too dark")
+    frame = desk.decisions().set_index("image_id")
+    assert list(desk.decisions().columns) == COLUMNS
+    assert [image.id for image in desk.selected] == [c.id, a.id]  # the order chosen
+    assert frame.loc[a.id, ["rating", "selected", "wins", "losses", "ties"]].tolist() == [4, True, 1, 0, 1]
+    assert frame.loc[b.id, ["rating", "selected", "wins", "losses", "ties"]].tolist() == [2, False, 0, 1, 0]
+    assert frame.loc[c.id, "ties"] == 1 and frame.loc[d.id, "note"] == "too dark"
+    assert frame["rating"].isna().tolist() == [False, False, True, True]
+    assert set(frame["prompt"]) == {"a lighthouse at dusk"} and set(frame["style"]) == {ik.styles()[0].style_id}
+    assert frame["credits"].gt(0).all() and frame["credits"].sum() == pytest.approx(ik.ledger.total())  # the one create
+    assert frame.loc[a.id, "score"] > frame.loc[b.id, "score"] and frame.loc[d.id, "score"] == 0
+
+
+def test_clearing_unselecting_and_undo(four):
+    desk = imagekit.review(four)
+    a, b = four[:2]
+    desk.rate(a, 5)
+    desk.rate(a, 3)
+    desk.select(a)
+    desk.select(b)
+    desk.unselect(a)
+    assert [image.id for image in desk.selected] == [b.id]
+    desk.undo()  # the unselect: a is back, in its place
+    assert [image.id for image in desk.selected] == [a.id, b.id]
+    desk.undo()
+    desk.undo()  # both selections gone
+    assert desk.selected == []
+    desk.undo()  # the second rating: the first shows again
+    assert desk.decisions().set_index("image_id").loc[a.id, "rating"] == 5
+    desk.rate(a, 0)
+    assert desk.decisions()["rating"].isna().all()
+    desk.rate(a, None)
+    desk.note(a, "x")
+    desk.note(a, None)
+    assert desk.decisions()["note"].isna().all()
+    assert all(desk.undo() for _ in range(5)) and not desk.undo()  # what is left of the eleven
+    assert repr(desk) == "Desk(4 images, 0 rated, 0 selected, 0 votes)"
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda desk, a, b: desk.rate(a, 7), "a rating is 1 to 5 stars (0 or None clears it), not 7"),
+    (lambda desk, a, b: desk.rate(a, True), "a rating is 1 to 5 stars (0 or None clears it), not True"),
+    (lambda desk, a, b: desk.rate(a, 2.5), "a rating is 1 to 5 stars (0 or None clears it), not 2.5"),
+    (lambda desk, a, b: desk.rate(123456789, 3), "image 123456789 is not on this desk (it holds 2 images)"),
+    (lambda desk, a, b: desk.select("first"), "an image on the desk is an Image or its id, not str"),
+    (lambda desk, a, b: desk.vote(a, a), "a vote compares two images, not image {a} with itself"),
+    (lambda desk, a, b: desk.note(a, 3), "a note is text, not int"),
+])
+def test_a_mistake_is_one_line_and_records_nothing(four, call, message):
+    desk = imagekit.review(four[:2])
+    with pytest.raises(ValueError) as caught:
+        call(desk, *four[:2])
+    assert str(caught.value) == message.format(a=four[0].id) and "\n" not in message
+    assert isinstance(caught.value, imagekit.ValidationError)
+    assert repr(desk) == "Desk(2 images, 0 rated, 0 selected, 0 votes)" and not desk.undo()
+
+
+def test_what_a_desk_reviews(ik, four):
+    with pytest.raises(imagekit.ValidationError, match="^nothing to review: the list of images is empty$"):
+        imagekit.review([])
+    with pytest.raises(imagekit.ValidationError, match="^a desk reviews Images, chain results, a batch or a folder, not int$"):
+        imagekit.review([1, 2])
+    assert len(imagekit.review(four + four[:1])) == 4  # an image given twice is on the desk once
+    results = imagekit.chain().remove_bg().map(four[:2])
+    desk = imagekit.review(results)
+    frame = desk.decisions()
+    assert frame["image_id"].tolist() == [r.image.id for r in results]
+    assert frame["parent_id"].tolist() == [image.id for image in four[:2]]
+    assert set(frame["prompt"]) == {"a lighthouse at dusk"}  # an edit's prompt is its source's
+
+
+def test_a_folder_of_saved_files(ik, four, tmp_path):
+    folder = tmp_path / "picked"
+    folder.mkdir()
+    for image in four[:3]:
+        image.save(folder / f"{image.id}.png")
+    (folder / "notes.txt").write_text("mine")
+    (folder / "holiday.png").write_bytes(four[0].read())  # a PNG imagekit did not write: not reviewed
+    desk = imagekit.review(folder, ik)
+    assert sorted(desk.decisions()["image_id"]) == sorted(image.id for image in four[:3])
+    assert set(desk.decisions()["prompt"]) == {"a lighthouse at dusk"}
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(imagekit.ValidationError, match="holds no image imagekit saved"):
+        imagekit.review(tmp_path / "empty", ik)
+    with pytest.raises(imagekit.ValidationError, match="is not a folder of images imagekit saved"):
+        imagekit.review(folder / "notes.txt", ik)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(["notes.txt", "holiday.png",
+                                                              *(f"{i.id}.png" for i in four[:3])])

@@ -1,0 +1,79 @@
+"""The review desk in JupyterLab and Notebook 7: keys and the mouse make decisions the kernel reads back from the Desk."""
+
+from __future__ import annotations
+
+from .conftest import in_both_frontends
+
+THUMBS_READY = """(n) => {
+    const thumbs = [...document.querySelectorAll('.ik-review img.ik-thumb')];
+    return thumbs.length === n && thumbs.every((img) => img.complete && img.naturalWidth > 0);
+}"""
+RATINGS = "print(desk.decisions()['rating'].fillna(0).astype(int).tolist())"
+
+
+@in_both_frontends
+def test_keys_and_clicks_decide_and_the_kernel_reads_them_back(notebook, shots):
+    page = notebook.page
+    notebook.run("import imagekit\nik = imagekit.connect()\n"
+                 "images = ik.create('a kite', style=ik.styles()[0], count=4).images\n"
+                 "ids = [image.id for image in images]\ndesk = imagekit.review(images)\nw = desk.widget()\nw")
+    ids = [int(i) for i in notebook.run("print(*ids)").split()]
+    root = page.locator(".ik-review")
+    root.wait_for()
+    page.wait_for_function(THUMBS_READY, arg=4)
+    tile = lambda image: root.locator(f"figure.ik-tile[data-id='{image}']")  # noqa: E731
+
+    def press(key: str) -> None:  # running a cell moves the focus to the notebook: the desk takes it back
+        root.focus()
+        page.keyboard.press(key)
+
+    press("3")  # the first image is the current one
+    notebook.wait_output(RATINGS, "[3, 0, 0, 0]\n")
+    tile(ids[0]).locator(".ik-stars", has_text="★★★☆☆").wait_for()
+    press("ArrowRight")
+    press(" ")
+    notebook.wait_output("print([image.id for image in desk.selected] == [ids[1]])", "True\n")
+    page.wait_for_selector(f".ik-review figure.ik-selected[data-id='{ids[1]}']")
+    press("p")  # the current image and the next, side by side
+    root.get_by_role("group", name="Which is better?").locator("img").nth(1).wait_for()
+    press("ArrowRight")  # the right one (ids[2]) is better
+    notebook.wait_output("print(desk.decisions()['wins'].tolist(), desk.decisions()['losses'].tolist())",
+                         "[0, 0, 1, 0] [0, 1, 0, 0]\n")
+    press("ArrowDown")  # a tie between ids[2] and ids[3]
+    notebook.wait_output("print(desk.decisions()['ties'].tolist())", "[0, 0, 1, 1]\n")
+    press("z")  # takes the tie back
+    notebook.wait_output("print(desk.decisions()['ties'].tolist())", "[0, 0, 0, 0]\n")
+    root.screenshot(path=shots / "keys.png")
+    press("ArrowLeft")
+    press("ArrowLeft")  # back to ids[1] (the votes moved on to the last image)
+    press("c")  # the next image laid over the current one, as the painter compares
+    compare = root.get_by_role("group", name="Compare two images")
+    compare.wait_for()
+    assert compare.get_attribute("data-pair") == f"{ids[1]},{ids[2]}"
+    root.get_by_role("slider", name="Before and after").focus()
+    page.keyboard.press("Shift+ArrowRight")  # the divider, by ten
+    notebook.wait_output("print(w.compare, w.divider)", "True 0.6\n")
+    root.get_by_role("button", name="Stop comparing").click()
+    compare.wait_for(state="hidden")
+
+    # The same by mouse, each action by its accessible name.
+    tile(ids[3]).click()
+    root.get_by_role("button", name="Rate 5").click()
+    notebook.wait_output(RATINGS, "[3, 0, 0, 5]\n")
+    root.get_by_role("button", name="Select or unselect").click()
+    notebook.wait_output("print([image.id for image in desk.selected] == [ids[1], ids[3]])", "True\n")
+    root.get_by_role("button", name="Sort by rating").click()
+    page.wait_for_function(f"() => document.querySelector('.ik-review figure.ik-tile').dataset.id === '{ids[3]}'")
+    root.get_by_role("button", name="Undo").click()  # the selection of ids[3]
+    notebook.wait_output("print([image.id for image in desk.selected] == [ids[1]])", "True\n")
+    assert root.locator(".ik-status").inner_text() == "4 images · 2 rated · 1 selected · 1 vote"
+    root.screenshot(path=shots / "mouse.png")
+
+    # Virtualised: in a viewport one tile wide and one row high, only the rows in view (and one
+    # beyond) are in the page; scrolling brings the others in.
+    page.evaluate("() => { const v = document.querySelector('.ik-review .ik-viewport');"
+                  " v.style.width = '150px'; v.style.height = '150px'; }")
+    page.wait_for_function("() => document.querySelectorAll('.ik-review figure.ik-tile').length === 2")
+    page.evaluate("() => { const v = document.querySelector('.ik-review .ik-viewport'); v.scrollTop = v.scrollHeight; }")
+    page.wait_for_function(f"() => [...document.querySelectorAll('.ik-review figure.ik-tile')].map((f) => f.dataset.id)"
+                           f".join() === '{ids[1]},{ids[2]}'")  # the last two of the rating order (unrated)

@@ -1,0 +1,62 @@
+"""The ledger always settles: however a batch run is cut short (here two Ctrl+C 0.1 to 1 s apart,
+at many points of real runs in subprocesses against a served sandbox with latency), the next
+reconciliation gives every create whose answer was lost what the balance says it cost, and the
+ledger's total equals what the balance fell by, every time."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import imagekit
+from tests.conftest import make_user
+from tests.helpers import PATIENT_RETRIES, balance, control
+from tests.workflows.conftest import public_style
+
+ROOT = Path(__file__).resolve().parents[2]
+INTERRUPTIONS = 7  # per sandbox face: 14 in all (each is a process start, ~4 s here)
+
+
+def _settled_total(box, key: str) -> float:
+    """What ``imagekit usage`` would show: the ledger's total, once reconciled against a fresh reading."""
+    with imagekit.Client(box.url, key, retry_policy=PATIENT_RETRIES) as ik:
+        ik.me()  # a balance reading (and whose key it is)
+        assert ik.ledger is not None
+        ik.ledger.reconcile()
+        return ik.ledger.total()
+
+
+@pytest.mark.slow(52)
+def test_two_ctrl_c_at_any_point_leave_a_ledger_that_settles_to_the_balance(box, tmp_path):
+    user_id, key = make_user(box, "pro")
+    style, before = public_style(box), balance(box, key)
+    journal = str(tmp_path / "journal.sqlite")
+    args = [sys.executable, "-m", "tests.workflows.interrupt_worker", box.url, key, str(style), "30", journal]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the default ledger, under the test's IMAGEKIT_HOME
+    chance = random.Random(52)
+    control(box, "POST", "faults", {"latency": 0.2})  # every request slower: creates are in flight when cut
+    for attempt in range(INTERRUPTIONS):
+        run = subprocess.Popen(args, cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            assert run.stdout is not None and run.stdout.readline() == "started\n"
+            time.sleep(chance.uniform(0.6, 2.0))
+            run.send_signal(signal.SIGINT)
+            time.sleep(chance.uniform(0.1, 1.0))
+            run.send_signal(signal.SIGINT)
+            run.communicate(timeout=120)
+        finally:
+            if run.poll() is None:
+                run.kill()
+        spent = before - balance(box, key)
+        assert _settled_total(box, key) == pytest.approx(spent), f"after interruption {attempt + 1}: {spent} spent"
+    control(box, "DELETE", "faults")
+    finished = subprocess.run(args, cwd=ROOT, env=env, text=True, capture_output=True, timeout=300)
+    assert finished.returncode == 0 and finished.stdout.endswith("finished\n"), finished.stderr
+    assert _settled_total(box, key) == pytest.approx(before - balance(box, key))

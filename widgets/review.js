@@ -1,0 +1,206 @@
+// Review desk, browser side: a virtualised grid of thumbnails (only the rows in view are in the page),
+// keyboard first; `c` lays the next image over the current one with the painter's before/after divider. Every decision goes to the kernel as a message that calls the Desk's own method; the
+// page draws what the kernel sends back (ratings, selection, scores) and keeps nothing of its own.
+
+import { comparer } from "./mask_compare.js";
+import { listen, save } from "./model.js";
+
+const TILE = 150; // pixels of a tile's width, gap included
+const SORTS = ["desk", "rating", "score", "prompt", "style", "cost"];
+
+function button(label, name, onClick) {
+  const b = Object.assign(document.createElement("button"), { type: "button", textContent: label });
+  b.setAttribute("aria-label", name);
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function render({ model, el }) {
+  el.classList.add("ik-review");
+  el.tabIndex = 0;
+  el.setAttribute("role", "application");
+  // The front end's own shortcuts (Notebook 7 moves between cells on the arrows) skip the desk's keys.
+  el.setAttribute("data-lm-suppress-shortcuts", "true");
+  el.setAttribute("aria-label", "Review desk: arrows move, 1 to 5 rate, 0 clears, space selects, c compares, p votes, z undoes");
+  let cursor = 0, sort = "desk", pairing = false;
+
+  const send = (content) => model.send(content);
+  const ids = () => model.get("ids");
+  const order = () => {
+    const list = ids().map((id, index) => index);
+    const ratings = model.get("ratings"), scores = model.get("scores");
+    const costs = model.get("costs"), prompts = model.get("prompts"), styles = model.get("styles");
+    const key = {
+      rating: (i) => -(ratings[String(ids()[i])] || 0), score: (i) => -(scores[String(ids()[i])] || 0),
+      prompt: (i) => prompts[i], style: (i) => styles[i], cost: (i) => (costs[i] ?? Infinity), desk: (i) => i,
+    }[sort];
+    return list.sort((a, b) => { const x = key(a), y = key(b); return x < y ? -1 : x > y ? 1 : a - b; });
+  };
+  const current = () => ids()[order()[cursor]];
+
+  // The bar: sorting, then the actions on the current image (each key's twin, by name).
+  const bar = document.createElement("div");
+  bar.className = "ik-bar";
+  const sorter = document.createElement("div");
+  sorter.setAttribute("role", "group");
+  sorter.setAttribute("aria-label", "Sort by");
+  for (const name of SORTS) {
+    const b = button(name, `Sort by ${name}`, () => { sort = name; cursor = 0; draw(); });
+    b.dataset.sort = name;
+    sorter.append(b);
+  }
+  const actions = document.createElement("div");
+  actions.setAttribute("role", "group");
+  actions.setAttribute("aria-label", "Decide");
+  for (let stars = 1; stars <= 5; stars++) actions.append(button(String(stars), `Rate ${stars}`, () => rate(stars)));
+  actions.append(button("0", "Clear rating", () => rate(0)), button("select", "Select or unselect", () => toggle()),
+                 button("vote", "Vote between this image and the next", () => { pairing = true; draw(); }),
+                 button("compare", "Compare this image with the next", () => save(model, { compare: !model.get("compare") })),
+                 button("undo", "Undo", () => send({ event: "undo" })));
+  const status = document.createElement("span");
+  status.className = "ik-status";
+  status.setAttribute("role", "status");
+  bar.append(sorter, actions, status);
+
+  const viewport = document.createElement("div");
+  viewport.className = "ik-viewport";
+  const spacer = document.createElement("div");
+  spacer.className = "ik-spacer";
+  const layer = document.createElement("div");
+  layer.className = "ik-layer";
+  spacer.append(layer);
+  viewport.append(spacer);
+
+  const pair = document.createElement("div");
+  pair.className = "ik-pair";
+  pair.setAttribute("role", "group");
+  pair.setAttribute("aria-label", "Which is better?");
+  const comparing = document.createElement("div");
+  comparing.className = "ik-compare";
+  comparing.setAttribute("role", "group");
+  comparing.setAttribute("aria-label", "Compare two images");
+  const stage = document.createElement("div");
+  stage.className = "ik-stage";
+  const before = Object.assign(document.createElement("img"), { className: "ik-before", alt: "the current image, left of the divider", draggable: false });
+  stage.append(before);
+  comparing.append(stage, button("done", "Stop comparing", () => save(model, { compare: false })));
+  const divider = comparer(model, stage);
+  el.append(bar, pair, comparing, viewport);
+
+  const rate = (stars) => send({ event: "rate", image: current(), stars });
+  const toggle = () => {
+    const image = current();
+    send({ event: model.get("selected").includes(image) ? "unselect" : "select", image });
+  };
+  const vote = (side) => {
+    const shown = order();
+    if (cursor + 1 >= shown.length) { pairing = false; draw(); return; }
+    const left = ids()[shown[cursor]], right = ids()[shown[cursor + 1]];
+    if (side === "tie") send({ event: "vote", winner: left, loser: right, tie: true });
+    else send(side === "left" ? { event: "vote", winner: left, loser: right } : { event: "vote", winner: right, loser: left });
+    cursor = Math.min(cursor + 1, shown.length - 1);
+    if (cursor + 1 >= shown.length) pairing = false;
+    draw();
+  };
+
+  const columns = () => Math.max(1, Math.floor((viewport.clientWidth || 900) / TILE));
+  const tile = (index, place) => {
+    const id = ids()[index];
+    const stars = model.get("ratings")[String(id)] || 0;
+    const cost = model.get("costs")[index];
+    const figure = document.createElement("figure");
+    figure.className = "ik-tile" + (model.get("selected").includes(id) ? " ik-selected" : "") + (place === cursor ? " ik-current" : "");
+    figure.dataset.id = String(id);
+    const img = Object.assign(document.createElement("img"), { src: model.get("thumbnails")[index], alt: `image #${id}`, className: "ik-thumb" });
+    const label = document.createElement("figcaption");
+    label.innerHTML = "";
+    label.append(Object.assign(document.createElement("span"), { className: "ik-stars", textContent: "★".repeat(stars) + "☆".repeat(5 - stars) }),
+                 Object.assign(document.createElement("span"), { className: "ik-cost", textContent: cost == null ? "" : `${cost} cr` }));
+    figure.append(img, label);
+    figure.addEventListener("click", () => { cursor = place; draw(); el.focus(); });
+    return figure;
+  };
+
+  const drawGrid = () => {
+    const shown = order(), across = columns(), height = model.get("row_height");
+    const rows = Math.ceil(shown.length / across);
+    spacer.style.height = `${rows * height}px`;
+    const first = Math.max(0, Math.floor(viewport.scrollTop / height) - 1);
+    const last = Math.min(rows, Math.ceil((viewport.scrollTop + (viewport.clientHeight || 480)) / height) + 1);
+    layer.style.transform = `translateY(${first * height}px)`;
+    const tiles = [];
+    for (let place = first * across; place < Math.min(shown.length, last * across); place++) tiles.push(tile(shown[place], place));
+    layer.replaceChildren(...tiles);
+    layer.style.gridTemplateColumns = `repeat(${across}, ${TILE - 8}px)`;
+  };
+
+  const drawPair = () => {
+    pair.hidden = !pairing;
+    if (!pairing) { pair.replaceChildren(); return; }
+    const shown = order();
+    const side = (place) => Object.assign(document.createElement("img"), {
+      src: model.get("thumbnails")[shown[place]], alt: `image #${ids()[shown[place]]}`, className: "ik-pair-image" });
+    pair.replaceChildren(side(cursor), side(cursor + 1),
+      button("← better", "Left is better", () => vote("left")), button("tie ↓", "Tie", () => vote("tie")),
+      button("better →", "Right is better", () => vote("right")), button("done", "Stop voting", () => { pairing = false; draw(); }));
+  };
+
+  const drawCompare = () => {
+    const shown = order(), on = model.get("compare") && cursor + 1 < shown.length;
+    comparing.hidden = !on;
+    if (!on) return;
+    before.src = model.get("thumbnails")[shown[cursor]];
+    divider.show(model.get("thumbnails")[shown[cursor + 1]]);
+    divider.refresh(true);
+    comparing.dataset.pair = `${ids()[shown[cursor]]},${ids()[shown[cursor + 1]]}`;
+  };
+
+  const draw = () => {
+    cursor = Math.max(0, Math.min(cursor, ids().length - 1));
+    sorter.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.sort === sort)));
+    const message = model.get("message");
+    const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    status.textContent = message || `${count(ids().length, "image")} · ${Object.keys(model.get("ratings")).length} rated · ` +
+      `${model.get("selected").length} selected · ${count(model.get("votes"), "vote")}`;
+    status.classList.toggle("ik-error", Boolean(message));
+    drawGrid();
+    drawPair();
+    drawCompare();
+    el.dataset.current = String(current());
+  };
+
+  const scrollToCursor = () => {
+    const height = model.get("row_height"), row = Math.floor(cursor / columns());
+    if (row * height < viewport.scrollTop) viewport.scrollTop = row * height;
+    else if ((row + 1) * height > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = (row + 1) * height - viewport.clientHeight;
+  };
+
+  el.addEventListener("keydown", (e) => {
+    if (e.target !== el && e.target.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return;
+    const move = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: columns(), ArrowUp: -columns() };
+    if (pairing) {
+      const side = { ArrowLeft: "left", ArrowRight: "right", ArrowDown: "tie" }[e.key];
+      if (side) vote(side);
+      else if (e.key === "Escape" || e.key === "p") { pairing = false; draw(); }
+      else return;
+    } else if (e.key in move) { cursor += move[e.key]; draw(); scrollToCursor(); draw(); }
+    else if (/^[0-5]$/.test(e.key)) rate(Number(e.key));
+    else if (e.key === " ") toggle();
+    else if (e.key === "p") { pairing = true; draw(); }
+    else if (e.key === "c") save(model, { compare: !model.get("compare") });
+    else if (e.key === "Escape" && model.get("compare")) save(model, { compare: false });
+    else if (e.key === "z") send({ event: "undo" });
+    else return;
+    e.preventDefault();
+    e.stopPropagation(); // JupyterLab's own shortcuts (z, arrows, 0-9) stay out of the desk
+  });
+  viewport.addEventListener("scroll", drawGrid);
+  const resized = new ResizeObserver(() => drawGrid());
+  resized.observe(viewport);
+
+  const stop = listen(model, { "ids thumbnails ratings scores selected votes message costs compare": draw, divider: drawCompare });
+  draw();
+  return () => { stop(); resized.disconnect(); };
+}
+
+export default { render };
