@@ -37,13 +37,20 @@ lint: $(STAMP)  ## ruff, the import contracts (pyproject.toml), mypy, and the do
 	$(VENV)/bin/mypy --cache-dir $(VENV)/mypy-cache imagekit
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir site
 
-docs: $(STAMP)  ## the documentation (docs/, API reference from the docstrings) served on http://127.0.0.1:8000
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
+# make docs serves on DOCS_PORT, or the next port nothing listens on (and says so in one line).
+DOCS_PORT ?= 8000
+docs: $(STAMP)  ## the documentation (guides, explanations, reference) served on http://127.0.0.1:8000 (or the next free port)
+	@port=$$($(PYTHON) -c "import socket; print(next(p for p in range($(DOCS_PORT), $(DOCS_PORT) + 100) \
+		if socket.socket().connect_ex(('127.0.0.1', p))))") && \
+	{ [ "$$port" = "$(DOCS_PORT)" ] || echo "port $(DOCS_PORT) is in use: serving the docs on http://127.0.0.1:$$port"; } && \
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$$port
 
-test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the README included
+test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the docs' blocks included
+	@.ci/system-needs
 	@$(MAKE) --no-print-directory -j 2 lint suite
 
 suite: $(STAMP)  ## the whole suite alone (make test runs it beside lint)
+	@.ci/system-needs
 	$(PYTEST) $(SUITE_MARKS) $(PYTEST_ARGS)
 
 # make check asks pytest-testmon which tests ran code that changed since the tests last passed, and

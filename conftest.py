@@ -50,6 +50,13 @@ def _as_a_reader(request: pytest.FixtureRequest) -> None:
     config = sys.modules.get("datasets.config")
     if config is not None:
         monkeypatch.setattr(config, "HF_DATASETS_CACHE", folder / "huggingface" / "datasets")
+    # A block runs as in a new process: fsspec's memory:// store (one per process) starts empty, as a
+    # reader's would, so a block that repeats an earlier one's run (a continuation) does not meet
+    # the folder that run claimed under another IMAGEKIT_HOME.
+    memory = sys.modules.get("fsspec.implementations.memory")
+    if memory is not None:
+        memory.MemoryFileSystem.store.clear()
+        memory.MemoryFileSystem.pseudo_dirs[:] = [""]
 
 
 @pytest.hookimpl(optionalhook=True)

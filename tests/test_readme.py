@@ -1,6 +1,6 @@
-"""The README's Python blocks run in the suite (pytest-markdown-docs, see conftest.py at the root);
-the only ones it skips are notebook-only, and the notebooks they name (run by nbval) make the same
-calls."""
+"""The Python blocks of the README and of every docs page run in the suite (pytest-markdown-docs, see
+conftest.py at the root); the only ones they skip are notebook-only, and the notebooks they name (run
+by nbval) make the same calls."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ import json
 import re
 from pathlib import Path
 
-from markdown_it import MarkdownIt
+import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.docs_pages import ROOT, fences, pages, section_fences
+
 CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
+README = ROOT / "README.md"
 
 
-def python_fences() -> list[tuple[set[str], str]]:
-    tokens = MarkdownIt().parse((ROOT / "README.md").read_text(encoding="utf-8"))
-    fences = [(token.info.split(), token.content) for token in tokens if token.type == "fence"]
-    return [(set(info[1:]), code) for info, code in fences if info and info[0] in ("python", "py")]
+def python_fences(page: Path) -> list[tuple[set[str], str]]:
+    return [(set(options), code) for language, options, code in fences(page) if language in ("python", "py")]
 
 
 def notebook_code(name: str) -> str:
@@ -26,39 +26,26 @@ def notebook_code(name: str) -> str:
 
 
 def test_the_readme_has_python_blocks_that_run():
-    assert sum("notest" not in options for options, _ in python_fences()) >= 2
+    assert sum("notest" not in options for options, _ in python_fences(README)) >= 2
 
 
-def test_a_skipped_block_is_notebook_only_and_its_notebooks_make_the_same_calls():
-    skipped = [(options, code) for options, code in python_fences() if "notest" in options]
+@pytest.mark.parametrize("page", pages(), ids=lambda page: str(page.relative_to(ROOT)))
+def test_a_skipped_block_is_notebook_only_and_its_notebooks_make_the_same_calls(page):
+    skipped = [(options, code) for options, code in python_fences(page) if "notest" in options]
     for options, code in skipped:
         notebooks = [option.split(":", 1)[1] for option in options if option.startswith("notebook:")]
-        assert notebooks, f"a skipped README block names no notebook that runs it:\n{code}"
+        assert notebooks, f"a skipped block of {page.name} names no notebook that runs it:\n{code}"
         covered = "\n".join(notebook_code(name) for name in notebooks)
         missing = {name for name in CALL.findall(re.sub(r"#.*", "", code)) if f"{name}(" not in covered}
         assert not missing, (notebooks, missing)
 
 
-def section_fences(heading: str) -> dict[str, str]:
-    """The fenced blocks under a README heading, by language (the first of each)."""
-    tokens = MarkdownIt().parse((ROOT / "README.md").read_text(encoding="utf-8"))
-    inside, found = False, {}
-    for token in tokens:
-        if token.type == "inline" and token.content == heading:
-            inside = True
-        elif inside and token.type == "heading_open" and token.tag in ("h2", "h3"):
-            break
-        elif inside and token.type == "fence":
-            found.setdefault(token.info.split()[0], token.content)
-    return found
-
-
 def test_the_sweep_files_numbers_are_the_programs(tmp_path, monkeypatch, capsys):
-    """The README's sweep file, run as a reader would (an empty folder, the embedded sandbox): each
-    command prints exactly the lines the README shows under it (``...`` ends a line that varies)."""
+    """The batch guide's sweep file, run as a reader would (an empty folder, the embedded sandbox): each
+    command prints exactly the lines the guide shows under it (``...`` ends a line that varies)."""
     from imagekit.cli import main
 
-    blocks = section_fences("Sweep files")
+    blocks = section_fences(ROOT / "docs" / "guides" / "batches.md", "Sweep files")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("IMAGEKIT_BASE_URL", raising=False)
     monkeypatch.delenv("IMAGEKIT_API_KEY", raising=False)
@@ -82,10 +69,10 @@ def test_the_sweep_files_numbers_are_the_programs(tmp_path, monkeypatch, capsys)
 
 
 def test_the_front_end_table_names_tests_that_exist():
-    """Each front end the README calls tested names the tests (or notebook) that test it, and they exist;
+    """Each front end the notebook guide calls tested names the tests (or notebook) that test it, and they exist;
     the others say they are known by reasoning only."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Where the widgets run", 1)[1].split("\n#", 1)[0]
+    text = (ROOT / "docs" / "guides" / "notebook.md").read_text(encoding="utf-8")
+    section = text.split("## Where the widgets run", 1)[1].split("\n#", 1)[0]
     rows = [line.split("|")[1:-1] for line in section.splitlines() if line.startswith("| ") and "---" not in line]
     known = {row[0].strip(): row[-1].strip() for row in rows[1:]}
     assert {"JupyterLab 4", "Notebook 7", "marimo 0.25", "VS Code", "Google Colab"} <= set(known)

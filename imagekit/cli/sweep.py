@@ -35,7 +35,7 @@ def add_sweep_commands(commands: Any) -> None:
 
     text = "run the sweep a TOML file describes (what is done already is not run again)"
     run = verbs.add_parser("run", help=text, description=text)
-    run.add_argument("file", type=sweep_file_option, help="the sweep file (see the README's 'Sweep files')")
+    run.add_argument("file", type=sweep_file_option, help="the sweep file (see 'Sweep files' in docs/guides/batches.md)")
     run.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     run.set_defaults(run=cmd_run)
     text = "print the credits a sweep file's rows would cost and how many requests they are"

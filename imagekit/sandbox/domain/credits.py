@@ -1,6 +1,6 @@
 """Credits: grants, prices, atomic charges and refunds, and the period counters behind limits.
 
-Balance rules (also in the README):
+Balance rules (also in docs/reference/credits.md):
 - Three buckets: ``dailyCredit`` (reset to the plan's daily grant at each UTC day start),
   ``monthlyCredit`` (reset to the plan's, or the enterprise's, monthly grant each month from
   ``planStartedAt``) and ``defaultCredit`` (the lasting balance: sign-up credit and top-ups).

@@ -1,6 +1,6 @@
 """Domain errors of the sandbox: every error name it can answer, its status, and the one body.
 
-``ERRORS`` is the single home of the names (the README's error catalogue and the client's error
+``ERRORS`` is the single home of the names (docs/reference/errors.md, the error catalogue, and the client's error
 classes are checked against it by a test). Code anywhere in the sandbox (routes, credits, engines)
 raises ``SandboxError(name, message)``; one exception handler (see ``app.py``), or ``send_error``
 in a middleware, renders it as the spec's body

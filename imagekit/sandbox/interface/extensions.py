@@ -1,7 +1,7 @@
 """The sandbox's extensions to the interface, in one place, and the switch that turns them off.
 
-By default the sandbox answers with a few things the interface does not show (see the README's
-names table): the credit headers on charged answers, ``groupId`` in image metadata, ``sourceImageId``
+By default the sandbox answers with a few things the interface does not show (see docs/reference/wire-names.md,
+the names table): the credit headers on charged answers, ``groupId`` in image metadata, ``sourceImageId``
 in EditInfo, and it honours a ``seed`` in the create body. ``SandboxSettings(spec_exact=True)``
 answers exactly as the interface shows; the toolkit works fully against both.
 """
