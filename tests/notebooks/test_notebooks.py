@@ -14,11 +14,11 @@ import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 EXPECTED = ["01_quickstart", "02_batch_experiments", "03_edit_chains_and_masks", "04_credit_usage_report",
-            "05_async_and_resilience", "06_team_budgets_and_spend"]
+            "05_async_and_resilience", "06_team_budgets_and_spend", "07_review_and_quality"]
 MAX_BYTES = 1_500_000
 
 
-def test_the_six_notebooks_are_there():
+def test_the_seven_notebooks_are_there():
     assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == EXPECTED
 
 

@@ -24,9 +24,10 @@ BACKBONE = re.compile(r"(?<!model)\.(listenTo|listenToOnce|stopListening|trigger
 
 def _synced_traits() -> set[str]:
     from imagekit.widgets import Gallery, MaskPainter, OutpaintFramer
+    from imagekit.widgets.review import ReviewWidget
     from imagekit.widgets.studio import StudioControls
 
-    return {name for cls in (MaskPainter, OutpaintFramer, Gallery, StudioControls)
+    return {name for cls in (MaskPainter, OutpaintFramer, Gallery, StudioControls, ReviewWidget)
             for name in cls.class_traits(sync=True)}
 
 

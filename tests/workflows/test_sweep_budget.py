@@ -60,7 +60,8 @@ def test_a_hard_budget_pauses_a_sweep_in_every_process_and_a_raised_limit_lets_i
     processes = [sweep_run(path, served.url, key, ledger, tmp_path / f"home-{n}") for n, key in enumerate(keys)]
     outcomes = ended(processes)
     for code, out, err in outcomes:
-        [line] = out.splitlines()  # one line: how far it got, and why it stopped
+        line, kept = out.splitlines()  # how far it got and why it stopped; where what it made is kept
+        assert kept.startswith("kept: the images on the service (their ids in the journal), the journal in "), kept
         assert code == 1, err[-2000:]
         assert "; stopped: budget experiment=capped: " in line and "(hard budget)" in line, line
         assert line.endswith("the rows left wait for a run after the limit is raised"), line
