@@ -232,12 +232,18 @@ class OwnedFolder:
                 continue
             if not self.store.is_dir(name):
                 if self.files.get(name) is None:
-                    self.files[name] = digest(self.store, name)
+                    self.files[name] = self._sealed(name)
                 continue
             self.files.pop(name, None)
             for path in self.store.walk_under(name):
                 if path not in self.before and self.files.get(path) is None:
-                    self.files[path] = digest(self.store, path)
+                    self.files[path] = self._sealed(path)
+
+    def _sealed(self, path: str) -> list[Any] | None:
+        """What ``path`` is on record as: its size and hash, or None (ours by name) for a SQLite
+        database still open with its write-ahead log beside it (a run's journal): its file changes
+        once the process that has it open ends and the log is folded in."""
+        return None if self.store.exists(f"{path}-wal") else digest(self.store, path)
 
     def claim(self, *names: str) -> None:
         """Record ``names`` before writing them; refuse a name someone else's file holds (a folder
