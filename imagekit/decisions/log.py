@@ -166,10 +166,12 @@ def home_log() -> DecisionLog:
     return DecisionLog(str(home / "review.sqlite"))
 
 
-def logs_for(journal: str | None) -> list[DecisionLog]:
+def logs_for(journal: str | None, reading: bool = False) -> list[DecisionLog]:
     """Where decisions on a batch's images are kept: its journal (a SQLite file or PostgreSQL URL;
-    none for one in memory), then the review store under IMAGEKIT_HOME."""
-    return ([DecisionLog(journal)] if journal and journal != ":memory:" else []) + [home_log()]
+    none for one in memory), then the review store under IMAGEKIT_HOME (``reading``: only when a desk
+    made it; a read makes no store)."""
+    kept = (home_dir() / "review.sqlite").is_file() or not reading
+    return ([DecisionLog(journal)] if journal and journal != ":memory:" else []) + ([home_log()] if kept else [])
 
 
 def read(logs: Sequence[DecisionLog], service: str, image_ids: Sequence[int]) -> State:
@@ -192,7 +194,7 @@ def standing(service: str, image_ids: Sequence[int], journal: str | None = None)
     """What desks decided on ``image_ids`` as export columns, by image id: ``rating`` (None when
     unrated), ``selected`` and ``score`` (Bradley–Terry over the votes among them); None when nothing
     was decided on any of them."""
-    state = read(logs_for(journal), service, image_ids)
+    state = read(logs_for(journal, reading=True), service, image_ids)
     if not (state.ratings or state.selected or state.votes or state.notes):
         return None
     scores = scores_of(list(dict.fromkeys(image_ids)), state.votes)

@@ -89,6 +89,7 @@ def test_the_demo_runs_twice_in_a_row_and_the_second_run_replaces_the_first(tmp_
 
     demo()
     check_one_run(out)
+    assert not (tmp_path / "home" / "review.sqlite").exists()  # the export read no decisions into being
     # The user's own files, beside the run's and inside the folders it wrote (a journal in images/
     # too: the first build kept one there, and a new run against a new sandbox then skipped every row)
     theirs = {"images/journal.sqlite": (out / "journal.sqlite").read_bytes(), "images/from-an-earlier-run.png": b"old",
