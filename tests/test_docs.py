@@ -87,12 +87,18 @@ RUNNABLE = [block for block in shell_blocks() if not any(option.startswith("note
 
 
 @pytest.mark.slow(seconds=50)
+def outside_make() -> dict[str, str]:
+    """This process's environment as a shell a person types in has it: under ``make test`` the
+    variables of make's job server (MAKEFLAGS...) would make a ``make`` run here warn on stderr."""
+    return {name: value for name, value in os.environ.items() if name not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
 @pytest.mark.parametrize("block", RUNNABLE, ids=map(_block_id, RUNNABLE))
 def test_a_shell_block_runs_as_pasted(block, tmp_path):
     """Each shell block, in an empty folder with a fresh IMAGEKIT_HOME and no service configured,
     against this venv's ``imagekit`` command, exits 0."""
     page, number, options, code = block
-    env = {name: value for name, value in os.environ.items() if not name.startswith("IMAGEKIT_")}
+    env = {name: value for name, value in outside_make().items() if not name.startswith("IMAGEKIT_")}
     env.update(IMAGEKIT_HOME=str(tmp_path / "home"), PATH=f"{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}",
                PYTHONPATH=f"{ROOT}{os.pathsep}{env['PYTHONPATH']}" if env.get("PYTHONPATH") else str(ROOT))
     if "after-python" in options:  # the block reads what the Python block above it made (a ledger, files)
@@ -229,7 +235,7 @@ def test_make_docs_on_a_busy_port_says_so_in_one_line_and_serves_on_the_next_fre
         served = subprocess.Popen(
             ["make", "--no-print-directory", "docs", f"VENV={VENV}", "-o", f"{VENV}/.installed-dev", f"DOCS_PORT={port}"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)})
+            env={**outside_make(), "PYTHONPATH": str(ROOT)})
         try:
             assert served.stdout is not None
             first = served.stdout.readline().strip()
