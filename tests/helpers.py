@@ -116,6 +116,17 @@ def wait_until(condition: Callable[[], Any], timeout: float = 30.0, what: str = 
         time.sleep(0.005)
 
 
+def release_together(workers: list[subprocess.Popen], barrier: Path) -> None:
+    """Wait until every worker has written ``ready-*`` into ``barrier``, then let them all go at once
+    (the file ``go``); a worker that ends first fails the test with what it said."""
+    deadline = time.monotonic() + 120
+    while len(list(barrier.glob("ready-*"))) < len(workers):  # polling files: no event crosses processes
+        assert all(worker.poll() is None for worker in workers), [worker.communicate() for worker in workers]
+        assert time.monotonic() < deadline, "the workers never got ready"
+        time.sleep(0.01)
+    (barrier / "go").touch()
+
+
 def edit_state(box: Any, user_id: int, request_id: str) -> str | None:
     """What an embedded sandbox records for an edit request id: running, completed, cancelled,
     failed, precancelled; None before it arrives."""

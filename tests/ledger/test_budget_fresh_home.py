@@ -8,14 +8,13 @@ import asyncio
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 import imagekit
 from tests.conftest import make_user
-from tests.helpers import PATIENT_RETRIES, balance
+from tests.helpers import PATIENT_RETRIES, balance, release_together
 from tests.workflows.conftest import public_style
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,12 +48,7 @@ def test_a_hard_budget_on_a_fresh_home_holds_three_processes_and_an_async_client
                                  str(barrier)], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env={**os.environ, "PYTHONPATH": str(ROOT)}) for _ in range(3)]
     try:
-        deadline = time.monotonic() + 120
-        while len(list(barrier.glob("ready-*"))) < len(workers):  # polling files: no event crosses processes
-            assert all(worker.poll() is None for worker in workers), [worker.communicate() for worker in workers]
-            assert time.monotonic() < deadline, "the workers never got ready"
-            time.sleep(0.01)
-        (barrier / "go").touch()
+        release_together(workers, barrier)
         outcomes = asyncio.run(_concurrent_creates(box, key, style, 4))
         for worker in workers:
             out, err = worker.communicate(timeout=300)

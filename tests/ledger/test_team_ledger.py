@@ -9,7 +9,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import anyio
@@ -20,7 +19,7 @@ import imagekit
 from imagekit.ledger import Entry, Ledger, Status
 from imagekit.reports import spend_by_tag
 from tests.conftest import make_user
-from tests.helpers import PATIENT_RETRIES, control
+from tests.helpers import PATIENT_RETRIES, control, release_together
 from tests.workflows.conftest import balance
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,12 +211,7 @@ def _together(workers: list[subprocess.Popen], barrier: Path) -> list[str]:
     """Start the workers' work at once (each waits for ``go``); their last lines of stdout."""
     outs = []
     try:
-        deadline = time.monotonic() + 120
-        while len(list(barrier.glob("ready-*"))) < len(workers):  # polling files: no event crosses processes
-            assert all(worker.poll() is None for worker in workers), [w.communicate() for w in workers]
-            assert time.monotonic() < deadline, "the workers never got ready"
-            time.sleep(0.01)
-        (barrier / "go").touch()
+        release_together(workers, barrier)
         for worker in workers:
             out, err = worker.communicate(timeout=300)
             assert worker.returncode == 0, err
