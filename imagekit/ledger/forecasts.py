@@ -118,8 +118,13 @@ class Rate:
             weeks, rest = weeks + 1, rest - self._weekly
         if rest <= 0:  # reached as a week ends: at that week's last spending hour
             weeks, rest = weeks - 1, self._weekly
-        hour = max(int(np.searchsorted(self._cumulative, rest, side="left")), 1)
-        found = weeks * WEEK_HOURS + hour - 1 + (rest - self._cumulative[hour - 1]) / self.hourly[hour - 1]
+        # the first hour whose total reaches ``rest``, within rounding: a sum that rounds just below
+        # ``rest`` on a plateau of idle hours would otherwise be looked for past them
+        reached = rest - 1e-9 * self._weekly
+        hour = min(max(int(np.searchsorted(self._cumulative, reached, side="left")), 1), WEEK_HOURS)
+        rising = float(self.hourly[hour - 1])
+        share = min((rest - self._cumulative[hour - 1]) / rising, 1.0) if rising > 0 else 0.0
+        found = weeks * WEEK_HOURS + hour - 1 + share
         return found if found <= min(end, HORIZON / _HOUR) else None
 
 

@@ -96,6 +96,18 @@ def test_a_week_of_history_is_replayed_hour_by_hour():
     assert flat.even and flat.per_day == pytest.approx(48 / 4)  # 4 days of history: spread evenly
 
 
+def test_a_total_that_rounds_just_below_before_idle_hours_is_reached_there():
+    """Six hours spending 1/6 each sum to 0.9999999999999999, then the day is idle: 1 credit is
+    reached at hour 6, not looked for past the idle hours (a forecast on a Sunday morning missed a
+    Berlin week's end by a week this way)."""
+    hourly = np.zeros(168)
+    hourly[:6] = hourly[24:30] = 1 / 6
+    assert np.cumsum(hourly)[5] < 1  # the rounding this test is about
+    pace = Rate(hourly, timedelta(days=7), utc("2026-03-16T00:00+00:00"))
+    assert pace.reaches(1.0) == pytest.approx(6.0)
+    assert pace.reaches(1.0, 0, 12) == pytest.approx(6.0) and pace.reaches(2.0) == pytest.approx(30.0)
+
+
 @pytest.mark.parametrize("trace", TRACES)
 def test_the_run_out_date_is_within_10_percent_after_7_days_of_data(trace):
     """Ten draws of each trace, every case: credits and budgets, runs out or resets first."""
