@@ -167,7 +167,7 @@ def _signals(items: list[Item], store: HashStore | None) -> list[dict[str, Any]]
 
 def quality(images: Any, *, store: HashStore | None = None, limit: int = pixels.DUPLICATE_BITS) -> pd.DataFrame:
     """One row per image: ``image_id`` (None for a file or PIL image) and ``path`` (its file), ``phash``,
-    ``dup_of`` (the earlier image it nearly repeats: its id, else its path, else its row; empty when
+    ``dup_of`` (the first earlier image it nearly repeats: its id, else its path, else its row; empty when
     none) and ``distance`` (hash bits to it), ``sharpness`` (variance of the Laplacian at a fixed
     size), ``noise`` (the noise's estimated sigma, in grey levels), ``entropy`` (bits), ``width``
     and ``height``. Signals only: nothing is deleted or skipped.
@@ -188,9 +188,10 @@ def quality(images: Any, *, store: HashStore | None = None, limit: int = pixels.
 
 def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[int, tuple[int, bytes]],
              limit: int) -> list[dict[str, Any]]:
-    """For each item, the image before it nearest by hash among those within ``limit`` bits whose
-    colour layout is close too (``dup_of``, ``distance``; None when there is none). Before means a
-    smaller id (``earlier``: the store's, by id), else earlier in the list."""
+    """For each item, the first image before it among those within ``limit`` bits of its hash whose
+    colour layout is close too (``dup_of``, ``distance``; None when there is none), so copies of
+    copies name the one they all repeat. Before and first mean a smaller id (``earlier``: the
+    store's, by id), else earlier in the list."""
     import numpy as np
 
     if not items:
@@ -204,6 +205,8 @@ def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[in
     keys: list[Any] = [*kept, *(i.image_id if i.image_id is not None else i.path if i.path is not None else n
                                for n, i in enumerate(items))]
     position = np.arange(len(ids)) - len(kept)  # the items' places in the list (the store's come first)
+    # the first made of those it repeats: by id (the service's order), then files and pictures by place
+    first = np.where(ids >= 0, ids, ids.max(initial=0) + 1 + position)
     found: list[dict[str, Any]] = []
     for n, item in enumerate(items):
         me = len(kept) + n
@@ -217,7 +220,8 @@ def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[in
         if not near.any():
             found.append({"dup_of": None, "distance": None})
             continue
-        best = int(np.flatnonzero(near)[np.argmin(bits[near])])
+        candidates = np.flatnonzero(near)
+        best = int(candidates[np.argmin(first[candidates])])
         found.append({"dup_of": keys[best], "distance": int(bits[best])})
     return found
 

@@ -1,0 +1,22 @@
+"""The quality frame's choice of which earlier image a near-duplicate repeats."""
+
+from __future__ import annotations
+
+from PIL import Image
+
+import imagekit
+from tests.signals.scenes import cropped, scene
+
+
+def test_a_copy_of_a_copy_names_the_first_image_both_repeat():
+    """The copy of a copy is nearer the copy (2 bits) than the original (6): it names the original,
+    as the copy does, so a group of near-duplicates points at one image (CI once saw a recompressed
+    file named where the service's image was expected)."""
+    original = scene(1)
+    copy = cropped(original, 0.02)
+    copy_of_copy = cropped(copy, 0.015)
+    frame = imagekit.quality([Image.fromarray(picture) for picture in (original, copy, copy_of_copy)])
+    hashes = [int(value, 16) for value in frame["phash"]]
+    assert (hashes[2] ^ hashes[1]).bit_count() < (hashes[2] ^ hashes[0]).bit_count()  # what the test is about
+    assert frame["dup_of"].isna().tolist() == [True, False, False] and frame["dup_of"].tolist()[1:] == [0, 0]
+    assert frame["distance"].tolist()[1:] == [(hashes[1] ^ hashes[0]).bit_count(), (hashes[2] ^ hashes[0]).bit_count()]
