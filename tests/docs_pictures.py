@@ -41,7 +41,7 @@ def keep_picture(name: str, picture: bytes | Path) -> Path:
     if name not in KEPT_BY:
         raise AssertionError(f"{name} is not among the docs' pictures (tests/docs_pictures.py KEPT_BY)")
     data = picture.read_bytes() if isinstance(picture, Path) else picture
-    shown = Image.open(io.BytesIO(data)).convert("RGB")
+    shown = trimmed(Image.open(io.BytesIO(data)).convert("RGB"))
     if shown.width > MAX_WIDTH:
         shown = shown.resize((MAX_WIDTH, round(shown.height * MAX_WIDTH / shown.width)), Image.LANCZOS)
     target = PICTURES / name
@@ -52,6 +52,17 @@ def keep_picture(name: str, picture: bytes | Path) -> Path:
     shown.save(part, "PNG", optimize=True)
     part.replace(target)
     return target
+
+
+def trimmed(picture: Image.Image, margin: int = 8) -> Image.Image:
+    """``picture`` without the blank page below and right of what it shows (a widget's element is
+    often taller than its content), keeping ``margin`` pixels of it."""
+    pixels = np.asarray(picture)
+    used = (np.abs(pixels.astype(np.int16) - pixels[-1, -1].astype(np.int16)).max(axis=2) > 8)
+    rows, columns = np.flatnonzero(used.any(axis=1)), np.flatnonzero(used.any(axis=0))
+    if not len(rows):
+        return picture
+    return picture.crop((0, 0, min(picture.width, columns[-1] + 1 + margin), min(picture.height, rows[-1] + 1 + margin)))
 
 
 def differs(before: Image.Image, after: Image.Image) -> bool:
