@@ -186,10 +186,10 @@ def quality(images: Any, *, store: HashStore | None = None, limit: int = pixels.
     return _frame(rows)
 
 
-def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[int, tuple[int, bytes]],
+def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[int, tuple[int, bytes, float]],
              limit: int) -> list[dict[str, Any]]:
     """For each item, the first image before it among those within ``limit`` bits of its hash whose
-    colour layout is close too (``dup_of``, ``distance``; None when there is none), so copies of
+    colour layout and shape are close too (``dup_of``, ``distance``; None when there is none), so copies of
     copies name the one they all repeat. Before and first mean a smaller id (``earlier``: the
     store's, by id), else earlier in the list."""
     import numpy as np
@@ -202,6 +202,7 @@ def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[in
     hashes = np.array([earlier[i][0] for i in kept] + [int(m["phash"], 16) for m in measured], np.uint64)
     layouts = np.frombuffer(b"".join([earlier[i][1] for i in kept] + [m["colours"] for m in measured]),
                             np.uint8).reshape(len(ids), -1).astype(np.int16)
+    shapes = np.log([earlier[i][2] for i in kept] + [m["width"] / m["height"] for m in measured])
     keys: list[Any] = [*kept, *(i.image_id if i.image_id is not None else i.path if i.path is not None else n
                                for n, i in enumerate(items))]
     position = np.arange(len(ids)) - len(kept)  # the items' places in the list (the store's come first)
@@ -215,7 +216,7 @@ def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[in
             before = np.where(ids >= 0, ids < item.image_id, before)
         before[me] = False
         bits = np.unpackbits((hashes ^ hashes[me]).view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
-        near = before & (bits <= limit)
+        near = before & (bits <= limit) & (np.abs(shapes - shapes[me]) <= pixels.DUPLICATE_SHAPE)
         near[near] = np.abs(layouts[near] - layouts[me]).mean(axis=1) <= pixels.DUPLICATE_COLOURS
         if not near.any():
             found.append({"dup_of": None, "distance": None})
