@@ -115,11 +115,9 @@ def test_the_demo_runs_twice_in_a_row_and_a_demo_started_meanwhile_is_told_the_f
 
 
 @pytest.mark.slow(6)
-def test_a_second_run_interrupted_leaves_the_first_runs_results_as_they_were(tmp_path, capsys):
-    """The first run's chain and sentences are checked too (``check_the_chain``): one full run for both."""
+def test_a_second_run_interrupted_leaves_the_first_runs_results_as_they_were(tmp_path):
     out = tmp_path / "out"
     assert main(["demo", "--out", str(out)]) == 0
-    check_the_chain(out, capsys.readouterr().out)
     before = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     second = console_script("demo", "--out", str(out), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env={"IMAGEKIT_HOME": os.environ["IMAGEKIT_HOME"]})  # the home that holds the first's record
@@ -131,28 +129,6 @@ def test_a_second_run_interrupted_leaves_the_first_runs_results_as_they_were(tmp
     after = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before  # every file of the first run, byte for byte, and nothing of the second
     check_one_run(out)
-
-
-def check_the_chain(out: Path, printed: str) -> None:
-    """The chain's source is the robot prompt; removeBg leaves most of the frame transparent but
-    keeps the subject; the SVG is a real vector drawing; the page and ``printed`` (the run's standard
-    output) say it in sentences and percentages: no repr, no NaN."""
-    batch = pd.read_csv(out / "batch.csv")
-    lineage = pd.read_csv(out / "chain-lineage.csv")
-    source = batch.loc[batch["image_id"] == lineage["parent_id"].iloc[0]].iloc[0]
-    assert source["prompt"] == CHAIN_PROMPT and source["ratio"] == "16:9"
-    assert list(lineage["op"]) == ["enhance", "remove_bg", "vectorize"] and set(lineage["status"]) == {"done"}
-    alpha = np.asarray(Image.open(out / "chain-2-remove_bg.png").convert("RGBA"))[..., 3]
-    assert 0.5 < (alpha == 0).mean() < 0.99  # background gone, subject kept
-    svg = (out / "chain-3-vectorize.svg").read_text()
-    assert svg.lstrip().startswith(("<svg", "<?xml")) and len(re.findall(r"<path", svg)) > 5
-    page = (out / "index.html").read_text()
-    for op, credits in zip(lineage["op"], lineage["credits"]):
-        assert re.search(rf"{op}[^<]*· {credits:g} credits?", page), (op, credits)
-    assert "Batch done: 12 rows, all done; " in printed and "Edit chain enhance 2x → remove_bg → vectorize" in printed
-    assert "Batch: 12 rows, all done; " in page
-    for text in (printed, page):
-        assert "Batch(" not in text and "chain()" not in text and "NaN" not in text and "%" in text
 
 
 def test_the_demo_never_writes_into_a_folder_of_the_users(tmp_path, capsys):
@@ -182,6 +158,31 @@ def test_a_planted_manifest_makes_no_folder_the_demos(tmp_path, capsys):
     said = capsys.readouterr().err.strip()
     assert len(said.splitlines()) == 1 and "was not written there by imagekit" in said, said
     assert {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()} == files
+
+
+def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path, capsys):
+    """The chain's source is the robot prompt; removeBg leaves most of the frame transparent but
+    keeps the subject; the SVG is a real vector drawing."""
+    out = tmp_path / "out"
+    assert run_demo(out) == 0
+    batch = pd.read_csv(out / "batch.csv")
+    lineage = pd.read_csv(out / "chain-lineage.csv")
+    source = batch.loc[batch["image_id"] == lineage["parent_id"].iloc[0]].iloc[0]
+    assert source["prompt"] == CHAIN_PROMPT and source["ratio"] == "16:9"
+    assert list(lineage["op"]) == ["enhance", "remove_bg", "vectorize"] and set(lineage["status"]) == {"done"}
+    alpha = np.asarray(Image.open(out / "chain-2-remove_bg.png").convert("RGBA"))[..., 3]
+    assert 0.5 < (alpha == 0).mean() < 0.99  # background gone, subject kept
+    svg = (out / "chain-3-vectorize.svg").read_text()
+    assert svg.lstrip().startswith(("<svg", "<?xml")) and len(re.findall(r"<path", svg)) > 5
+    page = (out / "index.html").read_text()
+    for op, credits in zip(lineage["op"], lineage["credits"]):
+        assert re.search(rf"{op}[^<]*· {credits:g} credits?", page), (op, credits)
+    # text for people: sentences, percentages and blanks; no repr, no NaN
+    printed = capsys.readouterr().out
+    assert "Batch done: 12 rows, all done; " in printed and "Edit chain enhance 2x → remove_bg → vectorize" in printed
+    assert "Batch: 12 rows, all done; " in page
+    for text in (printed, page):
+        assert "Batch(" not in text and "chain()" not in text and "NaN" not in text and "%" in text
 
 
 def test_what_failed_is_said_with_its_reason(tmp_path, capsys):
