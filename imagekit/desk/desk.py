@@ -159,7 +159,7 @@ def _folder_items(folder: Path, client: Client | None) -> tuple[list[Item], Clie
         except (ValueError, OSError):
             continue  # a file imagekit did not write is the user's, not an image of the service
         service = here or next((seen.service for _, seen in found if seen.service), None)
-        if record.service not in (None, service):
+        if None not in (record.service, service) and record.service != service:
             raise ValidationError(f"{path}: image {record.image_id} is an image of {record.service}, not of {service}: "
                                   + ("give a client of that service" if client is not None else
                                      "review the images of one service at a time"),

@@ -47,9 +47,10 @@ def thumbnail_url(image: Any, file: str | None = None) -> str:
         with PILImage.open(file or io.BytesIO(image._repr_png_() or b"")) as picture:
             small = opaque(picture)
             small.thumbnail((THUMB, THUMB))
+            data = jpeg(small)
     except (UnidentifiedImageError, OSError):
         return thumbnail_url(image) if file else ""  # an SVG, a file gone: the handle's thumbnail
-    return f"data:image/jpeg;base64,{base64.b64encode(jpeg(small)).decode()}"
+    return f"data:image/jpeg;base64,{base64.b64encode(data).decode()}"
 
 
 class ReviewWidget(PageWidget):
