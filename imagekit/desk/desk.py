@@ -11,6 +11,7 @@ images, in another process or on another day, shows it.
 
 from __future__ import annotations
 
+import numbers
 import os
 import weakref
 from collections.abc import Iterable, Sequence
@@ -67,12 +68,14 @@ class Item:
         return self.image.id
 
 
-def review(images: Any, client: Client | None = None) -> Desk:
+def review(images: Any, client: Client | None = None, *, journal: str | os.PathLike[str] | None = None) -> Desk:
     """A review desk on ``images``: a Batch (its completed images; decisions go to its journal too), a
-    list of Images or a CreateResult, chain results (each one's last image), or a folder of files
-    imagekit saved (their provenance names the images; ``client``, default ``imagekit.connect()``,
-    must reach the service that made them)."""
-    items, client, journal = _items_of(images, client)
+    sweep (its TOML file, or its name with its ``journal``, else IMAGEKIT_JOURNAL_URL: the images its
+    journal recorded, nothing sent), a list of Images or a CreateResult, chain results (each one's last
+    image), or a folder of files imagekit saved (their provenance names the images: they open from
+    the files, on ``client``'s handles when given, and it must be the service that made them).
+    ``client`` defaults to ``imagekit.connect()`` where the service is needed."""
+    items, client, journal = _items_of(images, client, None if journal is None else os.fspath(journal))
     if not items:
         raise ValidationError("nothing to review: no completed image in what was given", field="images")
     if client is None:  # a folder opened from its files: keyed by the service its files name
@@ -82,14 +85,16 @@ def review(images: Any, client: Client | None = None) -> Desk:
     return Desk(items, client, journal, folder=str(images) if isinstance(images, (str, os.PathLike)) else None)
 
 
-def _items_of(images: Any, client: Client | None) -> tuple[list[Item], Client | None, str | None]:
+def _items_of(images: Any, client: Client | None, journal: str | None) -> tuple[list[Item], Client | None, str | None]:
     from ..workflows.batch import Batch
     from ..workflows.chain import ChainResult
 
     if isinstance(images, Batch):
         return _batch_items(images)
     if isinstance(images, (str, os.PathLike)):
-        return _folder_items(Path(images), client)
+        if Path(images).is_dir():
+            return _folder_items(Path(images), client)
+        return _sweep_items(os.fspath(images), client, journal)
     listed = list(images) if isinstance(images, Iterable) else [images]
     items: list[Item] = []
     for each in listed:
@@ -124,7 +129,7 @@ def _chained(result: ChainResult[Image]) -> Item:
     return item
 
 
-def _batch_items(batch: Batch) -> tuple[list[Item], Client, str | None]:
+def _batch_items(batch: Batch, journal: str | None = None) -> tuple[list[Item], Client, str | None]:
     names = batch._style_names()
     items = []
     for row, entry, image in batch._images():
@@ -135,9 +140,60 @@ def _batch_items(batch: Batch) -> tuple[list[Item], Client, str | None]:
         items.append(Item(handle, prompt=row.labels.get("prompt"),
                           style=names.get(style, style) if isinstance(style, int) else style,
                           credits=entry.image_credits(image), file=image.get("file")))
-    journal = getattr(batch._journal, "location", None)
+    journal = journal or getattr(batch._journal, "location", None)
     client: Any = batch.client
     return items, client, None if journal in (None, ":memory:") else str(journal)
+
+
+def _sweep_items(named: str, client: Client | None, journal: str | None) -> tuple[list[Item], Client, str | None]:
+    """A sweep's images as its journal recorded them (nothing is sent): by its file (its rows, its
+    journal), else by its name in ``journal`` (else IMAGEKIT_JOURNAL_URL); one line when neither is."""
+    from ..embedded import connect
+    from ..errors import ConfigError
+    from ..workflows.batch import ENV_JOURNAL_URL, journal_location
+    from ..workflows.sweep_file import load_sweep
+
+    if named.endswith(".toml") or Path(named).is_file():
+        sweep = load_sweep(named)
+        client = client or connect()
+        batch = sweep.batch(client)
+        where = journal_location(journal or sweep.settings.get("journal"), sweep.settings.get("out_dir"))
+        batch.entries = batch.recorded(journal or sweep.settings.get("journal"), sweep.settings.get("out_dir"))
+        if not batch.entries:
+            raise ValidationError(f"{named}: the sweep has not run yet (no journal records its images): "
+                                  "run it first (imagekit sweep run)", field="images", where=named)
+        return _batch_items(batch, None if where is None else str(where))
+    where = journal or os.environ.get(ENV_JOURNAL_URL)
+    if not where:
+        raise ValidationError(f"{named} is not a folder or a sweep file; a sweep named {named!r} is read from its journal: "
+                              f"give it (imagekit.review({named!r}, journal=...)) or set {ENV_JOURNAL_URL}",
+                              field="images", value=named)
+    from ..ledger.store import is_url
+    from ..provenance.read import read_provenance
+    from ..workflows.local_journal import LocalJournal
+    from ..workflows.shared_journal import SharedJournal
+
+    if not is_url(where) and not Path(where).is_file():
+        raise ConfigError(f"no journal at {where}: give the journal file the sweep runs with")
+    kept = SharedJournal(where, named) if is_url(where) else LocalJournal(Path(where), named)
+    try:
+        recorded = kept.recorded_name() if isinstance(kept, LocalJournal) else named
+        entries = kept.load()
+    finally:
+        kept.close()
+    if not entries or (recorded is not None and recorded != named):
+        raise ValidationError(f"no sweep named {named!r} in {where}" + (f" (it holds {recorded!r})" if recorded else ""),
+                              field="images", value=named)
+    client = client or connect()
+    items = []
+    for entry in entries.values():
+        for image in entry.images:
+            if image.get("status") == "COMPLETED" and image.get("id") is not None:
+                file = image.get("file")
+                record = read_provenance(file) if file and Path(file).is_file() else None
+                items.append(Item(client.image(int(image["id"])), getattr(record, "prompt", None),
+                                  getattr(record, "style", None), entry.image_credits(image), file=file))
+    return items, client, where
 
 
 def _folder_items(folder: Path, client: Client | None) -> tuple[list[Item], Client | None, str | None]:
@@ -415,6 +471,8 @@ class Desk:
 
     def _id(self, image: Image | int) -> int:
         image_id = getattr(image, "id", image)
+        if isinstance(image_id, numbers.Integral) and not isinstance(image_id, bool):
+            image_id = int(image_id)  # an id read from decisions() is NumPy's
         if isinstance(image_id, bool) or not isinstance(image_id, int):
             raise ValidationError(f"an image on the desk is an Image or its id, not {type(image).__name__}",
                                   field="image", value=image)

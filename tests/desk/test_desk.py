@@ -137,3 +137,36 @@ def test_a_folder_opens_from_its_files_when_the_service_that_made_them_is_gone(i
     monkeypatch.setenv("IMAGEKIT_BASE_URL", ik.config.base_url)  # the service configured: sending reaches it
     monkeypatch.setenv("IMAGEKIT_API_KEY", ik.config.api_key)
     assert desk.send(chain).credits == chain.estimate(ik) and [i.id for i in desk.selected] == [four[1].id]
+
+
+def test_a_sweep_by_its_file_or_its_name(ik, tmp_path, monkeypatch):
+    """A sweep run before opens by its file (its rows and journal) or by its name with its journal:
+    the images its journal recorded, nothing sent again; decisions go to that journal too."""
+    from imagekit.workflows.sweep_file import load_sweep
+
+    file = tmp_path / "kites.toml"
+    file.write_text(f'[sweep]\nname = "kites"\nout_dir = "out"\n\n[axes]\nprompt = ["a red kite", "a blue kite"]\n\n'
+                    f'[defaults]\nstyle = {ik.styles()[0].style_id}\ncount = 2\n')
+    with pytest.raises(imagekit.ValidationError, match=r"the sweep has not run yet"):
+        imagekit.review(file, ik)
+    made = load_sweep(file).run(ik, progress=False).batch.to_pandas()
+    spent = ik.ledger.total()
+    desk = imagekit.review(str(file), ik)
+    assert desk.decisions()["image_id"].tolist() == made["image_id"].tolist()
+    assert desk.decisions()["prompt"].tolist() == made["prompt"].tolist()
+    assert desk.decisions()["credits"].tolist() == made["credits"].tolist()
+    desk.rate(made["image_id"][1], 5)
+    journal = tmp_path / "out" / "journal.sqlite"
+    by_name = imagekit.review("kites", ik, journal=journal)
+    assert by_name.decisions()["image_id"].tolist() == made["image_id"].tolist()
+    assert by_name.decisions()["prompt"].tolist() == made["prompt"].tolist()  # from the files' provenance
+    assert by_name.decisions()["rating"].fillna(0).tolist() == [0, 5, 0, 0] and ik.ledger.total() == spent
+    monkeypatch.setenv("IMAGEKIT_JOURNAL_URL", str(journal))
+    assert len(imagekit.review("kites", ik)) == 4
+    with pytest.raises(imagekit.ValidationError, match=r"^no sweep named 'gulls' in .*journal.sqlite \(it holds 'kites'\)$"):
+        imagekit.review("gulls", ik)
+    monkeypatch.delenv("IMAGEKIT_JOURNAL_URL")
+    with pytest.raises(imagekit.ValidationError) as caught:
+        imagekit.review("gulls", ik)
+    assert str(caught.value) == ("gulls is not a folder or a sweep file; a sweep named 'gulls' is read from its journal: "
+                                 "give it (imagekit.review('gulls', journal=...)) or set IMAGEKIT_JOURNAL_URL")
