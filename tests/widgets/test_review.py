@@ -8,7 +8,6 @@ import io
 
 import pytest
 from PIL import Image
-from PIL import Image as PILImage
 
 import imagekit
 from imagekit.widgets.review import ReviewWidget
@@ -98,8 +97,8 @@ def test_quality_sorts_and_flags_measured_on_asking(desk, tmp_path):
     folder.mkdir()
     for n, image in enumerate(desk.images):
         image.save(folder / f"{n}.png")
-    last = PILImage.open(folder / "3.png")
-    PILImage.open(folder / "0.png").filter(ImageFilter.GaussianBlur(3)).save(folder / "3.png",
+    last = Image.open(folder / "3.png")
+    Image.open(folder / "0.png").filter(ImageFilter.GaussianBlur(3)).save(folder / "3.png",
                                                                               pnginfo=_text_chunks(last))
     mine = imagekit.review(folder, desk.client)
     shown = mine.widget()
