@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..client import Client
     from ..signals.frame import Item as QualityItem
     from ..widgets.review import ReviewWidget
-    from ..workflows.batch import Batch
+    from ..workflows.batches.batch import Batch
     from ..workflows.chain import Chain, ChainResult
     from .send import Quote
 
@@ -86,7 +86,7 @@ def review(images: Any, client: Client | None = None, *, journal: str | os.PathL
 
 
 def _items_of(images: Any, client: Client | None, journal: str | None) -> tuple[list[Item], Client | None, str | None]:
-    from ..workflows.batch import Batch
+    from ..workflows.batches.batch import Batch
     from ..workflows.chain import ChainResult
 
     if isinstance(images, Batch):
@@ -150,7 +150,7 @@ def _sweep_items(named: str, client: Client | None, journal: str | None) -> tupl
     journal), else by its name in ``journal`` (else IMAGEKIT_JOURNAL_URL); one line when neither is."""
     from ..embedded import connect
     from ..errors import ConfigError
-    from ..workflows.batch import ENV_JOURNAL_URL, journal_location
+    from ..workflows.batches.batch import ENV_JOURNAL_URL, journal_location
     from ..workflows.sweep_file import load_sweep
 
     if named.endswith(".toml") or Path(named).is_file():
@@ -170,8 +170,8 @@ def _sweep_items(named: str, client: Client | None, journal: str | None) -> tupl
                               field="images", value=named)
     from ..ledger.store import is_url
     from ..provenance.read import read_provenance
-    from ..workflows.local_journal import LocalJournal
-    from ..workflows.shared_journal import SharedJournal
+    from ..workflows.batches.journals.local import LocalJournal
+    from ..workflows.batches.journals.shared import SharedJournal
 
     if not is_url(where) and not Path(where).is_file():
         raise ConfigError(f"no journal at {where}: give the journal file the sweep runs with")
