@@ -94,6 +94,9 @@ def _items_of(images: Any, client: Client | None, journal: str | None) -> tuple[
     if isinstance(images, (str, os.PathLike)):
         if Path(images).is_dir():
             return _folder_items(Path(images), client)
+        if Path(images).is_file() and Path(images).suffix != ".toml":
+            raise ValidationError(f"{os.fspath(images)} is not a folder of images imagekit saved, nor a sweep file "
+                                  "(a .toml file)", field="images", where=os.fspath(images))
         return _sweep_items(os.fspath(images), client, journal)
     listed = list(images) if isinstance(images, Iterable) else [images]
     items: list[Item] = []
@@ -153,7 +156,7 @@ def _sweep_items(named: str, client: Client | None, journal: str | None) -> tupl
     from ..workflows.batches.batch import ENV_JOURNAL_URL, journal_location
     from ..workflows.sweep_file import load_sweep
 
-    if named.endswith(".toml") or Path(named).is_file():
+    if named.endswith(".toml"):
         sweep = load_sweep(named)
         client = client or connect()
         batch = sweep.batch(client)

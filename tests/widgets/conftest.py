@@ -19,6 +19,7 @@ from imagekit.sandbox import EmbeddedSandbox
 from tests.conftest import make_user
 
 from .lab import CHROMIUM, CHROMIUM_FLAGS, FRONTENDS, Lab, Notebook
+from .marimo import MarimoApps
 
 in_both_frontends = pytest.mark.parametrize("notebook", FRONTENDS, indirect=True)
 """Run the test in JupyterLab and in Notebook 7 (the ``notebook`` fixture takes the front-end)."""
@@ -51,6 +52,16 @@ def lab(lab_sandbox, tmp_path_factory) -> Iterator[Lab]:
     home = tmp_path_factory.mktemp("lab")
     server = Lab(home, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
                         "IMAGEKIT_HOME": str(home / "imagekit")})
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="package")
+def marimo(lab_sandbox, tmp_path_factory) -> Iterator[MarimoApps]:
+    """One ``marimo run`` of a folder for the package's marimo tests: each adds its app (``app_source``,
+    its user set first) and opens it by name, instead of starting a server of its own."""
+    server = MarimoApps(tmp_path_factory.mktemp("marimo"), {"IMAGEKIT_BASE_URL": lab_sandbox.url})
     server.start()
     yield server
     server.stop()
