@@ -59,8 +59,8 @@ def lab(lab_sandbox, tmp_path_factory) -> Iterator[Lab]:
 
 @pytest.fixture(scope="package")
 def marimo(lab_sandbox, tmp_path_factory) -> Iterator[MarimoApps]:
-    """One ``marimo run`` of a folder for the package's marimo tests: each adds its app (``app_source``,
-    its user set first) and opens it by name, instead of starting a server of its own."""
+    """One ``marimo run`` for the package's marimo tests: each page runs its test's code (``app_code``,
+    its user set first), instead of each test starting a server of its own."""
     server = MarimoApps(tmp_path_factory.mktemp("marimo"), {"IMAGEKIT_BASE_URL": lab_sandbox.url})
     server.start()
     yield server

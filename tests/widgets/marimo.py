@@ -10,16 +10,35 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from urllib.parse import urlencode
 
 from tests.helpers import free_port
 
 from .served import Served
 
+LOADER = """import marimo
+
+app = marimo.App()
+
+
+@app.cell
+def _():
+    import marimo as mo
+    path = mo.query_params()["app"]
+    lines = open(path).read().rstrip().splitlines()
+    scope = {"__name__": "__main__"}
+    exec(compile("\\n".join(lines[:-1]), path, "exec"), scope)
+    shown = eval(compile(lines[-1], path, "eval"), scope)
+    shown
+    return
+"""
+"""The one app the server runs: it runs the code of the file its page's ``?app=`` names, the last line shown."""
+
 
 class MarimoApps(Served):
-    """``marimo run`` of a folder of apps, one server for the run: each test adds its app file to the
-    folder and opens it by name (``url_of``); marimo finds a file added after it started. Its own
-    home (config, caches) and log."""
+    """One ``marimo run`` for the run's marimo tests: each test's page runs its own code (``add``) in the
+    server's one app, ``LOADER`` (marimo finds no app file added to a folder after it started, and a
+    server each cost more than the tests). Its own home (config, caches) and log."""
 
     name = "marimo"
     health = "/health"
@@ -27,26 +46,26 @@ class MarimoApps(Served):
     def __init__(self, home: Path, env: dict[str, str]) -> None:
         self.folder = home / "apps"
         self.folder.mkdir(parents=True)
+        (self.folder / "loader.py").write_text(LOADER)
         self.port = free_port()
         app_env = {**os.environ, **env, "HOME": str(home / "home"), "XDG_CONFIG_HOME": str(home / "config"),
                    "XDG_CACHE_HOME": str(home / "cache"), "MARIMO_SKIP_UPDATE_CHECK": "1"}
-        argv = [sys.executable, "-m", "marimo", "run", str(self.folder), "--headless", "--no-token", "--no-sandbox",
-                "--host", "127.0.0.1", "--port", str(self.port)]
+        argv = [sys.executable, "-m", "marimo", "run", str(self.folder / "loader.py"), "--headless", "--no-token",
+                "--no-sandbox", "--host", "127.0.0.1", "--port", str(self.port)]
         super().__init__(argv, app_env, f"http://127.0.0.1:{self.port}", home / "marimo.log")
 
     def start(self, timeout: float = 90.0) -> None:
         super().start(timeout)
 
-    def add(self, name: str, source: str) -> str:
-        """Put the app ``source`` in the folder as ``name``.py; the URL that opens it."""
-        (self.folder / f"{name}.py").write_text(source)
-        return f"{self.url}/?file={name}.py"
+    def add(self, name: str, code: str) -> str:
+        """Keep ``code`` (``app_code``) as ``name``.py; the URL of a page that runs it."""
+        path = self.folder / f"{name}.py"
+        path.write_text(code)
+        return f"{self.url}/?{urlencode({'app': str(path)})}"
 
 
-def app_source(cell: str, env: dict[str, str] | None = None) -> str:
-    """A marimo app of one cell: ``cell``'s code, its last line shown; ``env`` set first (the test's
-    user and IMAGEKIT_HOME: the apps of a run share one server, whose kernels run one app at a time here)."""
-    if env:
-        cell = f"import os\nos.environ.update({env!r})\n{cell.strip()}"
-    body = "\n".join(f"    {line}" if line else "" for line in cell.strip().splitlines())
-    return f"import marimo\n\napp = marimo.App()\n\n\n@app.cell\ndef _():\n{body}\n    return\n"
+def app_code(cell: str, env: dict[str, str] | None = None) -> str:
+    """What a test's page runs: ``env`` set first (the test's user and IMAGEKIT_HOME; the pages of a
+    run share one server, one test at a time here), then ``cell``, its last line shown."""
+    prelude = f"import os\nos.environ.update({env!r})\n" if env else ""
+    return prelude + cell.strip() + "\n"

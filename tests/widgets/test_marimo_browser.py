@@ -26,7 +26,7 @@ from tests.conftest import make_user
 from tests.helpers import wait_until
 
 from .conftest import keep_figures, new_tab, served_edit
-from .marimo import MarimoApps, app_source
+from .marimo import MarimoApps, app_code
 from .painting import Painter, iou, painter_setup, stroke
 
 SIZE = (1024, 576)
@@ -119,13 +119,13 @@ class MarimoPainter(Painter):
 
 
 def user_env(key: str, tmp_path: Path) -> dict[str, str]:
-    """What an app sets first (``app_source``'s env): the test's user and its own IMAGEKIT_HOME."""
+    """What an app sets first (``app_code``'s env): the test's user and its own IMAGEKIT_HOME."""
     return {"IMAGEKIT_API_KEY": key, "IMAGEKIT_HOME": str(tmp_path / "imagekit")}
 
 
 @contextmanager
 def opened(app: Path, chromium, marimo: MarimoApps) -> Iterator[Any]:
-    """``app`` served by the run's marimo (``marimo`` fixture), open in a chromium tab."""
+    """``app`` (``app_code``) run by the run's marimo (``marimo`` fixture), open in a chromium tab."""
     tab = new_tab(chromium)
     try:
         tab.goto(marimo.add(f"{app.stem}_{app.parent.name}", app.read_text()))
@@ -141,7 +141,7 @@ def painter(chromium, marimo, lab_sandbox, tmp_path, shots) -> Iterator[MarimoPa
     kernel = tmp_path / "kernel"
     kernel.mkdir()
     app = tmp_path / "painter_app.py"
-    app.write_text(app_source(painter_setup(ratio="16:9", brush=BRUSH, before_shown=REPORT.format(folder=str(kernel))),
+    app.write_text(app_code(painter_setup(ratio="16:9", brush=BRUSH, before_shown=REPORT.format(folder=str(kernel))),
                               user_env(key, tmp_path)))
     with opened(app, chromium, marimo) as tab:
         yield MarimoPainter(tab, shots, kernel)
@@ -215,7 +215,7 @@ def studio(chromium, marimo, lab_sandbox, tmp_path) -> Iterator[SimpleNamespace]
     _, key = make_user(lab_sandbox, "pro")
     kernel = tmp_path / "studio.json"
     app = tmp_path / "studio_app.py"
-    app.write_text(app_source(STUDIO.format(path=str(kernel)), user_env(key, tmp_path)))
+    app.write_text(app_code(STUDIO.format(path=str(kernel)), user_env(key, tmp_path)))
 
     def state() -> dict:
         return json.loads(kernel.read_text()) if kernel.is_file() else {}
@@ -315,7 +315,7 @@ def test_a_gallery_in_marimo_selects(chromium, marimo, lab_sandbox, tmp_path, sh
     _, key = make_user(lab_sandbox, "pro")
     chosen = tmp_path / "selected.json"
     app = tmp_path / "gallery_app.py"
-    app.write_text(app_source(f"""
+    app.write_text(app_code(f"""
 import json, os, imagekit
 from imagekit.widgets import Gallery
 ik = imagekit.connect()
@@ -343,7 +343,7 @@ def test_an_outpaint_frame_dragged_in_marimo_is_the_one_sent(chromium, marimo, l
     _, key = make_user(lab_sandbox, "pro")
     state = tmp_path / "frame.json"
     app = tmp_path / "framer_app.py"
-    app.write_text(app_source(f"""
+    app.write_text(app_code(f"""
 import json, os, imagekit
 from imagekit.widgets import OutpaintFramer
 ik = imagekit.connect()
@@ -389,7 +389,7 @@ def test_the_review_desk_in_marimo_rates_selects_and_sends_at_the_price_shown(ch
     _, key = make_user(lab_sandbox, "pro")
     state = tmp_path / "desk.json"
     app = tmp_path / "desk_app.py"
-    app.write_text(app_source(f"""
+    app.write_text(app_code(f"""
 import json, os, imagekit
 ik = imagekit.connect()
 desk = imagekit.review(ik.create("a heron", style=ik.styles()[0].style_id, count=2).images)
@@ -413,8 +413,10 @@ w
 
     with opened(app, chromium, marimo) as tab:
         root = tab.locator(".ik-review")
-        tab.wait_for_function("() => [...document.querySelectorAll('.ik-review img.ik-thumb')]"
-                              ".filter((img) => img.complete && img.naturalWidth > 0).length === 2")
+        thumbs = root.locator("img.ik-thumb")  # (marimo shows a widget in a shadow root: locators reach in)
+        thumbs.nth(1).wait_for()
+        tab.wait_for_function("imgs => imgs.every((img) => img.complete && img.naturalWidth > 0)",
+                              arg=thumbs.element_handles())
         ids = wait_state("the desk in the kernel", ratings=[0, 0])["ids"]
         root.focus()
         tab.keyboard.press("4")
@@ -422,7 +424,11 @@ w
         tab.keyboard.press(" ")
         kernel = wait_state("the keys reaching the kernel", ratings=[4, 0], selected=[ids[1]])
         root.locator(".ik-quote", has_text="on 1 selected image:").wait_for()
-        assert root.locator(".ik-quote").inner_text() == kernel["quote"]["text"] and kernel["quote"]["ok"]
+        shown = root.locator(".ik-quote").inner_text()
+        wait_until(lambda: json.loads(state.read_text())["quote"]["text"] == shown, timeout=60,
+                   what=f"the kernel's quote being the page's {shown!r}")  # (the selection reaches the file first)
+        kernel = json.loads(state.read_text())
+        assert kernel["quote"]["ok"] and kernel["quote"]["picks"] == 1
         root.get_by_role("button", name="Send the picks").click()
         sent = wait_state("the picks sent", sent=[ids[1]])
         assert sent["message"].startswith(f"sent: 1 image made for {kernel['quote']['credits']:g} credits")
