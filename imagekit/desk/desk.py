@@ -166,10 +166,13 @@ def _sweep_items(named: str, client: Client | None, journal: str | None) -> tupl
             raise ValidationError(f"{named}: the sweep has not run yet (no journal records its images): "
                                   "run it first (imagekit sweep run)", field="images", where=named)
         return _batch_items(batch, None if where is None else str(where))
+    if "/" in named or os.sep in named:  # a path, not a sweep's name
+        raise ValidationError(f"{named}: no such folder or sweep file", field="images", value=named)
     where = journal or os.environ.get(ENV_JOURNAL_URL)
     if not where:
+        beside = f" (or did you mean {named}.toml?)" if Path(f"{named}.toml").is_file() else ""
         raise ValidationError(f"{named} is not a folder or a sweep file; a sweep named {named!r} is read from its journal: "
-                              f"give it (imagekit.review({named!r}, journal=...)) or set {ENV_JOURNAL_URL}",
+                              f"give it (imagekit.review({named!r}, journal=...)) or set {ENV_JOURNAL_URL}{beside}",
                               field="images", value=named)
     from ..ledger.store import is_url
     from ..provenance.read import read_provenance

@@ -170,3 +170,8 @@ def test_a_sweep_by_its_file_or_its_name(ik, tmp_path, monkeypatch):
         imagekit.review("gulls", ik)
     assert str(caught.value) == ("gulls is not a folder or a sweep file; a sweep named 'gulls' is read from its journal: "
                                  "give it (imagekit.review('gulls', journal=...)) or set IMAGEKIT_JOURNAL_URL")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(imagekit.ValidationError, match=r"IMAGEKIT_JOURNAL_URL \(or did you mean kites.toml\?\)$"):
+        imagekit.review("kites", ik)
+    with pytest.raises(imagekit.ValidationError, match=r"^nowhere/: no such folder or sweep file$"):
+        imagekit.review("nowhere/", ik)
