@@ -230,7 +230,11 @@ function render({ model, el }) {
       if (side) vote(side);
       else if (e.key === "Escape" || e.key === "p") { pairing = false; draw(); }
       else return;
-    } else if (e.key in move) { cursor += move[e.key]; draw(); scrollToCursor(); draw(); }
+    } else if (e.key in move) {
+      cursor = Math.max(0, Math.min(cursor + move[e.key], ids().length - 1));
+      scrollToCursor();
+      draw();
+    }
     else if (/^[0-5]$/.test(e.key)) rate(Number(e.key));
     else if (e.key === " ") toggle();
     else if (e.key === "p") { pairing = true; draw(); }

@@ -81,6 +81,8 @@ class ReviewWidget(PageWidget):
         super().__init__(**traits)
         self.desk = desk
         """The desk whose methods every key calls."""
+        self._scored: list[tuple[int, int, bool]] = []
+        """The votes the scores the page holds were fitted to."""
         self.sent: Desk | None = None
         """The desk of the images the page's Send made (each remembering its parent)."""
         frame = desk.decisions()
@@ -128,13 +130,23 @@ class ReviewWidget(PageWidget):
         return sheet
 
     def _show(self, frame: Any = None) -> None:  # (the desk calls it after every decision)
-        """Send the desk's decisions to the page."""
-        frame = self.desk.decisions() if frame is None else frame
-        state = self.desk._state
+        """Send the desk's decisions to the page (the log read again; the scores fitted again only when
+        the votes changed: a rating on a desk of 1,000 is a key press waiting for this)."""
+        from ..decisions.ranking import scores_of
+
+        state = self.desk.refresh() if frame is None else self.desk._state
+        if frame is not None:
+            scores = dict(zip(frame["image_id"], frame["score"]))
+        elif state.votes != self._scored:
+            scores = scores_of(self.ids, state.votes)
+        else:
+            scores = None
+        self._scored = list(state.votes)
         before = list(self.selected)
         with self.hold_sync():
             self.ratings = {str(image): stars for image, stars in state.ratings.items()}
-            self.scores = {str(image): round(float(score), 4) for image, score in zip(frame["image_id"], frame["score"])}
+            if scores is not None:
+                self.scores = {str(image): round(float(score), 4) for image, score in scores.items()}
             self.selected = list(state.selected)
             self.votes = len(state.votes)
         if self.selected != before and self.quote:  # the picks changed: so did their price (sent after them)
