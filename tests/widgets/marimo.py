@@ -54,9 +54,6 @@ class MarimoApps(Served):
                 "--no-sandbox", "--host", "127.0.0.1", "--port", str(self.port)]
         super().__init__(argv, app_env, f"http://127.0.0.1:{self.port}", home / "marimo.log")
 
-    def start(self, timeout: float = 90.0) -> None:
-        super().start(timeout)
-
     def add(self, name: str, code: str) -> str:
         """Keep ``code`` (``app_code``) as ``name``.py; the URL of a page that runs it."""
         path = self.folder / f"{name}.py"
