@@ -71,7 +71,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     from imagekit.sandbox import EmbeddedSandbox
-    from tests.conftest import make_user
+    from tests.utils.users import make_user
     from tests.widgets.lab import CHROMIUM, CHROMIUM_FLAGS, Lab, Notebook
 
     with tempfile.TemporaryDirectory() as tmp, EmbeddedSandbox(Path(tmp) / "sandbox", base_size=128) as box:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from tests.docs_pictures import keep_picture
-
-from .conftest import in_both_frontends
+from tests.utils.browser import in_both_frontends
 
 THUMBS_READY = """(n) => {
     const thumbs = [...document.querySelectorAll('.ik-review img.ik-thumb')];
