@@ -18,6 +18,13 @@ function button(label, name, onClick) {
   return b;
 }
 
+function group(className, name) {
+  const g = Object.assign(document.createElement("div"), { className });
+  g.setAttribute("role", "group");
+  g.setAttribute("aria-label", name);
+  return g;
+}
+
 function render({ model, el }) {
   el.classList.add("ik-review");
   el.tabIndex = 0;
@@ -49,9 +56,7 @@ function render({ model, el }) {
   // The bar: sorting, then the actions on the current image (each key's twin, by name).
   const bar = document.createElement("div");
   bar.className = "ik-bar";
-  const sorter = document.createElement("div");
-  sorter.setAttribute("role", "group");
-  sorter.setAttribute("aria-label", "Sort by");
+  const sorter = group("ik-sorter", "Sort by");
   for (const name of SORTS) {
     const b = button(name, `Sort by ${name}`, () => {
       sort = name; cursor = 0;
@@ -61,9 +66,7 @@ function render({ model, el }) {
     b.dataset.sort = name;
     sorter.append(b);
   }
-  const actions = document.createElement("div");
-  actions.setAttribute("role", "group");
-  actions.setAttribute("aria-label", "Decide");
+  const actions = group("ik-actions", "Decide");
   for (let stars = 1; stars <= 5; stars++) actions.append(button(String(stars), `Rate ${stars}`, () => rate(stars)));
   actions.append(button("0", "Clear rating", () => rate(0)), button("select", "Select or unselect", () => toggle()),
                  button("vote", "Vote between this image and the next", () => { pairing = true; draw(); }),
@@ -75,10 +78,7 @@ function render({ model, el }) {
   bar.append(sorter, actions, status);
 
   // The next step, priced for the picks as they are (the kernel's quote), and its confirmation.
-  const next = document.createElement("div");
-  next.className = "ik-next";
-  next.setAttribute("role", "group");
-  next.setAttribute("aria-label", "Send the picks on");
+  const next = group("ik-next", "Send the picks on");
   const price = document.createElement("span");
   price.className = "ik-quote";
   price.setAttribute("role", "status");
@@ -99,14 +99,8 @@ function render({ model, el }) {
   spacer.append(layer);
   viewport.append(spacer);
 
-  const pair = document.createElement("div");
-  pair.className = "ik-pair";
-  pair.setAttribute("role", "group");
-  pair.setAttribute("aria-label", "Which is better?");
-  const comparing = document.createElement("div");
-  comparing.className = "ik-compare";
-  comparing.setAttribute("role", "group");
-  comparing.setAttribute("aria-label", "Compare two images");
+  const pair = group("ik-pair", "Which is better?");
+  const comparing = group("ik-compare", "Compare two images");
   const stage = document.createElement("div");
   stage.className = "ik-stage";
   const before = Object.assign(document.createElement("img"), { className: "ik-before", alt: "the current image, left of the divider", draggable: false });
