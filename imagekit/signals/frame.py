@@ -81,6 +81,8 @@ def items_of(images: Any) -> list[Item]:
         return images.quality_items()
     if isinstance(images, HasId):
         return [handle_item(images)]
+    if isinstance(images, (str, os.PathLike)) and Path(images).is_dir():
+        return [item for path in _pictures_in(Path(images)) for item in items_of(path)]
     if isinstance(images, (str, os.PathLike)):
         path = str(images)
         return [Item(None, path, lambda: _file_bytes(path))]
@@ -89,7 +91,20 @@ def items_of(images: Any) -> list[Item]:
     if isinstance(images, Iterable) and not isinstance(images, (bytes, bytearray, dict)):
         return [item for each in images for item in items_of(each)]
     raise ValidationError(f"cannot measure a {type(images).__name__}: give an image handle, a batch, a chain's "
-                          "result, a file path, a PIL image, or a list of them", field="images")
+                          "result, a file path, a folder, a PIL image, or a list of them", field="images")
+
+
+PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+"""The files of a folder that ``quality`` measures (case aside)."""
+
+
+def _pictures_in(folder: Path) -> list[str]:
+    """The picture files directly in ``folder``, by name (hidden ones left out); none is one line."""
+    found = sorted(str(path) for path in folder.iterdir() if path.suffix.lower() in PICTURE_SUFFIXES
+                   and not path.name.startswith(".") and path.is_file())
+    if not found:
+        raise ValidationError(f"{folder} holds no PNG, JPEG or WebP file to measure", field="images", value=str(folder))
+    return found
 
 
 def _file_bytes(path: str) -> bytes:
@@ -97,8 +112,6 @@ def _file_bytes(path: str) -> bytes:
         return Path(path).read_bytes()
     except FileNotFoundError:
         raise ValidationError(f"{path}: no such image file", field="images", value=path) from None
-    except IsADirectoryError:
-        raise ValidationError(f"{path} is a folder: give the image files in it", field="images", value=path) from None
 
 
 def load(value: Any, what: str = "image") -> Any:
@@ -172,8 +185,8 @@ def quality(images: Any, *, store: HashStore | None = None, limit: int = pixels.
     size), ``noise`` (the noise's estimated sigma, in grey levels), ``entropy`` (bits), ``width``
     and ``height``. Signals only: nothing is deleted or skipped.
 
-    ``images``: an image handle, a batch, a chain's result, a file path, a PIL image, or a list of
-    them. Earlier means a smaller image id (ids grow as a service makes images), else earlier in the
+    ``images``: an image handle, a batch, a chain's result, a file path, a folder (its PNG, JPEG
+    and WebP files, by name), a PIL image, or a list of them. Earlier means a smaller image id (ids grow as a service makes images), else earlier in the
     list; ``store`` (a ``HashStore``) adds the account's images measured before, and keeps these.
     ``limit``: the most hash bits (of 64) a near-duplicate differs by."""
     for module in ("numpy", "cv2", "pandas"):

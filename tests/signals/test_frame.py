@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PIL import Image
 
 import imagekit
+from imagekit.errors import ValidationError
 from tests.signals.scenes import cropped, scene
 
 
@@ -34,3 +36,18 @@ def test_pictures_of_other_shapes_are_not_copies_of_each_other():
     hashes = [int(value, 16) for value in frame["phash"]]
     assert (hashes[1] ^ hashes[0]).bit_count() <= 2  # what the test is about: the hash alone would match
     assert frame["dup_of"].isna().tolist() == [True, True, False] and frame["dup_of"][2] == 0
+
+
+def test_a_folder_is_its_pictures_by_name_and_one_without_any_is_one_line(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for name, seed in (("b.PNG", 1), ("a.jpg", 2)):
+        Image.fromarray(scene(seed, 128)).save(folder / name)
+    (folder / "notes.txt").write_text("not a picture")
+    (folder / ".hidden.png").write_bytes(b"")
+    (folder / "inner").mkdir()
+    frame = imagekit.quality(folder)
+    assert frame["path"].tolist() == [str(folder / "a.jpg"), str(folder / "b.PNG")]
+    assert frame["width"].tolist() == [128, 128] and frame["image_id"].isna().all()
+    with pytest.raises(ValidationError, match=r"^\S+/inner holds no PNG, JPEG or WebP file to measure$"):
+        imagekit.quality(folder / "inner")
