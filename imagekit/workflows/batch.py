@@ -35,7 +35,7 @@ from ..storage import Store, split
 from ..tags import current_tags, merged, tags as tagged
 from .journal import ImageRecord, Journal, RowRecord, account_identity
 from .leases import keep_leases
-from .local_journal import LocalJournal
+from .local_journal import TABLES as JOURNAL_TABLES, LocalJournal
 from .outputs import claim_out_dir, store_missing
 from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows, named_styles, refuse_misplaced, split_grid
@@ -98,7 +98,7 @@ def journal_location(journal: PathLike | None = None, out_dir: PathLike | Store 
             and not out.exists() and os.path.abspath(Path(journal).parent) == os.path.abspath(out.location):
         return Path(journal)  # in an out_dir not made yet: the run makes it before it opens the journal
     if chosen is not None:
-        chosen = checked_location(chosen, "a journal")
+        chosen = checked_location(chosen, "a journal", JOURNAL_TABLES)
         if is_url(str(chosen)):
             return str(chosen)
         if journal is not None:

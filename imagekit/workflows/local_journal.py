@@ -37,6 +37,8 @@ CREATE TABLE IF NOT EXISTS rows (
 CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sweep (name TEXT NOT NULL, digest TEXT, row_count INTEGER);
 """
+TABLES = ("rows", "binding", "sweep", "review_events")
+"""The tables a journal file holds (``_SCHEMA``, and the decisions a review desk keeps with the batch)."""
 _ASSIGN = ", ".join(f"{name} = excluded.{name}" for name in FIELDS[1:])
 _DISK_FAILURES = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
 
@@ -57,7 +59,7 @@ class LocalJournal:
             # WAL without an fsync per commit: an entry survives a kill -9 (what the journal promises),
             # and a spec-exact batch, whose creates go one at a time, waits for no disk.
             self._db = (sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-                        if self.path == ":memory:" else open_wal(self.path))
+                        if self.path == ":memory:" else open_wal(self.path, "a journal", TABLES))
             self._db.executescript(_SCHEMA)
             if "account" not in {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}:
                 self._db.execute("ALTER TABLE rows ADD COLUMN account TEXT")  # a journal from before shared sweeps
