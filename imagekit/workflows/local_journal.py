@@ -104,9 +104,10 @@ class LocalJournal:
             row = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
         return RowRecord.from_row(row) if row else RowRecord(key)
 
-    def save(self, entry: RowRecord) -> None:
+    def save(self, entry: RowRecord, fence: str | None = None) -> None:
         """Write ``entry`` durably (before a request goes out, and after each answer); a done row is
-        never written back to another state (RowLost)."""
+        never written back to another state (RowLost). ``fence`` is for journals processes share:
+        this process alone holds the create locks."""
         with self._lock, self._writing():
             written = self._db.execute(
                 f"INSERT INTO rows ({', '.join(FIELDS)}) VALUES ({', '.join('?' * len(FIELDS))}) "
