@@ -10,6 +10,7 @@ tables) is taken as ours and marked.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Collection
@@ -35,7 +36,10 @@ def open_wal(path: str, what: str, tables: Collection[str]) -> sqlite3.Connectio
     Switching a new file to WAL needs a lock that SQLite does not wait for with its busy handler, so
     two processes opening one new file at once (a batch and a reader of its journal) retry here.
     """
-    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=BUSY_SECONDS)
+    try:
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=BUSY_SECONDS)
+    except sqlite3.OperationalError as exc:
+        raise _unwritable(path, what, exc) from None
     try:
         _check_ours(db, path, what, tables)
         deadline = time.monotonic() + BUSY_SECONDS
@@ -49,10 +53,23 @@ def open_wal(path: str, what: str, tables: Collection[str]) -> sqlite3.Connectio
                 time.sleep(0.01)
         db.execute("PRAGMA synchronous=NORMAL")
         _mark(db)
+    except sqlite3.OperationalError as exc:
+        db.close()
+        raise _unwritable(path, what, exc) from None
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _unwritable(path: str, what: str, exc: sqlite3.OperationalError) -> Exception:
+    """``exc`` as one line (ConfigError) when ``path``'s folder cannot be written (a read-only mount, a
+    folder of another user's); else ``exc`` itself."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.access(folder, os.W_OK | os.X_OK):
+        return exc
+    return ConfigError(f"{path} cannot be written: {folder} is read-only to this process ({exc}); name {what} in a "
+                       "folder you can write")
 
 
 def check_file(path: str, what: str, tables: Collection[str]) -> None:
