@@ -134,7 +134,7 @@ def _existing(what: str, advice: str) -> Callable[[str], str]:
     is not an empty one)."""
     def check(text: str) -> str:
         from ..ledger.store import TABLES, checked_location, is_url
-        from ..workflows.local_journal import TABLES as JOURNAL_TABLES
+        from ..workflows.batches.journals.local import TABLES as JOURNAL_TABLES
 
         location = checked_location(text, f"a {what}", JOURNAL_TABLES if what == "journal" else TABLES)
         if not is_url(location) and not os.path.isfile(location):

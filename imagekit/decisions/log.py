@@ -110,7 +110,7 @@ class _Tables:
 class _SQLiteLog(_Tables, SQLiteStore):
     what = "a review store"
     tables = ("review_events", "rows", "binding", "sweep")
-    """Its own table, or a batch's journal's (``workflows.local_journal``), which keeps its decisions too."""
+    """Its own table, or a batch's journal's (``workflows.batches.journals.local``), which keeps its decisions too."""
 
 
 class _PostgresLog(_Tables, PostgresStore):

@@ -17,7 +17,7 @@ from PIL import Image
 import imagekit
 from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
-from imagekit.workflows.export import BATCH_COLUMNS, CHAIN_COLUMNS
+from imagekit.workflows.batches.export import BATCH_COLUMNS, CHAIN_COLUMNS
 from tests.helpers import control
 
 COLUMNS = list(BATCH_COLUMNS)
@@ -267,7 +267,7 @@ def test_an_export_killed_midway_never_loads_as_a_smaller_dataset_and_the_next_r
     import subprocess
     import sys
 
-    from imagekit.workflows.export import STAGED
+    from imagekit.workflows.batches.export import STAGED
     from tests.helpers import wait_until
 
     ik = connect()
