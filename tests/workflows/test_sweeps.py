@@ -232,16 +232,21 @@ def test_a_process_paused_holding_the_create_lock_stalls_the_other_for_one_lease
     journal = postgres.new_database()
     started = [start(served, tmp_path, n, [key], journal, rows=24, lease=3.0, peers=2) for n in range(2)]
     paused = started[0][0]
+    holding = "SELECT count(*) > 0 FROM sweep_create_locks WHERE lease_until >= now() AND owner LIKE %s"
     try:
-        while True:  # stopped while it holds the lock: looked at again once it can no longer move
-            wait_until(lambda: _exists(journal) and create_lock_held(journal, paused.pid), timeout=120,
-                       what="the first process holding the create lock")
-            paused.send_signal(signal.SIGSTOP)
-            if create_lock_held(journal, paused.pid):
-                break
-            paused.send_signal(signal.SIGCONT)
+        wait_until(lambda: _exists(journal) and create_lock_held(journal), timeout=120, what="a create lock taken")
+        with psycopg.connect(journal, autocommit=True) as db:  # one connection: each look is quick, under load too
+            def held() -> bool:
+                return db.execute(holding, (f"%:{paused.pid}:%",)).fetchone()[0]
+
+            while True:  # stopped while it holds the lock: looked at again once it can no longer move
+                wait_until(held, timeout=120, what="the first process holding the create lock")
+                paused.send_signal(signal.SIGSTOP)
+                if held():
+                    break
+                paused.send_signal(signal.SIGCONT)
         stopped_at = len(server_images(served, user_id))
-        wait_until(lambda: len(server_images(served, user_id)) >= stopped_at + 3, timeout=60,
+        wait_until(lambda: len(server_images(served, user_id)) >= stopped_at + 3, timeout=90,
                    what="the other process making rows while the first is stopped with the lock")
     finally:
         paused.send_signal(signal.SIGCONT)
