@@ -148,6 +148,30 @@ def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgre
     assert refused < 0.05 * len(entries)
 
 
+def two_on_one_key(served: EmbeddedSandbox, postgres: PostgresServer, tmp_path: Path) -> tuple[
+        int, str, float, float, str, list[tuple[subprocess.Popen[bytes], Path]]]:
+    """Two processes started on a 24-row sweep with one pro key and 3-second leases: the user, the key,
+    the sweep's price, the balance before, the journal, and each process with its report."""
+    [user_id], [key] = users(served, 1, plan="pro")
+    with imagekit.Client(served.url, key, ledger=False) as ik:
+        price = ik.batch(sweep_rows(24), style=public_style(served)).estimate()
+    before = balance(served, key)
+    journal = postgres.new_database()
+    started = [start(served, tmp_path, n, [key], journal, rows=24, lease=3.0, peers=2) for n in range(2)]
+    return user_id, key, price, before, journal, started
+
+
+def made_once_and_paid_once(served: EmbeddedSandbox, user_id: int, key: str, journal: str, before: float,
+                            price: float) -> Counter[str]:
+    """Every row of the sweep done, its images made exactly once and paid exactly; the images by row."""
+    rows = rows_of(journal)
+    assert len(rows) == 24 and {status for status, _, _ in rows.values()} == {"done"}
+    made = Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(served, user_id))
+    assert made == Counter(list(rows))  # every row's images made exactly once
+    assert before - balance(served, key) == price == sum(credits for _, _, credits in rows.values())
+    return made
+
+
 PAUSED_HOLDING = {"extended": {"pending", "sent"}, "spec-exact": {"pending", "created"}}
 """The states of the rows the paused process holds, by face: leased and waiting for a slot, and a
 create on its way (synchronous once tagged: ``sent`` until the images are done) or generating and
@@ -183,12 +207,7 @@ def test_a_process_paused_past_its_lease_makes_no_row_twice_and_says_it_lost_row
     in on this face (and not the account's create lock), until the other has taken every one of them
     over (its lease of 3 s ran out), then SIGCONTed. Each row is made once and paid once; the paused one drops what it lost and says so."""
     face = "spec-exact" if served.sandbox.settings.spec_exact else "extended"
-    [user_id], [key] = users(served, 1, plan="pro")
-    with imagekit.Client(served.url, key, ledger=False) as ik:
-        price = ik.batch(sweep_rows(24), style=public_style(served)).estimate()
-    before = balance(served, key)
-    journal = postgres.new_database()
-    started = [start(served, tmp_path, n, [key], journal, rows=24, lease=3.0, peers=2) for n in range(2)]
+    user_id, key, price, before, journal, started = two_on_one_key(served, postgres, tmp_path)
     paused = started[0][0]
     try:
         while True:  # stopped when it holds every state: looked at again once it can no longer move
@@ -205,11 +224,7 @@ def test_a_process_paused_past_its_lease_makes_no_row_twice_and_says_it_lost_row
         paused.send_signal(signal.SIGCONT)
     reports = finish([process for process, _ in started], [report for _, report in started])
 
-    rows = rows_of(journal)
-    assert len(rows) == 24 and {status for status, _, _ in rows.values()} == {"done"}
-    made = Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(served, user_id))
-    assert made == Counter(list(rows))  # every row's images made exactly once
-    assert before - balance(served, key) == price == sum(credits for _, _, credits in rows.values())
+    made = made_once_and_paid_once(served, user_id, key, journal, before, price)
     assert reports[0]["lost"] >= 1, reports[0]["err"]  # the paused one knows it lost rows, and says so
     assert "this process dropped it, the other finishes it" in reports[0]["err"]
     print(f"\n{face}: paused holding {Counter(held.values())}; it lost {reports[0]['lost']} rows; "
@@ -225,12 +240,7 @@ def test_a_process_paused_holding_the_create_lock_stalls_the_other_for_one_lease
     stopped (before, the lock was an advisory lock of the stopped process's session: the other waited
     out the whole pause). SIGCONTed, the first writes nothing on the lock or rows it lost; each row is
     made once and paid once."""
-    [user_id], [key] = users(served, 1, plan="pro")
-    with imagekit.Client(served.url, key, ledger=False) as ik:
-        price = ik.batch(sweep_rows(24), style=public_style(served)).estimate()
-    before = balance(served, key)
-    journal = postgres.new_database()
-    started = [start(served, tmp_path, n, [key], journal, rows=24, lease=3.0, peers=2) for n in range(2)]
+    user_id, key, price, before, journal, started = two_on_one_key(served, postgres, tmp_path)
     paused = started[0][0]
     holding = "SELECT count(*) > 0 FROM sweep_create_locks WHERE lease_until >= now() AND owner LIKE %s"
     try:
@@ -252,11 +262,7 @@ def test_a_process_paused_holding_the_create_lock_stalls_the_other_for_one_lease
         paused.send_signal(signal.SIGCONT)
     reports = finish([process for process, _ in started], [report for _, report in started])
 
-    rows = rows_of(journal)
-    assert len(rows) == 24 and {status for status, _, _ in rows.values()} == {"done"}
-    made = Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(served, user_id))
-    assert made == Counter(list(rows))  # every row's images made exactly once
-    assert before - balance(served, key) == price == sum(credits for _, _, credits in rows.values())
+    made_once_and_paid_once(served, user_id, key, journal, before, price)
     print(f"\npaused holding the create lock: {stopped_at} images made then, the other went on; the paused one "
           f"lost {reports[0]['lost']} rows; {before - balance(served, key):g} credits for {price:g}")
 
