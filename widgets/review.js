@@ -1,18 +1,28 @@
 // Review desk, browser side: a virtualised grid of thumbnails (only the rows in view are in the page),
-// keyboard first; `c` lays the next image over the current one with the painter's before/after divider. Every decision goes to the kernel as a message that calls the Desk's own method; the
-// page draws what the kernel sends back (ratings, selection, scores) and keeps nothing of its own.
+// keyboard first; `c` lays the next image over the current one with the painter's before/after divider.
+// Every decision goes to the kernel as a message that calls the Desk's own method; the page draws what
+// the kernel sends back (ratings, selection, scores, quality signals, the next step's price) and keeps
+// nothing of its own. Sorting by a quality signal not measured yet asks the kernel to measure it.
 
 import { comparer } from "./mask_compare.js";
 import { listen, save } from "./model.js";
 
 const TILE = 150; // pixels of a tile's width, gap included
-const SORTS = ["desk", "rating", "score", "prompt", "style", "cost"];
+const SORTS = ["desk", "rating", "score", "prompt", "style", "cost", "sharpness", "noise", "duplicates"];
+const MEASURED = new Set(["sharpness", "noise", "duplicates"]); // the quality signals (Desk.quality)
 
 function button(label, name, onClick) {
   const b = Object.assign(document.createElement("button"), { type: "button", textContent: label });
   b.setAttribute("aria-label", name);
   b.addEventListener("click", onClick);
   return b;
+}
+
+function group(className, name) {
+  const g = Object.assign(document.createElement("div"), { className });
+  g.setAttribute("role", "group");
+  g.setAttribute("aria-label", name);
+  return g;
 }
 
 function render({ model, el }) {
@@ -22,7 +32,7 @@ function render({ model, el }) {
   // The front end's own shortcuts (Notebook 7 moves between cells on the arrows) skip the desk's keys.
   el.setAttribute("data-lm-suppress-shortcuts", "true");
   el.setAttribute("aria-label", "Review desk: arrows move, 1 to 5 rate, 0 clears, space selects, c compares, p votes, z undoes");
-  let cursor = 0, sort = "desk", pairing = false;
+  let cursor = 0, sort = "desk", pairing = false, measuring = false;
 
   const send = (content) => model.send(content);
   const ids = () => model.get("ids");
@@ -30,9 +40,14 @@ function render({ model, el }) {
     const list = ids().map((id, index) => index);
     const ratings = model.get("ratings"), scores = model.get("scores");
     const costs = model.get("costs"), prompts = model.get("prompts"), styles = model.get("styles");
+    const signals = model.get("signals");
+    const measured = (name, i) => (signals[name] ? signals[name][i] : 0);
     const key = {
       rating: (i) => -(ratings[String(ids()[i])] || 0), score: (i) => -(scores[String(ids()[i])] || 0),
       prompt: (i) => prompts[i], style: (i) => styles[i], cost: (i) => (costs[i] ?? Infinity), desk: (i) => i,
+      sharpness: (i) => -measured("sharpness", i), noise: (i) => measured("noise", i),
+      // near-duplicates first, each after the image it repeats; then the rest in the desk's order
+      duplicates: (i) => (signals.dup_of && signals.dup_of[i] != null ? 0 : 1),
     }[sort];
     return list.sort((a, b) => { const x = key(a), y = key(b); return x < y ? -1 : x > y ? 1 : a - b; });
   };
@@ -41,17 +56,17 @@ function render({ model, el }) {
   // The bar: sorting, then the actions on the current image (each key's twin, by name).
   const bar = document.createElement("div");
   bar.className = "ik-bar";
-  const sorter = document.createElement("div");
-  sorter.setAttribute("role", "group");
-  sorter.setAttribute("aria-label", "Sort by");
+  const sorter = group("ik-sorter", "Sort by");
   for (const name of SORTS) {
-    const b = button(name, `Sort by ${name}`, () => { sort = name; cursor = 0; draw(); });
+    const b = button(name, `Sort by ${name}`, () => {
+      sort = name; cursor = 0;
+      if (MEASURED.has(name) && !model.get("signals").sharpness) { measuring = true; send({ event: "measure" }); }
+      draw();
+    });
     b.dataset.sort = name;
     sorter.append(b);
   }
-  const actions = document.createElement("div");
-  actions.setAttribute("role", "group");
-  actions.setAttribute("aria-label", "Decide");
+  const actions = group("ik-actions", "Decide");
   for (let stars = 1; stars <= 5; stars++) actions.append(button(String(stars), `Rate ${stars}`, () => rate(stars)));
   actions.append(button("0", "Clear rating", () => rate(0)), button("select", "Select or unselect", () => toggle()),
                  button("vote", "Vote between this image and the next", () => { pairing = true; draw(); }),
@@ -62,6 +77,19 @@ function render({ model, el }) {
   status.setAttribute("role", "status");
   bar.append(sorter, actions, status);
 
+  // The next step, priced for the picks as they are (the kernel's quote), and its confirmation.
+  const next = group("ik-next", "Send the picks on");
+  const price = document.createElement("span");
+  price.className = "ik-quote";
+  price.setAttribute("role", "status");
+  const sender = button("send", "Send the picks", () => {
+    const shown = model.get("quote");
+    sender.disabled = true;
+    send({ event: "send", picks: shown.picks, credits: shown.credits });
+  });
+  next.append(price, sender);
+  bar.append(next);
+
   const viewport = document.createElement("div");
   viewport.className = "ik-viewport";
   const spacer = document.createElement("div");
@@ -71,14 +99,8 @@ function render({ model, el }) {
   spacer.append(layer);
   viewport.append(spacer);
 
-  const pair = document.createElement("div");
-  pair.className = "ik-pair";
-  pair.setAttribute("role", "group");
-  pair.setAttribute("aria-label", "Which is better?");
-  const comparing = document.createElement("div");
-  comparing.className = "ik-compare";
-  comparing.setAttribute("role", "group");
-  comparing.setAttribute("aria-label", "Compare two images");
+  const pair = group("ik-pair", "Which is better?");
+  const comparing = group("ik-compare", "Compare two images");
   const stage = document.createElement("div");
   stage.className = "ik-stage";
   const before = Object.assign(document.createElement("img"), { className: "ik-before", alt: "the current image, left of the divider", draggable: false });
@@ -108,15 +130,26 @@ function render({ model, el }) {
     const id = ids()[index];
     const stars = model.get("ratings")[String(id)] || 0;
     const cost = model.get("costs")[index];
+    const signals = model.get("signals");
+    const dup = signals.dup_of ? signals.dup_of[index] : null, blurred = signals.blurred ? signals.blurred[index] : false;
+    const flags = [];
+    if (dup != null) flags.push(Object.assign(document.createElement("span"), { className: "ik-flag ik-dup", textContent: `≈ #${dup}`, title: `a near-duplicate of image #${dup}` }));
+    if (blurred) flags.push(Object.assign(document.createElement("span"), { className: "ik-flag ik-blurred", textContent: "blurred", title: "sharpness under half the desk's median" }));
     const figure = document.createElement("figure");
     figure.className = "ik-tile" + (model.get("selected").includes(id) ? " ik-selected" : "") + (place === cursor ? " ik-current" : "");
     figure.dataset.id = String(id);
-    const img = Object.assign(document.createElement("img"), { src: model.get("thumbnails")[index], alt: `image #${id}`, className: "ik-thumb" });
+    const said = [`image #${id}`, dup != null ? `near-duplicate of #${dup}` : "", blurred ? "blurred" : ""].filter(Boolean);
+    const img = Object.assign(document.createElement("img"), { src: model.get("thumbnails")[index], alt: said.join(", "), className: "ik-thumb" });
     const label = document.createElement("figcaption");
     label.innerHTML = "";
     label.append(Object.assign(document.createElement("span"), { className: "ik-stars", textContent: "★".repeat(stars) + "☆".repeat(5 - stars) }),
                  Object.assign(document.createElement("span"), { className: "ik-cost", textContent: cost == null ? "" : `${cost} cr` }));
     figure.append(img, label);
+    if (flags.length) {
+      const marks = Object.assign(document.createElement("div"), { className: "ik-flags" });
+      marks.append(...flags);
+      figure.append(marks);
+    }
     figure.addEventListener("click", () => { cursor = place; draw(); el.focus(); });
     return figure;
   };
@@ -163,6 +196,14 @@ function render({ model, el }) {
     status.textContent = message || `${count(ids().length, "image")} · ${Object.keys(model.get("ratings")).length} rated · ` +
       `${model.get("selected").length} selected · ${count(model.get("votes"), "vote")}`;
     status.classList.toggle("ik-error", Boolean(message));
+    if (model.get("signals").sharpness) measuring = false;
+    if (measuring && !message) status.textContent = `measuring the quality of ${count(ids().length, "image")}…`;
+    const quote = model.get("quote");
+    next.hidden = !quote.text;
+    price.textContent = quote.text || "";
+    price.classList.toggle("ik-error", quote.text ? !quote.ok : false);
+    sender.disabled = !quote.ok;
+    sender.textContent = quote.ok ? `send ${quote.picks} for ${quote.credits} credits` : "send";
     drawGrid();
     drawPair();
     drawCompare();
@@ -183,7 +224,11 @@ function render({ model, el }) {
       if (side) vote(side);
       else if (e.key === "Escape" || e.key === "p") { pairing = false; draw(); }
       else return;
-    } else if (e.key in move) { cursor += move[e.key]; draw(); scrollToCursor(); draw(); }
+    } else if (e.key in move) {
+      cursor = Math.max(0, Math.min(cursor + move[e.key], ids().length - 1));
+      scrollToCursor();
+      draw();
+    }
     else if (/^[0-5]$/.test(e.key)) rate(Number(e.key));
     else if (e.key === " ") toggle();
     else if (e.key === "p") { pairing = true; draw(); }
@@ -198,7 +243,8 @@ function render({ model, el }) {
   const resized = new ResizeObserver(() => drawGrid());
   resized.observe(viewport);
 
-  const stop = listen(model, { "ids thumbnails ratings scores selected votes message costs compare": draw, divider: drawCompare });
+  const stop = listen(model, { "ids thumbnails ratings scores selected votes message costs compare signals quote": draw,
+                               divider: drawCompare });
   draw();
   return () => { stop(); resized.disconnect(); };
 }

@@ -11,7 +11,9 @@ images, in another process or on another day, shows it.
 
 from __future__ import annotations
 
+import numbers
 import os
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,22 +22,27 @@ from typing import TYPE_CHECKING, Any
 from ..decisions.log import DecisionLog, Event, State, logs_for, read
 from ..errors import ValidationError
 from ..images import Image
-from ..provenance.record import file_service, service_of
+from ..provenance.record import Provenance, file_service, service_of
+from .saved import SavedImage, offline_line
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..client import Client
+    from ..signals.frame import Item as QualityItem
     from ..widgets.review import ReviewWidget
     from ..workflows.batches.batch import Batch
     from ..workflows.chain import Chain, ChainResult
     from .send import Quote
 
-__all__ = ["review", "Desk", "Item", "COLUMNS"]
+__all__ = ["review", "Desk", "Item", "COLUMNS", "BLURRED_SHARE"]
 
 COLUMNS = ["image_id", "prompt", "style", "rating", "selected", "wins", "losses", "ties", "score", "note", "credits",
            "parent_id"]
 """The columns of ``Desk.decisions()``, in order."""
+BLURRED_SHARE = 0.5
+"""An image is flagged blurred when its sharpness is under this share of the desk's median (a blurred
+copy scores at most half its original's: ``signals.pixels.sharpness``)."""
 _SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".svg")
 """Files of a folder a desk looks into for imagekit's provenance."""
 
@@ -44,7 +51,8 @@ _SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".svg")
 class Item:
     """One image on a desk, with what is known of how it was made."""
 
-    image: Image
+    image: Image | SavedImage
+    """A handle on the service, or (a folder opened without a client) the file imagekit saved it to."""
     prompt: str | None = None
     style: Any = None
     """The style's name where the batch knew it, else its id."""
@@ -60,25 +68,36 @@ class Item:
         return self.image.id
 
 
-def review(images: Any, client: Client | None = None) -> Desk:
+def review(images: Any, client: Client | None = None, *, journal: str | os.PathLike[str] | None = None) -> Desk:
     """A review desk on ``images``: a Batch (its completed images; decisions go to its journal too), a
-    list of Images or a CreateResult, chain results (each one's last image), or a folder of files
-    imagekit saved (their provenance names the images; ``client``, default ``imagekit.connect()``,
-    must reach the service that made them)."""
-    items, client, journal = _items_of(images, client)
+    sweep (its TOML file, or its name with its ``journal``, else IMAGEKIT_JOURNAL_URL: the images its
+    journal recorded, nothing sent), a list of Images or a CreateResult, chain results (each one's last
+    image), or a folder of files imagekit saved (their provenance names the images: they open from
+    the files, on ``client``'s handles when given, and it must be the service that made them).
+    ``client`` defaults to ``imagekit.connect()`` where the service is needed."""
+    items, client, journal = _items_of(images, client, None if journal is None else os.fspath(journal))
     if not items:
         raise ValidationError("nothing to review: no completed image in what was given", field="images")
-    return Desk(items, client, journal)
+    if client is None:  # a folder opened from its files: keyed by the service its files name
+        first = items[0].image
+        assert isinstance(first, SavedImage)
+        return Desk(items, None, journal, service=first.provenance.service, folder=str(images))
+    return Desk(items, client, journal, folder=str(images) if isinstance(images, (str, os.PathLike)) else None)
 
 
-def _items_of(images: Any, client: Client | None) -> tuple[list[Item], Client, str | None]:
+def _items_of(images: Any, client: Client | None, journal: str | None) -> tuple[list[Item], Client | None, str | None]:
     from ..workflows.batches.batch import Batch
     from ..workflows.chain import ChainResult
 
     if isinstance(images, Batch):
         return _batch_items(images)
     if isinstance(images, (str, os.PathLike)):
-        return _folder_items(Path(images), client)
+        if Path(images).is_dir():
+            return _folder_items(Path(images), client)
+        if Path(images).is_file() and Path(images).suffix != ".toml":
+            raise ValidationError(f"{os.fspath(images)} is not a folder of images imagekit saved, nor a sweep file "
+                                  "(a .toml file)", field="images", where=os.fspath(images))
+        return _sweep_items(os.fspath(images), client, journal)
     listed = list(images) if isinstance(images, Iterable) else [images]
     items: list[Item] = []
     for each in listed:
@@ -91,7 +110,9 @@ def _items_of(images: Any, client: Client | None) -> tuple[list[Item], Client, s
                                   f"{type(each).__name__}", field="images", value=type(each).__name__)
     if not items:
         raise ValidationError("nothing to review: the list of images is empty", field="images")
-    return items, items[0].image.client, None
+    first = items[0].image
+    assert isinstance(first, Image)
+    return items, first.client, None
 
 
 def _handled(image: Image, parent: Item | None = None) -> Item:
@@ -111,7 +132,7 @@ def _chained(result: ChainResult[Image]) -> Item:
     return item
 
 
-def _batch_items(batch: Batch) -> tuple[list[Item], Client, str | None]:
+def _batch_items(batch: Batch, journal: str | None = None) -> tuple[list[Item], Client, str | None]:
     names = batch._style_names()
     items = []
     for row, entry, image in batch._images():
@@ -122,22 +143,76 @@ def _batch_items(batch: Batch) -> tuple[list[Item], Client, str | None]:
         items.append(Item(handle, prompt=row.labels.get("prompt"),
                           style=names.get(style, style) if isinstance(style, int) else style,
                           credits=entry.image_credits(image), file=image.get("file")))
-    journal = getattr(batch._journal, "location", None)
+    journal = journal or getattr(batch._journal, "location", None)
     client: Any = batch.client
     return items, client, None if journal in (None, ":memory:") else str(journal)
 
 
-def _folder_items(folder: Path, client: Client | None) -> tuple[list[Item], Client, str | None]:
+def _sweep_items(named: str, client: Client | None, journal: str | None) -> tuple[list[Item], Client, str | None]:
+    """A sweep's images as its journal recorded them (nothing is sent): by its file (its rows, its
+    journal), else by its name in ``journal`` (else IMAGEKIT_JOURNAL_URL); one line when neither is."""
+    from ..embedded import connect
+    from ..errors import ConfigError
+    from ..workflows.batches.batch import ENV_JOURNAL_URL, journal_location
+    from ..workflows.sweep_file import load_sweep
+
+    if named.endswith(".toml"):
+        sweep = load_sweep(named)
+        client = client or connect()
+        batch = sweep.batch(client)
+        where = journal_location(journal or sweep.settings.get("journal"), sweep.settings.get("out_dir"))
+        batch.entries = batch.recorded(journal or sweep.settings.get("journal"), sweep.settings.get("out_dir"))
+        if not batch.entries:
+            raise ValidationError(f"{named}: the sweep has not run yet (no journal records its images): "
+                                  "run it first (imagekit sweep run)", field="images", where=named)
+        return _batch_items(batch, None if where is None else str(where))
+    if "/" in named or os.sep in named:  # a path, not a sweep's name
+        raise ValidationError(f"{named}: no such folder or sweep file", field="images", value=named)
+    where = journal or os.environ.get(ENV_JOURNAL_URL)
+    if not where:
+        beside = f" (or did you mean {named}.toml?)" if Path(f"{named}.toml").is_file() else ""
+        raise ValidationError(f"{named} is not a folder or a sweep file; a sweep named {named!r} is read from its journal: "
+                              f"give it (imagekit.review({named!r}, journal=...)) or set {ENV_JOURNAL_URL}{beside}",
+                              field="images", value=named)
+    from ..ledger.store import is_url
     from ..provenance.read import read_provenance
+    from ..workflows.batches.journals.local import LocalJournal
+    from ..workflows.batches.journals.shared import SharedJournal
+
+    if not is_url(where) and not Path(where).is_file():
+        raise ConfigError(f"no journal at {where}: give the journal file the sweep runs with")
+    kept = SharedJournal(where, named) if is_url(where) else LocalJournal(Path(where), named)
+    try:
+        recorded = kept.recorded_name() if isinstance(kept, LocalJournal) else named
+        entries = kept.load()
+    finally:
+        kept.close()
+    if not entries or (recorded is not None and recorded != named):
+        raise ValidationError(f"no sweep named {named!r} in {where}" + (f" (it holds {recorded!r})" if recorded else ""),
+                              field="images", value=named)
+    client = client or connect()
+    items = []
+    for entry in entries.values():
+        for image in entry.images:
+            if image.get("status") == "COMPLETED" and image.get("id") is not None:
+                file = image.get("file")
+                record = read_provenance(file) if file and Path(file).is_file() else None
+                items.append(Item(client.image(int(image["id"])), getattr(record, "prompt", None),
+                                  getattr(record, "style", None), entry.image_credits(image), file=file))
+    return items, client, where
+
+
+def _folder_items(folder: Path, client: Client | None) -> tuple[list[Item], Client | None, str | None]:
+    """A folder's images, each opened from its file (its provenance says which image it is): on
+    ``client``'s handles when given (they must be its service's), else as ``SavedImage``s, which need
+    no service (the one that made them may be long gone: a demo's throwaway sandbox)."""
+    from ..provenance.read import read_provenance
+    from .saved import SavedImage
 
     if not folder.is_dir():
         raise ValidationError(f"{folder} is not a folder of images imagekit saved", field="images", where=str(folder))
-    if client is None:
-        from ..embedded import connect
-
-        client = connect()
-    here = service_of(file_service(client.config))
-    items = []
+    here = None if client is None else service_of(file_service(client.config))
+    found: list[tuple[Path, Provenance]] = []
     for path in sorted(folder.rglob("*")):
         if path.suffix.lower() not in _SUFFIXES or not path.is_file():
             continue
@@ -145,30 +220,45 @@ def _folder_items(folder: Path, client: Client | None) -> tuple[list[Item], Clie
             record = read_provenance(path)
         except (ValueError, OSError):
             continue  # a file imagekit did not write is the user's, not an image of the service
-        if record.service not in (None, here):
-            raise ValidationError(f"{path}: image {record.image_id} is an image of {record.service}, not of {here}: "
-                                  "give a client of that service", field="service", value=record.service,
-                                  where=str(path))
-        items.append(Item(client.image(record.image_id), record.prompt, record.style, record.credits,
-                          record.parent_id, str(path)))
-    if not items:
+        service = here or next((seen.service for _, seen in found if seen.service), None)
+        if None not in (record.service, service) and record.service != service:
+            raise ValidationError(f"{path}: image {record.image_id} is an image of {record.service}, not of {service}: "
+                                  + ("give a client of that service" if client is not None else
+                                     "review the images of one service at a time"),
+                                  field="service", value=record.service, where=str(path))
+        found.append((path, record))
+    if not found:
         raise ValidationError(f"{folder} holds no image imagekit saved (no file with its provenance)",
                               field="images", where=str(folder))
+    if client is None and not any(record.service for _, record in found):  # old files: the configured service's
+        from ..embedded import connect
+
+        client = connect()
+    items = [Item(client.image(record.image_id) if client is not None else SavedImage(record, path), record.prompt,
+                  record.style, record.credits, record.parent_id, str(path)) for path, record in found]
     return items, client, None
 
 
 class Desk:
     """A person's decisions on a set of images: made here or by any desk before on the same images."""
 
-    def __init__(self, items: Sequence[Item], client: Client, journal: str | None = None) -> None:
+    def __init__(self, items: Sequence[Item], client: Client | None, journal: str | None = None, *,
+                 service: str | None = None, folder: str | None = None) -> None:
         unique: dict[int, Item] = {}
         for item in items:
             unique.setdefault(item.id, item)
         self.items: list[Item] = list(unique.values())
         """The images on the desk, in order, with what is known of each."""
         self.client = client
-        self.service = service_of(file_service(client.config))
+        """The service's client; None for a folder opened from its files without one."""
+        if service is None:
+            if client is None:
+                raise ValidationError("a desk needs a client, or the service its images' files name", field="client")
+            service = file_service(client.config)
+        self.service = service_of(service)
         """The service's lasting name: the decisions' key, with each image id."""
+        self.folder = folder
+        """The folder the images were opened from, when they were."""
         self.logs: list[DecisionLog] = logs_for(journal)
         """Where decisions are written: the batch's journal (when there is one), then the review
         store under IMAGEKIT_HOME."""
@@ -180,6 +270,11 @@ class Desk:
         self._mine: list[Event] = []
         """Decisions made at this desk, for ``undo``."""
         self._state = State()
+        self.next_step: tuple[Chain, float | None] | None = None
+        """The chain (and budget) the picks go through next (``send`` without ``confirm``, or
+        ``widget(chain)``): the widget prices it as the selection changes."""
+        self._quality: pd.DataFrame | None = None
+        self._widgets: weakref.WeakSet[ReviewWidget] = weakref.WeakSet()
         self._catch_up()
 
     def __repr__(self) -> str:
@@ -191,7 +286,7 @@ class Desk:
         return len(self.items)
 
     @property
-    def images(self) -> list[Image]:
+    def images(self) -> list[Image | SavedImage]:
         """The images on the desk, in order."""
         return [item.image for item in self.items]
 
@@ -244,7 +339,7 @@ class Desk:
         return self._state
 
     @property
-    def selected(self) -> list[Image]:
+    def selected(self) -> list[Image | SavedImage]:
         """The selected images, in the order they were chosen."""
         return [self._by_id[image].image for image in self.refresh().selected]
 
@@ -293,12 +388,41 @@ class Desk:
 
         return write_preferences(self, dest, overwrite=overwrite)
 
-    def widget(self) -> ReviewWidget:
+    def widget(self, chain: Chain | None = None, *, budget: float | None = None) -> ReviewWidget:
         """The desk as a grid of thumbnails in the notebook (``imagekit.widgets.review``): its keys and
-        buttons call these same methods."""
+        buttons call these same methods. With ``chain`` (or after ``send(chain)``), it shows what
+        sending the picks through it costs as the selection changes, and a Send button that confirms."""
         from ..widgets.review import ReviewWidget
 
-        return ReviewWidget(self)
+        if chain is not None:
+            self._next(chain, budget)
+        shown = ReviewWidget(self)
+        self._widgets.add(shown)
+        return shown
+
+    # --- quality --------------------------------------------------------------------------------
+
+    def quality(self) -> pd.DataFrame:
+        """The quality signals of the desk's images (``imagekit.quality``), one row per image in the
+        desk's order, each read once (from its file when it has one): ``dup_of`` (the first image of
+        the desk it nearly repeats), ``sharpness``, ``noise``... and ``blurred``, a sharpness under
+        ``BLURRED_SHARE`` of the desk's median. Kept: the widget's sort bar orders by them and its
+        thumbnails flag near-duplicates and blurred images."""
+        from ..signals import quality
+
+        frame = quality(self)
+        frame["blurred"] = frame["sharpness"] < BLURRED_SHARE * frame["sharpness"].median()
+        self._quality = frame
+        for shown in list(self._widgets):
+            shown._show_quality()
+        return frame
+
+    def quality_items(self) -> list[QualityItem]:
+        """The desk's images as ``imagekit.quality`` measures them (so ``imagekit.quality(desk)`` works)."""
+        from ..signals.frame import Item as QualityItem, handle_item
+
+        return [handle_item(item.image, item.file) if isinstance(item.image, Image) else
+                QualityItem(item.id, item.file, item.image.read, self.service) for item in self.items]
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget()._repr_mimebundle_(**kwargs)
@@ -312,9 +436,10 @@ class Desk:
         ``maxMultiSelect``, a cost past ``budget`` or past what the balance allows."""
         from .send import credits_of, quote, sent
 
-        priced = quote(self, chain, budget)
         if not confirm:
-            return priced
+            self._next(chain, budget)
+            return quote(self, chain, budget)
+        priced = quote(self, chain, budget)
         results = sent(self, chain, priced)
         made = [Item(result.image, self._by_id[result.source.id].prompt, self._by_id[result.source.id].style,
                      credits_of(result), result.source.id) for result in results if result.images]
@@ -322,10 +447,38 @@ class Desk:
         child.parent, child.results = self, results
         return child
 
+    def quote(self) -> Quote:
+        """The price of the next step (``send(chain)`` or ``widget(chain)`` named it) for the picks as
+        they are now: what the widget shows beside its Send button."""
+        from .send import quote
+
+        if self.next_step is None:
+            raise ValidationError("there is no next step to price: desk.send(chain) names one", field="chain")
+        return quote(self, *self.next_step)
+
     # --- inside ---------------------------------------------------------------------------------
+
+    def _reach(self, what: str) -> Client:
+        """The client of the desk's service: its own, else (a folder opened from its files) the one
+        ``imagekit.connect()`` gives when it is that service, its handles then taking the files' place;
+        one line (``saved.offline_line``) when none is."""
+        if self.client is not None:
+            return self.client
+        from ..embedded import connect
+
+        client = connect()
+        if service_of(file_service(client.config)) != self.service:
+            client.close()
+            raise offline_line(self.service, self.folder or "the folder", what)
+        for item in self.items:
+            item.image = client.image(item.id)
+        self.client = client
+        return client
 
     def _id(self, image: Image | int) -> int:
         image_id = getattr(image, "id", image)
+        if isinstance(image_id, numbers.Integral) and not isinstance(image_id, bool):
+            image_id = int(image_id)  # an id read from decisions() is NumPy's
         if isinstance(image_id, bool) or not isinstance(image_id, int):
             raise ValidationError(f"an image on the desk is an Image or its id, not {type(image).__name__}",
                                   field="image", value=image)
@@ -341,12 +494,19 @@ class Desk:
     def _write(self, events: list[Event]) -> None:
         for log in self.logs:
             log.add(events)
+        for shown in list(self._widgets):  # a decision made from Python shows in the widget too
+            shown._show()
+
+    def _next(self, chain: Chain, budget: float | None) -> None:
+        self.next_step = (chain, budget)
+        for shown in list(self._widgets):
+            shown._show_quote()
 
     def _priced(self) -> None:
         """Fill the credits of images whose handle did not know them from the client's ledger: an
         operation's charge, shared evenly by the images it made (a spec-exact create's, say)."""
         unknown = {item.id: item for item in self.items if item.credits is None}
-        ledger = self.client.ledger
+        ledger = None if self.client is None else self.client.ledger
         if not unknown or ledger is None:
             return
         for entry in ledger.entries():

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
 from ..extras import require
+from ..images import Image
 from ..storage import Location, split
 
 if TYPE_CHECKING:
@@ -44,8 +45,11 @@ def write_preferences(desk: Desk, dest: Location, *, overwrite: bool = False) ->
     def image(image_id: int) -> dict[str, Any]:
         if image_id not in files:  # an image in several votes is read once
             item = by_id[image_id]
-            with source_of(desk.client, item.image.provenance, item.file)() as source:
-                files[image_id] = {"bytes": source.read(), "path": f"{image_id}.png"}
+            if isinstance(item.image, Image):
+                with source_of(item.image.client, item.image.provenance, item.file)() as source:
+                    files[image_id] = {"bytes": source.read(), "path": f"{image_id}.png"}
+            else:  # a file of a folder: provenance inside already
+                files[image_id] = {"bytes": item.image.read(), "path": f"{image_id}{item.image.file.suffix}"}
         return files[image_id]
 
     rows = []

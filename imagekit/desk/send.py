@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import BudgetExceededError, ValidationError
+from ..images import Image
 
 if TYPE_CHECKING:
-    from ..images import Image
     from ..workflows.chain import Chain, ChainResult
     from .desk import Desk
 
@@ -40,10 +40,14 @@ class Quote:
         """The balance once the chain has run on every pick."""
         return self.balance - self.credits
 
-    def __str__(self) -> str:
+    @property
+    def summary(self) -> str:
+        """The price in one line, as the desk's widget shows it beside its Send button."""
         return (f"{self.chain} on {self.picks} selected image{'' if self.picks == 1 else 's'}: {self.credits:g} credits "
-                f"({self.per_image:g} each); balance {self.balance:g} -> {self.balance_after:g}. "
-                "Send with confirm=True.")
+                f"({self.per_image:g} each); balance {self.balance:g} -> {self.balance_after:g}.")
+
+    def __str__(self) -> str:
+        return f"{self.summary} Send with confirm=True."
 
     def _repr_html_(self) -> str:
         import html
@@ -60,7 +64,7 @@ def quote(desk: Desk, chain: Chain, budget: float | None = None) -> Quote:
     if not len(chain):
         raise ValidationError("the chain has no step: add edits first (imagekit.chain().enhance('2x'))",
                               field="chain")
-    client = desk.client
+    client = desk._reach("pricing the picks")
     user = client.me()
     plan = user.plan
     most = getattr(plan, "max_multi_select", None)
@@ -88,7 +92,7 @@ def sent(desk: Desk, chain: Chain, shown: Quote) -> list[ChainResult[Image]]:
     if len(picks) != shown.picks:
         raise ValidationError(f"the selection changed since it was priced ({shown.picks} then, {len(picks)} now): "
                               "price it again; nothing was sent", field="selected")
-    results: list[ChainResult[Image]] = chain.map(picks)
+    results: list[ChainResult[Image]] = chain.map([pick for pick in picks if isinstance(pick, Image)])
     if not any(result.images for result in results):
         failed = next((result.error for result in results if result.error is not None), None)
         raise ValidationError(f"the chain made no image: {failed}", field="chain")

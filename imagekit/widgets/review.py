@@ -3,7 +3,10 @@
 Arrows move, ``1``-``5`` rate, ``0`` clears, space selects, ``c`` lays the next image over the current
 one with the painter's before/after divider, ``p`` votes between the current image and the
 next (``←``/``→`` picks the better, ``↓`` a tie, ``Escape`` leaves), ``z`` undoes; every key has a
-button with an accessible name. Each key becomes a message to the kernel, which calls the same
+button with an accessible name. The bar sorts by the decisions, the prompt, style and cost, and by the
+quality signals (measured when first asked for: ``Desk.quality``), whose near-duplicates and blurred
+images the thumbnails flag. With a next step (``Desk.send(chain)``) it shows that step's price for the
+picks as they change, and a Send button that confirms it. Each key becomes a message to the kernel, which calls the same
 ``Desk`` method a script would and sends the decisions back: the page keeps nothing of its own. The
 kernel holds thumbnails only, never the full images.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 import base64
 import io
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PIL import Image as PILImage
 from traitlets import Bool, Dict, Float, Int, List, Unicode
@@ -34,16 +37,20 @@ THUMB = 128
 """Pixels of a grid thumbnail's longer side: a JPEG of a few kB, so 1,000 of them stay a few MB."""
 
 
-def thumbnail_url(image: Any) -> str:
-    """A ``data:`` URL of a small JPEG of an Image handle ('' when it cannot be drawn): made from the
-    handle's own display thumbnail, so the kernel never keeps the full image."""
-    png = image._repr_png_()
-    if not png:
-        return ""
-    with PILImage.open(io.BytesIO(png)) as picture:
-        small = opaque(picture)
-        small.thumbnail((THUMB, THUMB))
-    return f"data:image/jpeg;base64,{base64.b64encode(jpeg(small)).decode()}"
+def thumbnail_url(image: Any, file: str | None = None) -> str:
+    """A ``data:`` URL of a small JPEG of an image ('' when it cannot be drawn): from ``file`` (the
+    one imagekit saved it to) when Pillow reads it, else the handle's own display thumbnail, so the
+    kernel never keeps the full image."""
+    from PIL import UnidentifiedImageError
+
+    try:
+        with PILImage.open(file or io.BytesIO(image._repr_png_() or b"")) as picture:
+            small = opaque(picture)
+            small.thumbnail((THUMB, THUMB))
+            data = jpeg(small)
+    except (UnidentifiedImageError, OSError):
+        return thumbnail_url(image) if file else ""  # an SVG, a file gone: the handle's thumbnail
+    return f"data:image/jpeg;base64,{base64.b64encode(data).decode()}"
 
 
 class ReviewWidget(PageWidget):
@@ -65,20 +72,30 @@ class ReviewWidget(PageWidget):
     compare = Bool(False, help="whether the next image is laid over the current one, right of a divider").tag(sync=True)
     divider = Float(0.5, help="where the comparison's divider stands, 0 (left) to 1 (right)").tag(sync=True)
     row_height = Float(150.0, help="pixels of one row of the grid (for its virtual scrolling)").tag(sync=True)
+    signals = Dict(help="the quality signals, in the desk's order: sharpness, noise, dup_of (an image id or "
+                        "null), blurred (true or false); empty until measured").tag(sync=True)
+    quote = Dict(help="the next step's price for the picks: text, picks, credits, after (the balance after) "
+                      "and ok (whether it may be sent); empty without a next step").tag(sync=True)
 
     def __init__(self, desk: Desk, **traits: Any) -> None:
         super().__init__(**traits)
         self.desk = desk
         """The desk whose methods every key calls."""
+        self._scored: list[tuple[int, int, bool]] = []
+        """The votes the scores the page holds were fitted to."""
+        self.sent: Desk | None = None
+        """The desk of the images the page's Send made (each remembering its parent)."""
         frame = desk.decisions()
         with self.hold_sync():
             self.ids = [item.id for item in desk.items]
-            self.thumbnails = [thumbnail_url(item.image) for item in desk.items]
+            self.thumbnails = [thumbnail_url(item.image, item.file) for item in desk.items]
             self.prompts = ["" if item.prompt is None else str(item.prompt) for item in desk.items]
             self.styles = ["" if item.style is None else str(item.style) for item in desk.items]
             self.costs = [None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
                           for value in frame["credits"]]
             self._show(frame)
+            self._show_quality()
+        self._show_quote()
         self.on_msg(self._page_said)
 
     def __repr__(self) -> str:
@@ -112,20 +129,80 @@ class ReviewWidget(PageWidget):
                       fill="black")
         return sheet
 
-    def _show(self, frame: Any = None) -> None:
-        """Send the desk's decisions to the page."""
-        frame = self.desk.decisions() if frame is None else frame
-        state = self.desk._state
+    def _show(self, frame: Any = None) -> None:  # (the desk calls it after every decision)
+        """Send the desk's decisions to the page (the log read again; the scores fitted again only when
+        the votes changed: a rating on a desk of 1,000 is a key press waiting for this)."""
+        from ..decisions.ranking import scores_of
+
+        state = self.desk.refresh() if frame is None else self.desk._state
+        if frame is not None:
+            scores = dict(zip(frame["image_id"], frame["score"]))
+        elif state.votes != self._scored:
+            scores = scores_of(self.ids, state.votes)
+        else:
+            scores = None
+        self._scored = list(state.votes)
+        before = list(self.selected)
         with self.hold_sync():
             self.ratings = {str(image): stars for image, stars in state.ratings.items()}
-            self.scores = {str(image): round(float(score), 4) for image, score in zip(frame["image_id"], frame["score"])}
+            if scores is not None:
+                self.scores = {str(image): round(float(score), 4) for image, score in scores.items()}
             self.selected = list(state.selected)
             self.votes = len(state.votes)
+        if self.selected != before and self.quote:  # the picks changed: so did their price (sent after them)
+            self._show_quote()
+
+    def _show_quality(self) -> None:
+        """Send the quality signals the desk measured (none until ``Desk.quality``) to the page."""
+        frame = self.desk._quality
+        if frame is None:
+            return
+        import pandas as pd
+
+        dup = frame["dup_of"]
+        self.signals = {"sharpness": [round(float(v), 2) for v in frame["sharpness"]],
+                        "noise": [round(float(v), 2) for v in frame["noise"]],
+                        "dup_of": [None if pd.isna(v) else int(v) for v in dup],
+                        "blurred": [bool(v) for v in frame["blurred"]]}
+
+    def _priced(self) -> Any:
+        """The next step's quote now (``send.quote``, as Python gives it), or the one line refusing it."""
+        try:
+            return self.desk.quote()
+        except Exception as exc:  # noqa: BLE001 - shown in one line where the price would be
+            return plain_error(exc)
+
+    def _show_quote(self) -> None:
+        """Send the next step's price for the picks as they are now to the page."""
+        if self.desk.next_step is None:
+            return
+        priced = self._priced()
+        self.quote = ({"text": priced, "picks": len(self.selected), "credits": None, "after": None, "ok": False}
+                      if isinstance(priced, str) else
+                      {"text": priced.summary, "picks": priced.picks, "credits": priced.credits,
+                       "after": priced.balance_after, "ok": True})
+
+    def _sent_on(self, content: dict) -> str:
+        """The page's Send: run the next step on the picks when its price is still the one shown."""
+        priced = self._priced()
+        if isinstance(priced, str):
+            return priced
+        if (priced.picks, priced.credits) != (content.get("picks"), content.get("credits")):
+            self._show_quote()
+            return (f"the price changed since it was shown ({content.get('credits')} credits for {content.get('picks')}, "
+                    f"now {priced.credits:g} for {priced.picks}): look at it again; nothing was sent")
+        assert self.desk.next_step is not None  # (priced: there is one)
+        chain, budget = self.desk.next_step
+        results = cast("Desk", self.desk.send(chain, confirm=True, budget=budget))
+        self.sent = results
+        made = len(results.items)
+        return (f"sent: {made} image{'' if made == 1 else 's'} made for {priced.credits:g} credits; "
+                "the widget's sent holds their desk")
 
     def _page_said(self, widget: Any, content: dict, buffers: Any) -> None:
         """A key or a click on the page: the same Desk method a script calls."""
         event = content.get("event")
-        if event not in ("rate", "select", "unselect", "vote", "undo"):
+        if event not in ("rate", "select", "unselect", "vote", "undo", "measure", "send"):
             return
         try:
             if event == "rate":
@@ -134,9 +211,13 @@ class ReviewWidget(PageWidget):
                 getattr(self.desk, event)(int(content["image"]))
             elif event == "vote":
                 self.desk.vote(int(content["winner"]), int(content["loser"]), tie=bool(content.get("tie")))
-            else:
+            elif event == "measure":
+                self.desk.quality()
+            elif event == "undo":
                 self.desk.undo()
-            self.message = ""
+            self.message = self._sent_on(content) if event == "send" else ""
         except Exception as exc:  # noqa: BLE001 - the page shows it in one line; the desk recorded nothing
             self.message = plain_error(exc)
-        self._show()
+            self._show()
+        if event == "send":
+            self._show_quote()

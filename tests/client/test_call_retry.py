@@ -15,8 +15,7 @@ from imagekit.workflows.batches.journals.journal import RowRecord
 from imagekit.workflows.batches.journals.local import LocalJournal
 from imagekit.workflows.batches.options import RunOptions
 from imagekit.workflows.batches.probe import find_images
-
-from .conftest import SECRET, Script, error, reply
+from tests.utils.scripted_http import SECRET, Script, error, reply
 
 
 def _png() -> bytes:

@@ -16,9 +16,9 @@ import imagekit
 from imagekit.cli import main
 from imagekit.errors import ConfigError
 from imagekit.ledger import Entry, Ledger, Status
-from tests.conftest import make_user
 from tests.disk import mount_tmpfs, unmount
 from tests.helpers import balance
+from tests.utils.users import make_user
 
 READ_ONLY = "cannot be written: it is on a read-only file system"
 

@@ -105,3 +105,73 @@ def test_a_folder_of_saved_files(ik, four, tmp_path):
         imagekit.review(folder / "notes.txt", ik)
     assert sorted(p.name for p in folder.iterdir()) == sorted(["notes.txt", "holiday.png",
                                                               *(f"{i.id}.png" for i in four[:3])])
+
+
+def test_a_folder_opens_from_its_files_when_the_service_that_made_them_is_gone(ik, four, tmp_path, monkeypatch):
+    """A demo's folder names a throwaway sandbox: its images open from their files, decisions are kept
+    under the service the files name, and what needs the service is one line."""
+    from imagekit.desk.saved import SavedImage
+    from imagekit.provenance.record import service_of
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for n, image in enumerate(four[:3]):
+        image.save(folder / f"{n}.png")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", "http://127.0.0.1:9")  # another service, nothing listening
+    monkeypatch.setenv("IMAGEKIT_API_KEY", "elsewhere")
+    desk = imagekit.review(folder)
+    assert desk.client is None and desk.service == service_of(ik.config.base_url)
+    assert all(isinstance(image, SavedImage) for image in desk.images)
+    assert desk.decisions()["image_id"].tolist() == [image.id for image in four[:3]]
+    assert desk.decisions()["credits"].tolist() == [image.credits for image in four[:3]]
+    assert all(desk.widget().thumbnails)  # drawn from the files
+    desk.rate(four[0].id, 4)
+    desk.select(four[1].id)
+    chain = imagekit.chain().enhance("2x")
+    with pytest.raises(imagekit.ValidationError) as caught:
+        desk.send(chain)
+    assert str(caught.value) == (f"pricing the picks needs the service: the images of {folder} are opened from their "
+                                 f"files (made by {desk.service}), and no client of it was given: open the desk with "
+                                 f"one, imagekit.review({str(folder)!r}, client)")
+    assert imagekit.review(folder, ik).decisions()["rating"].fillna(0).tolist() == [4, 0, 0]  # the same images
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", ik.config.base_url)  # the service configured: sending reaches it
+    monkeypatch.setenv("IMAGEKIT_API_KEY", ik.config.api_key)
+    assert desk.send(chain).credits == chain.estimate(ik) and [i.id for i in desk.selected] == [four[1].id]
+
+
+def test_a_sweep_by_its_file_or_its_name(ik, tmp_path, monkeypatch):
+    """A sweep run before opens by its file (its rows and journal) or by its name with its journal:
+    the images its journal recorded, nothing sent again; decisions go to that journal too."""
+    from imagekit.workflows.sweep_file import load_sweep
+
+    file = tmp_path / "kites.toml"
+    file.write_text(f'[sweep]\nname = "kites"\nout_dir = "out"\n\n[axes]\nprompt = ["a red kite", "a blue kite"]\n\n'
+                    f'[defaults]\nstyle = {ik.styles()[0].style_id}\ncount = 2\n')
+    with pytest.raises(imagekit.ValidationError, match=r"the sweep has not run yet"):
+        imagekit.review(file, ik)
+    made = load_sweep(file).run(ik, progress=False).batch.to_pandas()
+    spent = ik.ledger.total()
+    desk = imagekit.review(str(file), ik)
+    assert desk.decisions()["image_id"].tolist() == made["image_id"].tolist()
+    assert desk.decisions()["prompt"].tolist() == made["prompt"].tolist()
+    assert desk.decisions()["credits"].tolist() == made["credits"].tolist()
+    desk.rate(made["image_id"][1], 5)
+    journal = tmp_path / "out" / "journal.sqlite"
+    by_name = imagekit.review("kites", ik, journal=journal)
+    assert by_name.decisions()["image_id"].tolist() == made["image_id"].tolist()
+    assert by_name.decisions()["prompt"].tolist() == made["prompt"].tolist()  # from the files' provenance
+    assert by_name.decisions()["rating"].fillna(0).tolist() == [0, 5, 0, 0] and ik.ledger.total() == spent
+    monkeypatch.setenv("IMAGEKIT_JOURNAL_URL", str(journal))
+    assert len(imagekit.review("kites", ik)) == 4
+    with pytest.raises(imagekit.ValidationError, match=r"^no sweep named 'gulls' in .*journal.sqlite \(it holds 'kites'\)$"):
+        imagekit.review("gulls", ik)
+    monkeypatch.delenv("IMAGEKIT_JOURNAL_URL")
+    with pytest.raises(imagekit.ValidationError) as caught:
+        imagekit.review("gulls", ik)
+    assert str(caught.value) == ("gulls is not a folder or a sweep file; a sweep named 'gulls' is read from its journal: "
+                                 "give it (imagekit.review('gulls', journal=...)) or set IMAGEKIT_JOURNAL_URL")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(imagekit.ValidationError, match=r"IMAGEKIT_JOURNAL_URL \(or did you mean kites.toml\?\)$"):
+        imagekit.review("kites", ik)
+    with pytest.raises(imagekit.ValidationError, match=r"^nowhere/: no such folder or sweep file$"):
+        imagekit.review("nowhere/", ik)

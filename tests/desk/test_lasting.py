@@ -92,3 +92,36 @@ def test_a_batch_desk_keeps_decisions_in_the_journal_for_the_team(ik, journal, t
     team.note(images[2], "second best")
     assert desk.decisions()["note"].fillna("").tolist() == ["", "", "second best", ""]
     assert (tmp_path / "teammate" / "review.sqlite").exists()  # and the teammate's own store has it too
+
+
+def test_a_restarted_kernel_finds_every_decision(four, tmp_path):
+    """Decide in a Jupyter kernel, restart it: the new kernel's desk on the same images shows them all."""
+    from jupyter_client.manager import start_new_kernel
+
+    client = four[0].client
+    ids = [image.id for image in four]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "IMAGEKIT_BASE_URL": client.config.base_url,
+           "IMAGEKIT_API_KEY": client.config.api_key, "IPYTHONDIR": str(tmp_path / "ipython")}
+    manager, kernel = start_new_kernel(kernel_name="python3", env=env, cwd=str(tmp_path))
+
+    def run(code: str) -> str:
+        printed: list[str] = []
+        reply = kernel.execute_interactive(code, timeout=120, output_hook=lambda message: printed.append(
+            message["content"].get("text", "")) if message["msg_type"] == "stream" else None)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return "".join(printed)
+
+    try:
+        run(f"import imagekit\nik = imagekit.connect()\ndesk = imagekit.review([ik.image(i) for i in {ids}])\n"
+            f"desk.rate({ids[0]}, 5); desk.rate({ids[2]}, 2); desk.select({ids[3]}); desk.select({ids[0]})\n"
+            f"desk.vote({ids[1]}, {ids[0]}); desk.vote({ids[2]}, {ids[3]}, tie=True); desk.note({ids[1]}, 'crop')")
+        manager.restart_kernel(now=True)
+        kernel.wait_for_ready(timeout=120)
+        assert run("print('desk' in dir())") == "False\n"  # a new kernel: nothing of the old one's
+        seen = run(f"import imagekit, json\nik = imagekit.connect()\nd = imagekit.review([ik.image(i) for i in {ids}])\n"
+                   "f = d.decisions()\nprint(json.dumps([f['rating'].fillna(0).astype(int).tolist(), "
+                   "[i.id for i in d.selected], f['wins'].tolist(), f['ties'].tolist(), f['note'].fillna('').tolist()]))")
+    finally:
+        kernel.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert json.loads(seen) == [[5, 0, 2, 0], [ids[3], ids[0]], [0, 1, 0, 0], [0, 0, 1, 1], ["", "crop", "", ""]]

@@ -22,11 +22,11 @@ from PIL import Image
 
 import imagekit
 from imagekit.widgets import mask_ops
-from tests.conftest import make_user
 from tests.helpers import wait_until
+from tests.utils.browser import keep_figures, new_tab, served_edit
+from tests.utils.users import make_user
 
-from .conftest import keep_figures, new_tab, served_edit
-from .marimo import MarimoApp, app_source
+from .marimo import MarimoApps, app_code
 from .painting import Painter, iou, painter_setup, stroke
 
 SIZE = (1024, 576)
@@ -118,30 +118,32 @@ class MarimoPainter(Painter):
         shoot(self.page, self.folder, name)
 
 
+def user_env(key: str, tmp_path: Path) -> dict[str, str]:
+    """What an app sets first (``app_code``'s env): the test's user and its own IMAGEKIT_HOME."""
+    return {"IMAGEKIT_API_KEY": key, "IMAGEKIT_HOME": str(tmp_path / "imagekit")}
+
+
 @contextmanager
-def opened(app: Path, chromium, lab_sandbox, key: str, tmp_path: Path) -> Iterator[Any]:
-    """``app`` served by marimo as the user of ``key`` on ``lab_sandbox``, open in a chromium tab."""
-    server = MarimoApp(app, {"IMAGEKIT_BASE_URL": lab_sandbox.url, "IMAGEKIT_API_KEY": key,
-                             "IMAGEKIT_HOME": str(tmp_path / "imagekit")})
-    server.start()
+def opened(app: Path, chromium, marimo: MarimoApps) -> Iterator[Any]:
+    """``app`` (``app_code``) run by the run's marimo (``marimo`` fixture), open in a chromium tab."""
     tab = new_tab(chromium)
     try:
-        tab.goto(server.url)
+        tab.goto(marimo.add(f"{app.stem}_{app.parent.name}", app.read_text()))
         yield tab
     finally:
         tab.close()
-        server.stop()
 
 
 @pytest.fixture
-def painter(chromium, lab_sandbox, tmp_path, shots) -> Iterator[MarimoPainter]:
+def painter(chromium, marimo, lab_sandbox, tmp_path, shots) -> Iterator[MarimoPainter]:
     """A MaskPainter of a generated 1024x576 image in a marimo app, open in a chromium page."""
     _, key = make_user(lab_sandbox, "pro")
     kernel = tmp_path / "kernel"
     kernel.mkdir()
     app = tmp_path / "painter_app.py"
-    app.write_text(app_source(painter_setup(ratio="16:9", brush=BRUSH, before_shown=REPORT.format(folder=str(kernel)))))
-    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
+    app.write_text(app_code(painter_setup(ratio="16:9", brush=BRUSH, before_shown=REPORT.format(folder=str(kernel))),
+                              user_env(key, tmp_path)))
+    with opened(app, chromium, marimo) as tab:
         yield MarimoPainter(tab, shots, kernel)
         tab.screenshot(path=shots / "final.png")
 
@@ -208,12 +210,12 @@ studio
 
 
 @pytest.fixture
-def studio(chromium, lab_sandbox, tmp_path) -> Iterator[SimpleNamespace]:
+def studio(chromium, marimo, lab_sandbox, tmp_path) -> Iterator[SimpleNamespace]:
     """A PromptStudio in a marimo app, open in a chromium page; ``wait_state`` reads what its kernel holds."""
     _, key = make_user(lab_sandbox, "pro")
     kernel = tmp_path / "studio.json"
     app = tmp_path / "studio_app.py"
-    app.write_text(app_source(STUDIO.format(path=str(kernel))))
+    app.write_text(app_code(STUDIO.format(path=str(kernel)), user_env(key, tmp_path)))
 
     def state() -> dict:
         return json.loads(kernel.read_text()) if kernel.is_file() else {}
@@ -222,7 +224,7 @@ def studio(chromium, lab_sandbox, tmp_path) -> Iterator[SimpleNamespace]:
         wait_until(lambda: {k: state().get(k) for k in expected} == expected, timeout=60, what=what)
         return state()
 
-    with imagekit.Client(lab_sandbox.url, key) as ik, opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
+    with imagekit.Client(lab_sandbox.url, key) as ik, opened(app, chromium, marimo) as tab:
         root = tab.locator(".ik-studio .ik-studio-controls")
         root.locator(".ik-balance", has_text="credits left").wait_for()
         yield SimpleNamespace(tab=tab, root=root, ik=ik, wait_state=wait_state)
@@ -308,12 +310,12 @@ def served_generation(box, image_id: int) -> dict:
         return {"mode": row.mode, "style": row.style_id, "prompt": row.prompt}
 
 
-def test_a_gallery_in_marimo_selects(chromium, lab_sandbox, tmp_path, shots):
+def test_a_gallery_in_marimo_selects(chromium, marimo, lab_sandbox, tmp_path, shots):
     """A Gallery on its own in marimo: its selection reaches the kernel."""
     _, key = make_user(lab_sandbox, "pro")
     chosen = tmp_path / "selected.json"
     app = tmp_path / "gallery_app.py"
-    app.write_text(app_source(f"""
+    app.write_text(app_code(f"""
 import json, os, imagekit
 from imagekit.widgets import Gallery
 ik = imagekit.connect()
@@ -325,8 +327,8 @@ def keep(images):
     os.replace({str(chosen)!r} + ".part", {str(chosen)!r})
 gallery.on_select(keep)
 gallery
-"""))
-    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
+""", user_env(key, tmp_path)))
+    with opened(app, chromium, marimo) as tab:
         tiles = tab.locator('.ik-gallery[data-count="2"] figure.ik-tile')
         tiles.nth(1).click()
         tab.locator("figure.ik-tile.ik-selected").wait_for()
@@ -336,12 +338,12 @@ gallery
         shoot(tab, shots, "gallery")
 
 
-def test_an_outpaint_frame_dragged_in_marimo_is_the_one_sent(chromium, lab_sandbox, tmp_path, shots):
+def test_an_outpaint_frame_dragged_in_marimo_is_the_one_sent(chromium, marimo, lab_sandbox, tmp_path, shots):
     """A drag sets canvas, location and size together (three keys, one by one): all reach the kernel."""
     _, key = make_user(lab_sandbox, "pro")
     state = tmp_path / "frame.json"
     app = tmp_path / "framer_app.py"
-    app.write_text(app_source(f"""
+    app.write_text(app_code(f"""
 import json, os, imagekit
 from imagekit.widgets import OutpaintFramer
 ik = imagekit.connect()
@@ -354,8 +356,8 @@ def keep(change=None):
 framer.observe(keep, names=["canvas", "location", "size", "status"])
 keep()
 framer
-"""))
-    with opened(app, chromium, lab_sandbox, key, tmp_path) as tab:
+""", user_env(key, tmp_path)))
+    with opened(app, chromium, marimo) as tab:
         root = tab.locator('.ik-framer[data-ready="1"]')
         board = root.locator(".ik-board")
         board.wait_for(state="visible")
@@ -380,3 +382,55 @@ framer
         assert served["params"]["canvasSize"] == frame["canvas"]
         assert served["params"]["originalImageLocation"] == frame["location"]
         shoot(tab, shots, "outpainted")
+
+
+def test_the_review_desk_in_marimo_rates_selects_and_sends_at_the_price_shown(chromium, marimo, lab_sandbox, tmp_path, shots):
+    """The desk's keys and its Send reach the kernel's Desk through marimo's model (``model.send``)."""
+    _, key = make_user(lab_sandbox, "pro")
+    state = tmp_path / "desk.json"
+    app = tmp_path / "desk_app.py"
+    app.write_text(app_code(f"""
+import json, os, imagekit
+ik = imagekit.connect()
+desk = imagekit.review(ik.create("a heron", style=ik.styles()[0].style_id, count=2).images)
+w = desk.widget(imagekit.chain(ik).enhance("2x"))
+def keep(change=None):
+    frame = desk.decisions()
+    with open({str(state)!r} + ".part", "w") as out:
+        json.dump({{"ids": w.ids, "ratings": frame["rating"].fillna(0).astype(int).tolist(), "quote": w.quote,
+                   "selected": [image.id for image in desk.selected], "message": w.message,
+                   "sent": None if w.sent is None else w.sent.decisions()["parent_id"].tolist()}}, out)
+    os.replace({str(state)!r} + ".part", {str(state)!r})
+w.observe(keep, names=["ratings", "selected", "quote", "message"])
+keep()
+w
+""", user_env(key, tmp_path)))
+
+    def wait_state(what: str, **expected) -> dict:
+        wait_until(lambda: state.is_file() and {k: json.loads(state.read_text())[k] for k in expected} == expected,
+                   timeout=60, what=what)
+        return json.loads(state.read_text())
+
+    with opened(app, chromium, marimo) as tab:
+        root = tab.locator(".ik-review")
+        thumbs = root.locator("img.ik-thumb")  # (marimo shows a widget in a shadow root: locators reach in)
+        thumbs.nth(1).wait_for()
+        tab.wait_for_function("imgs => imgs.every((img) => img.complete && img.naturalWidth > 0)",
+                              arg=thumbs.element_handles())
+        ids = wait_state("the desk in the kernel", ratings=[0, 0])["ids"]
+        root.focus()
+        tab.keyboard.press("4")
+        tab.keyboard.press("ArrowRight")
+        tab.keyboard.press(" ")
+        kernel = wait_state("the keys reaching the kernel", ratings=[4, 0], selected=[ids[1]])
+        root.locator(".ik-quote", has_text="on 1 selected image:").wait_for()
+        shown = root.locator(".ik-quote").inner_text()
+        wait_until(lambda: json.loads(state.read_text())["quote"]["text"] == shown, timeout=60,
+                   what=f"the kernel's quote being the page's {shown!r}")  # (the selection reaches the file first)
+        kernel = json.loads(state.read_text())
+        assert kernel["quote"]["ok"] and kernel["quote"]["picks"] == 1
+        root.get_by_role("button", name="Send the picks").click()
+        sent = wait_state("the picks sent", sent=[ids[1]])
+        assert sent["message"].startswith(f"sent: 1 image made for {kernel['quote']['credits']:g} credits")
+        assert tab.get_by_text("not supported").count() == 0
+        shoot(tab, shots, "review-desk")

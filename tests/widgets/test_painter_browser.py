@@ -6,8 +6,8 @@ import numpy as np
 from PIL import Image
 
 from tests.docs_pictures import keep_picture
+from tests.utils.browser import in_both_frontends, keep_figures
 
-from .conftest import in_both_frontends, keep_figures
 from .painting import Painter, iou, painter_setup, stroke
 
 SIZE = (1024, 1024)

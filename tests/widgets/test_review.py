@@ -11,7 +11,7 @@ from PIL import Image
 
 import imagekit
 from imagekit.widgets.review import ReviewWidget
-from tests.conftest import make_user
+from tests.utils.users import make_user
 
 
 @pytest.fixture
@@ -56,3 +56,66 @@ def test_the_mime_bundle_carries_a_picture_of_the_grid(desk):
         assert blue > 150 and red < 100
     shown, _ = desk._repr_mimebundle_()  # a desk shown in a notebook is its widget, with the picture
     assert "application/vnd.jupyter.widget-view+json" in shown and "image/jpeg" in shown
+
+
+def test_the_next_steps_price_follows_the_picks_and_send_charges_what_was_shown(desk):
+    """The widget's quote is ``Desk.quote()`` (the same ``send.quote`` Python gives) for the picks as
+    they change, a decision made from Python included; Send charges it, and only the price shown."""
+    widget = desk.widget()
+    assert widget.quote == {}  # no next step named: nothing priced
+    chain = imagekit.chain().enhance("2x")
+    ids, said = widget.ids, widget._page_said
+    with pytest.raises(imagekit.ValidationError, match="^nothing is selected"):
+        desk.send(chain)  # names the next step all the same
+    assert widget.quote["ok"] is False and widget.quote["text"].startswith("nothing is selected")
+    said(widget, {"event": "select", "image": ids[0]}, [])
+    each = chain.estimate(desk.client)
+    one = desk.quote()
+    assert widget.quote == {"text": one.summary, "picks": 1, "credits": each, "after": one.balance_after, "ok": True}
+    desk.select(ids[2])  # from Python: the widget follows
+    assert widget.quote["picks"] == 2 and widget.quote["credits"] == 2 * each == desk.quote().credits
+    said(widget, {"event": "send", "picks": 1, "credits": each}, [])  # a stale price is not sent
+    assert widget.message.startswith(f"the price changed since it was shown ({each} credits for 1, now {2 * each:g}")
+    assert widget.sent is None
+    before = desk.client.usage().current_credit
+    said(widget, {"event": "send", "picks": 2, "credits": 2 * each}, [])
+    assert widget.message == f"sent: 2 images made for {2 * each:g} credits; the widget's sent holds their desk"
+    assert before - desk.client.usage().current_credit == 2 * each  # charged = shown
+    assert widget.sent.decisions()["parent_id"].tolist() == [ids[0], ids[2]]
+    assert widget.quote["after"] == desk.client.usage().current_credit - 2 * each  # the balance moved on
+
+
+def test_quality_sorts_and_flags_measured_on_asking(desk, tmp_path):
+    """The page's quality sort asks the kernel to measure; a blurred near-duplicate is flagged both ways."""
+    from PIL import ImageFilter
+
+    widget = desk.widget()
+    assert widget.signals == {}  # nothing measured at opening: 1,000 thumbnails open quickly
+    # A folder whose last file holds the first image blurred (its own record kept), reviewed first:
+    # signals are kept by image id, so the desk on the same images measures nothing again.
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    for n, image in enumerate(desk.images):
+        image.save(folder / f"{n}.png")
+    last = Image.open(folder / "3.png")
+    Image.open(folder / "0.png").filter(ImageFilter.GaussianBlur(3)).save(folder / "3.png",
+                                                                              pnginfo=_text_chunks(last))
+    mine = imagekit.review(folder, desk.client)
+    shown = mine.widget()
+    frame = mine.quality()
+    assert frame["blurred"].tolist() == [False, False, False, True]
+    assert frame["dup_of"].isna().tolist() == [True, True, True, False] and frame["dup_of"].iloc[3] == desk.images[0].id
+    assert frame["sharpness"].iloc[3] < 0.5 * frame["sharpness"].iloc[0]
+    assert shown.signals["blurred"] == [False, False, False, True]  # the widget shown follows
+    assert shown.signals["dup_of"] == [None, None, None, desk.images[0].id]
+    widget._page_said(widget, {"event": "measure"}, [])  # what the page's "Sort by sharpness" sends
+    assert widget.message == "" and widget.signals == shown.signals
+
+
+def _text_chunks(picture):
+    from PIL.PngImagePlugin import PngInfo
+
+    info = PngInfo()
+    for key, value in picture.text.items():
+        info.add_text(key, value)
+    return info

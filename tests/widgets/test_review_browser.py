@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from tests.docs_pictures import keep_picture
-
-from .conftest import in_both_frontends
+from tests.utils.browser import in_both_frontends
 
 THUMBS_READY = """(n) => {
     const thumbs = [...document.querySelectorAll('.ik-review img.ik-thumb')];
@@ -81,3 +80,62 @@ def test_keys_and_clicks_decide_and_the_kernel_reads_them_back(notebook, shots):
     page.evaluate("() => { const v = document.querySelector('.ik-review .ik-viewport'); v.scrollTop = v.scrollHeight; }")
     page.wait_for_function(f"() => [...document.querySelectorAll('.ik-review figure.ik-tile')].map((f) => f.dataset.id)"
                            f".join() === '{ids[1]},{ids[2]}'")  # the last two of the rating order (unrated)
+
+
+def test_the_price_of_the_next_step_follows_the_picks_and_the_bar_sorts_by_quality(notebook, shots):
+    """The quote beside Send is the kernel's ``desk.quote()`` as the picks change by key; Send charges
+    what it showed; sorting by sharpness measures the images and the thumbnails' flags come with it."""
+    page = notebook.page
+    notebook.run("import imagekit\nik = imagekit.connect()\n"
+                 "images = ik.create('a gull', style=ik.styles()[0], count=4).images[:3]\n"
+                 "ids = [image.id for image in images]\ndesk = imagekit.review(images)\n"
+                 "chain = imagekit.chain().enhance('2x')\nw = desk.widget(chain)\nw")
+    root = page.locator(".ik-review")
+    root.wait_for()
+    page.wait_for_function(THUMBS_READY, arg=3)
+    quote = root.locator(".ik-quote")
+    send = root.get_by_role("button", name="Send the picks")
+    quote.filter(has_text="nothing is selected").wait_for()
+    assert send.is_disabled()
+
+    def press(key: str) -> None:
+        root.focus()
+        page.keyboard.press(key)
+
+    def kernel_quote() -> str:  # what Python gives for the picks now
+        return notebook.run("print(desk.quote().summary)").strip()
+
+    press(" ")  # the first image
+    quote.filter(has_text="on 1 selected image:").wait_for()
+    assert quote.inner_text() == kernel_quote()
+    press("ArrowRight")
+    press(" ")
+    quote.filter(has_text="on 2 selected images:").wait_for()
+    assert quote.inner_text() == kernel_quote()
+    each = float(notebook.run("print(chain.estimate(ik))"))
+    assert send.inner_text() == f"send 2 for {2 * each:g} credits" and send.is_enabled()
+    root.screenshot(path=shots / "quoted.png")
+    before = float(notebook.run("print(ik.usage().current_credit)"))
+    send.click()
+    root.locator(".ik-status", has_text="sent: 2 images made").wait_for()
+    notebook.wait_output("print(w.sent.decisions()['parent_id'].tolist() == ids[:2])", "True\n")
+    assert before - float(notebook.run("print(ik.usage().current_credit)")) == 2 * each  # charged = shown
+
+    root.get_by_role("button", name="Sort by sharpness").click()  # measured on asking
+    notebook.wait_output("print(w.message or desk._quality is not None and len(w.signals['sharpness']))", "3\n",
+                         timeout=60)  # (three images read and measured: real work on a loaded machine)
+    page.wait_for_function("() => document.querySelector('.ik-review button[data-sort=sharpness]')"
+                           ".getAttribute('aria-pressed') === 'true'")
+    order = notebook.run("print(*desk.quality().sort_values('sharpness', ascending=False, kind='stable')['image_id'])")
+    page.wait_for_function(f"() => [...document.querySelectorAll('.ik-review figure.ik-tile')].map((f) => f.dataset.id)"
+                           f".join(' ') === '{order.strip()}'")
+    # A near-duplicate and a blurred image, as the kernel says: the thumbnails flag them, by name too.
+    notebook.run("w.signals = {**w.signals, 'dup_of': [None, None, ids[0]], 'blurred': [False, True, False]}")
+    root.locator(f"figure.ik-tile[data-id='{ids_of(notebook)[2]}'] .ik-dup", has_text="≈ #").wait_for()
+    assert root.get_by_role("img", name=f"image #{ids_of(notebook)[2]}, near-duplicate of #{ids_of(notebook)[0]}").count() == 1
+    assert root.locator(f"figure.ik-tile[data-id='{ids_of(notebook)[1]}'] .ik-blurred").inner_text() == "blurred"
+    root.screenshot(path=shots / "flags.png")
+
+
+def ids_of(notebook) -> list[int]:
+    return [int(i) for i in notebook.run("print(*ids)").split()]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import httpx
 
-from tests.conftest import make_user
 from tests.docs_pictures import keep_picture
 from tests.helpers import TLS
-
-from .conftest import in_both_frontends
+from tests.utils.browser import in_both_frontends
+from tests.utils.users import make_user
 
 GALLERY_READY = """(n) => {
     const thumbs = [...document.querySelectorAll('.ik-studio .ik-gallery img.ik-thumb')];

@@ -12,9 +12,8 @@ from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
 from imagekit.workflows.batches.journals.local import LocalJournal
 from imagekit.workflows.batches.outputs import file_name
-from tests.helpers import control
-
-from .conftest import balance, public_style, server_images
+from tests.helpers import balance, control
+from tests.utils.service import public_style, server_images
 
 
 def test_grid_is_every_combination_in_order():

@@ -19,11 +19,10 @@ import pytest
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.workflows.batches.journals.local import LocalJournal
-from tests.conftest import make_user
 from tests.disk import fill
-from tests.helpers import PATIENT_RETRIES, control, wait_quiet
-
-from .conftest import balance, public_style, server_images
+from tests.helpers import PATIENT_RETRIES, balance, control, wait_quiet
+from tests.utils.service import public_style, server_images
+from tests.utils.users import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,7 @@ import pytest
 import imagekit
 from imagekit.workflows.batches.journals.local import LocalJournal
 from tests.helpers import control
-
-from .conftest import public_style
+from tests.utils.service import public_style
 
 
 @pytest.fixture

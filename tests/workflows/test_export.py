@@ -209,7 +209,7 @@ def test_failed_generations_are_left_out(connect, box, tmp_path):
 def test_an_async_batch_exports_the_same(box, ledger_location, tmp_path):
     import anyio
 
-    from tests.conftest import make_user
+    from tests.utils.users import make_user
 
     _, key = make_user(box, "pro")
 

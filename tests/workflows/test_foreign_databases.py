@@ -18,8 +18,9 @@ from imagekit.cli import main
 from imagekit.decisions.log import DecisionLog
 from imagekit.errors import ConfigError
 from imagekit.ledger import Entry, Ledger, Source, Status
+from tests.helpers import balance
 from tests.ledger.test_store import OLD_ENTRIES
-from tests.workflows.conftest import balance, public_style, server_images
+from tests.utils.service import public_style, server_images
 
 
 def places(path: Path) -> Path:

@@ -18,7 +18,7 @@ import imagekit
 from imagekit.cli import main
 from imagekit.signals.store import FILE_NAME
 from tests.signals.scenes import cropped, jpeg, noisy
-from tests.workflows.conftest import public_style
+from tests.utils.service import public_style
 
 PROMPTS = [f"{subject} {when}" for subject in ("a lighthouse", "a red fox", "a city street", "a bowl of fruit",
                                                "mountains", "a sailing boat", "a cat")

@@ -14,8 +14,8 @@ import pytest
 from imagekit.cli import main
 from imagekit.errors import ConfigError
 from imagekit.workflows.sweep_file import load_sweep
-from tests.conftest import make_user
 from tests.helpers import balance
+from tests.utils.users import make_user
 
 SWEEP = """
 [sweep]

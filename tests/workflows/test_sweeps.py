@@ -30,12 +30,11 @@ from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.tables import Image
 from imagekit.workflows.batches.journals.shared import SharedJournal
-from tests.conftest import make_user
 from tests.helpers import TLS, balance, wait_until
 from tests.postgres import PostgresServer
+from tests.utils.service import public_style, server_images
+from tests.utils.users import make_user
 from tests.workflows.sweep_worker import sweep_rows
-
-from .conftest import public_style, server_images
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY = 1.0
