@@ -76,7 +76,7 @@ def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -
     from .sandbox import EmbeddedSandbox
     from .sandbox.operations import DataDirInUse
 
-    folder = home_dir() / "sandbox"
+    folder = home_dir("its local sandbox (no IMAGEKIT_BASE_URL is set)") / "sandbox"
     try:
         return factory(data_dir=folder).start()
     except DataDirInUse as exc:

@@ -133,9 +133,10 @@ def _existing(what: str, advice: str) -> Callable[[str], str]:
     """A ledger or journal to read: a PostgreSQL URL, or a SQLite file that is there (a mistyped name
     is not an empty one)."""
     def check(text: str) -> str:
-        from ..ledger.store import checked_location, is_url
+        from ..ledger.store import TABLES, checked_location, is_url
+        from ..workflows.batches.journals.local import TABLES as JOURNAL_TABLES
 
-        location = checked_location(text, f"a {what}")
+        location = checked_location(text, f"a {what}", JOURNAL_TABLES if what == "journal" else TABLES)
         if not is_url(location) and not os.path.isfile(location):
             raise ValueError(f"no {what} at {text}: {advice}, or a postgresql:// URL")
         return location

@@ -108,7 +108,9 @@ class _Tables:
 
 
 class _SQLiteLog(_Tables, SQLiteStore):
-    pass
+    what = "a review store"
+    tables = ("review_events", "rows", "binding", "sweep")
+    """Its own table, or a batch's journal's (``workflows.batches.journals.local``), which keeps its decisions too."""
 
 
 class _PostgresLog(_Tables, PostgresStore):
@@ -126,7 +128,7 @@ class DecisionLog:
     _open: dict[str, Store] = {}
 
     def __init__(self, location: str) -> None:
-        self.location = checked_location(location, "a review store")
+        self.location = checked_location(location, _SQLiteLog.what, _SQLiteLog.tables)
         if self.location not in self._open:
             self._open[self.location] = (_PostgresLog if is_url(self.location) else _SQLiteLog)(self.location)
         self._store = self._open[self.location]

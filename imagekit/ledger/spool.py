@@ -224,7 +224,7 @@ class Spool:
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = open_wal(str(self.path))
+            db = open_wal(str(self.path), "a ledger's spool", ("waiting", "seen"))
             for statement in _SCHEMA:
                 db.execute(statement)
             self._db = db

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from .._db_watch import cut_after
-from .._sqlite import open_wal
+from .._sqlite import check_file, open_wal
 from .._urls import shown_url, without_secrets
 from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
@@ -80,6 +80,8 @@ _ADDED_COLUMNS = (
     ("budgets", "webhook", "TEXT"),
 )
 """Columns later versions added: a ledger file from an earlier version gets them when opened."""
+TABLES = ("entries", "prices", "budgets", "holds", "alerts", "accounts")
+"""The tables a ledger holds (``_SCHEMA``): a SQLite file with others is not a ledger."""
 
 
 def is_url(location: str) -> bool:
@@ -87,10 +89,11 @@ def is_url(location: str) -> bool:
     return urlsplit(location).scheme in POSTGRES_SCHEMES
 
 
-def checked_location(location: str | os.PathLike[str], what: str = "a ledger") -> str:
+def checked_location(location: str | os.PathLike[str], what: str = "a ledger",
+                     tables: Sequence[str] = TABLES) -> str:
     """``location`` as a ledger or journal location: a SQLite file whose folder exists (``sqlite:///``
-    before it is dropped) or a PostgreSQL URL; anything else is a one-line ConfigError, and nothing
-    is created."""
+    before it is dropped), new or of imagekit's holding none but ``tables``, or a PostgreSQL URL;
+    anything else is a one-line ConfigError, and nothing is created or written."""
     text = os.fspath(location)
     text = text.removeprefix("sqlite:///") if text.startswith("sqlite:///") else text
     if is_url(text) or text == ":memory:":
@@ -109,6 +112,8 @@ def checked_location(location: str | os.PathLike[str], what: str = "a ledger") -
     if Path(text).is_file() and not _is_sqlite(Path(text)):
         raise ConfigError(f"{text} is not a SQLite database, so it is not {what}: name a new file or one "
                           "imagekit made (nothing was written to it)")
+    if Path(text).is_file():
+        check_file(text, what, tables)
     return text
 
 
@@ -348,6 +353,10 @@ def _first(cursor: Any) -> Any:
 class SQLiteStore(Store):
     """A SQLite file in WAL mode: one writer at a time across processes, readers never blocked."""
 
+    what: str = "a ledger"
+    tables: Sequence[str] = TABLES
+    """What the file is, and the tables it may hold: another program's file is refused (``open_wal``)."""
+
     def exists(self) -> bool:
         return Path(self.location).exists()
 
@@ -360,7 +369,7 @@ class SQLiteStore(Store):
     def _connect(self) -> Any:
         Path(self.location).parent.mkdir(parents=True, exist_ok=True)
         # Autocommit, WAL: each entry is durable on its own and a kill -9 loses at most the last.
-        return open_wal(self.location)
+        return open_wal(self.location, self.what, self.tables)
 
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._cursor(f"PRAGMA table_info({table})", ())}

@@ -53,7 +53,7 @@ class HashStore:
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(open_wal(str(self.path))) as db:
+        with closing(open_wal(str(self.path), "a store of image signals", ("signals",))) as db:
             db.execute(_SCHEMA)
             yield db
 

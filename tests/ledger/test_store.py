@@ -65,11 +65,11 @@ def test_a_ledger_another_process_is_creating_this_instant_is_not_refused(tmp_pa
 
     from imagekit._sqlite import open_wal
     from imagekit.errors import ConfigError
-    from imagekit.ledger.store import checked_location
+    from imagekit.ledger.store import TABLES, checked_location
 
     creating = tmp_path / "ledger.sqlite"
     creating.touch()  # the first process's connect made it; its header comes a moment later
-    header = threading.Timer(0.3, lambda: open_wal(str(creating)).close())
+    header = threading.Timer(0.3, lambda: open_wal(str(creating), "a ledger", TABLES).close())
     header.start()
     try:
         assert checked_location(creating) == str(creating)

@@ -244,3 +244,60 @@ def test_an_export_whose_name_says_another_format_is_refused(connect, tmp_path, 
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(("home", "ledger"))) == ["thesis.txt"]
     assert (tmp_path / "thesis.txt").read_text() == "my thesis"
     assert batch.export(tmp_path / "data.pq", "parquet", progress=False).images == 1  # .pq is Parquet's too
+
+
+EXPORT_IN_A_PROCESS = """
+import sys
+import imagekit
+url, key, style, journal, dest = sys.argv[1:6]
+with imagekit.Client(url, key, ledger=False) as ik:
+    batch = ik.batch([f"a lighthouse, take {n}" for n in range(8)], style=int(style))
+    batch.run(journal=journal, progress=False)  # done already: nothing is sent
+    print(batch.export(dest, overwrite=True, progress=False), flush=True)
+"""
+
+
+@pytest.mark.slow(10)
+@pytest.mark.parametrize("box", ["extended"], indirect=True)  # files, not the service: one face is enough
+def test_an_export_killed_midway_never_loads_as_a_smaller_dataset_and_the_next_replaces_it(box, connect, tmp_path):
+    """kill -9 while an export writes its images (fetched from the service one by one), over a folder
+    empty and over an earlier export: the folder then loads as no dataset at all (before, as the images
+    written so far, without their columns), and the next export makes the whole one."""
+    import signal
+    import subprocess
+    import sys
+
+    from imagekit.workflows.batches.export import STAGED
+    from tests.helpers import wait_until
+
+    ik = connect()
+    style = ik.styles()[0].style_id
+    journal, ds = tmp_path / "journal.sqlite", tmp_path / "ds"
+    batch = ik.batch([f"a lighthouse, take {n}" for n in range(8)], style=style)
+    batch.run(journal=journal, progress=False)
+    command = [sys.executable, "-c", EXPORT_IN_A_PROCESS, box.url, ik.config.api_key, str(style), str(journal), str(ds)]
+
+    def visible() -> list[str]:
+        return sorted(path.name for path in ds.iterdir() if not path.name.startswith(".")) if ds.exists() else []
+
+    for earlier in (False, True):
+        exporting = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            written = 3 + 8 * earlier  # the earlier export's 8 are there too, set aside
+            wait_until(lambda process=exporting, wanted=written: len(list(ds.rglob("*.png"))) >= wanted
+                       or process.poll() is not None, timeout=120, what="three images written")
+            exporting.send_signal(signal.SIGKILL)
+        finally:
+            exporting.kill()
+            _, err = exporting.communicate(timeout=60)
+        assert exporting.returncode == -signal.SIGKILL, err  # killed while it wrote, not after
+        assert visible() == [], f"after a kill -9 ({'over an earlier export' if earlier else 'new'}): {visible()}"
+        with pytest.raises((FileNotFoundError, ValueError)):  # no data files: not a smaller dataset
+            load("imagefolder", tmp_path, data_dir=str(ds))
+
+        made = batch.export(ds, overwrite=True, progress=False)  # the next export, as the user runs it again
+        assert str(made) == f"8 images exported to {ds} (imagefolder)"
+        assert len(visible()) == 9 and not (ds / STAGED).exists()  # 8 images and metadata.jsonl, nothing left over
+        whole = load("imagefolder", tmp_path, data_dir=str(ds))
+        assert len(whole) == 8 and whole.column_names == ["image", *COLUMNS]
+        assert sorted(whole["prompt"]) == sorted(f"a lighthouse, take {n}" for n in range(8))

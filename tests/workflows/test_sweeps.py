@@ -29,7 +29,7 @@ from imagekit.errors import ConfigError, JournalMismatchError, JournalUnavailabl
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.tables import Image
-from imagekit.workflows.batches.journals.shared import _CREATE_LOCK, SharedJournal
+from imagekit.workflows.batches.journals.shared import SharedJournal
 from tests.helpers import TLS, balance, wait_until
 from tests.postgres import PostgresServer
 from tests.utils.service import public_style, server_images
@@ -147,6 +147,30 @@ def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgre
     assert refused < 0.05 * len(entries)
 
 
+def two_on_one_key(served: EmbeddedSandbox, postgres: PostgresServer, tmp_path: Path) -> tuple[
+        int, str, float, float, str, list[tuple[subprocess.Popen[bytes], Path]]]:
+    """Two processes started on a 24-row sweep with one pro key and 3-second leases: the user, the key,
+    the sweep's price, the balance before, the journal, and each process with its report."""
+    [user_id], [key] = users(served, 1, plan="pro")
+    with imagekit.Client(served.url, key, ledger=False) as ik:
+        price = ik.batch(sweep_rows(24), style=public_style(served)).estimate()
+    before = balance(served, key)
+    journal = postgres.new_database()
+    started = [start(served, tmp_path, n, [key], journal, rows=24, lease=3.0, peers=2) for n in range(2)]
+    return user_id, key, price, before, journal, started
+
+
+def made_once_and_paid_once(served: EmbeddedSandbox, user_id: int, key: str, journal: str, before: float,
+                            price: float) -> Counter[str]:
+    """Every row of the sweep done, its images made exactly once and paid exactly; the images by row."""
+    rows = rows_of(journal)
+    assert len(rows) == 24 and {status for status, _, _ in rows.values()} == {"done"}
+    made = Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(served, user_id))
+    assert made == Counter(list(rows))  # every row's images made exactly once
+    assert before - balance(served, key) == price == sum(credits for _, _, credits in rows.values())
+    return made
+
+
 PAUSED_HOLDING = {"extended": {"pending", "sent"}, "spec-exact": {"pending", "created"}}
 """The states of the rows the paused process holds, by face: leased and waiting for a slot, and a
 create on its way (synchronous once tagged: ``sent`` until the images are done) or generating and
@@ -160,12 +184,13 @@ def held_by(journal: str, pid: int) -> dict[str, str]:
                                (f"%:{pid}:%",)).fetchall())
 
 
-def create_lock_held(journal: str) -> bool:
-    """Whether a process holds an account's create lock (an advisory lock of its session, which a
-    stopped process keeps: the others would wait for it, not take its rows over)."""
+def create_lock_held(journal: str, pid: int | None = None) -> bool:
+    """Whether a process (``pid``, or any) holds an account's create lock on a live lease."""
     with psycopg.connect(journal) as db:
-        return db.execute("SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND classid = %s",
-                          (_CREATE_LOCK,)).fetchone()[0]
+        if db.execute("SELECT to_regclass('sweep_create_locks') IS NULL").fetchone()[0]:
+            return False
+        return db.execute("SELECT count(*) > 0 FROM sweep_create_locks WHERE lease_until >= now() AND owner LIKE %s",
+                          ("%" if pid is None else f"%:{pid}:%",)).fetchone()[0]
 
 
 def taken_over(journal: str, pid: int, keys: list[str]) -> bool:
@@ -181,12 +206,7 @@ def test_a_process_paused_past_its_lease_makes_no_row_twice_and_says_it_lost_row
     in on this face (and not the account's create lock), until the other has taken every one of them
     over (its lease of 3 s ran out), then SIGCONTed. Each row is made once and paid once; the paused one drops what it lost and says so."""
     face = "spec-exact" if served.sandbox.settings.spec_exact else "extended"
-    [user_id], [key] = users(served, 1, plan="pro")
-    with imagekit.Client(served.url, key, ledger=False) as ik:
-        price = ik.batch(sweep_rows(24), style=public_style(served)).estimate()
-    before = balance(served, key)
-    journal = postgres.new_database()
-    started = [start(served, tmp_path, n, [key], journal, rows=24, lease=3.0, peers=2) for n in range(2)]
+    user_id, key, price, before, journal, started = two_on_one_key(served, postgres, tmp_path)
     paused = started[0][0]
     try:
         while True:  # stopped when it holds every state: looked at again once it can no longer move
@@ -203,15 +223,47 @@ def test_a_process_paused_past_its_lease_makes_no_row_twice_and_says_it_lost_row
         paused.send_signal(signal.SIGCONT)
     reports = finish([process for process, _ in started], [report for _, report in started])
 
-    rows = rows_of(journal)
-    assert len(rows) == 24 and {status for status, _, _ in rows.values()} == {"done"}
-    made = Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(served, user_id))
-    assert made == Counter(list(rows))  # every row's images made exactly once
-    assert before - balance(served, key) == price == sum(credits for _, _, credits in rows.values())
+    made = made_once_and_paid_once(served, user_id, key, journal, before, price)
     assert reports[0]["lost"] >= 1, reports[0]["err"]  # the paused one knows it lost rows, and says so
     assert "this process dropped it, the other finishes it" in reports[0]["err"]
     print(f"\n{face}: paused holding {Counter(held.values())}; it lost {reports[0]['lost']} rows; "
           f"{sum(made.values())} images, {before - balance(served, key):g} credits for {price:g}")
+
+
+@pytest.mark.slow(25)
+@pytest.mark.parametrize("served", ["spec-exact"], indirect=True)  # the face whose creates take the lock
+def test_a_process_paused_holding_the_create_lock_stalls_the_other_for_one_lease_and_sends_nothing_on_it(
+        served, postgres, tmp_path):
+    """Two processes on one pro key; one is SIGSTOPped while it holds the account's create lock. The
+    other takes the lock once its lease (3 s) runs out and goes on making rows while the first is
+    stopped (before, the lock was an advisory lock of the stopped process's session: the other waited
+    out the whole pause). SIGCONTed, the first writes nothing on the lock or rows it lost; each row is
+    made once and paid once."""
+    user_id, key, price, before, journal, started = two_on_one_key(served, postgres, tmp_path)
+    paused = started[0][0]
+    holding = "SELECT count(*) > 0 FROM sweep_create_locks WHERE lease_until >= now() AND owner LIKE %s"
+    try:
+        wait_until(lambda: _exists(journal) and create_lock_held(journal), timeout=120, what="a create lock taken")
+        with psycopg.connect(journal, autocommit=True) as db:  # one connection: each look is quick, under load too
+            def held() -> bool:
+                return db.execute(holding, (f"%:{paused.pid}:%",)).fetchone()[0]
+
+            while True:  # stopped while it holds the lock: looked at again once it can no longer move
+                wait_until(held, timeout=120, what="the first process holding the create lock")
+                paused.send_signal(signal.SIGSTOP)
+                if held():
+                    break
+                paused.send_signal(signal.SIGCONT)
+        stopped_at = len(server_images(served, user_id))
+        wait_until(lambda: len(server_images(served, user_id)) >= stopped_at + 3, timeout=90,
+                   what="the other process making rows while the first is stopped with the lock")
+    finally:
+        paused.send_signal(signal.SIGCONT)
+    reports = finish([process for process, _ in started], [report for _, report in started])
+
+    made_once_and_paid_once(served, user_id, key, journal, before, price)
+    print(f"\npaused holding the create lock: {stopped_at} images made then, the other went on; the paused one "
+          f"lost {reports[0]['lost']} rows; {before - balance(served, key):g} credits for {price:g}")
 
 
 def _exists(journal: str) -> bool:

@@ -28,9 +28,10 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 
-def default_path() -> Path:
-    """Where ledgers live unless told otherwise: ``$IMAGEKIT_HOME/ledger.sqlite``."""
-    return home_dir() / "ledger.sqlite"
+def default_path(keeping: bool = False) -> Path:
+    """Where ledgers live unless told otherwise: ``$IMAGEKIT_HOME/ledger.sqlite`` (``keeping``: a
+    ledger to write, in a home that can be written, else one line)."""
+    return home_dir("its ledger (ledger=False in Python keeps none)" if keeping else None) / "ledger.sqlite"
 
 
 class Book:
@@ -40,7 +41,7 @@ class Book:
                  clock: Callable[[], datetime] | None = None) -> None:
         chosen = location if location is not None else os.environ.get(ENV_LEDGER_URL)
         # the default's folder is ours to make; a location given must name a folder that exists
-        location = str(default_path()) if chosen is None else checked_location(chosen)
+        location = str(default_path(keeping=True)) if chosen is None else checked_location(chosen)
         self._store = open_store(location)
         self.path: Path | None = None if is_url(location) else Path(location)
         """The SQLite file (None for a ledger on PostgreSQL)."""

@@ -34,7 +34,7 @@ from ...progress import progress_bar
 from ...storage import Store, split
 from ...tags import current_tags, merged, tags as tagged
 from .journals.journal import ImageRecord, Journal, RowRecord, account_identity
-from .journals.local import LocalJournal
+from .journals.local import TABLES as JOURNAL_TABLES, LocalJournal
 from .journals.shared import SharedJournal, is_url
 from .leases import keep_leases
 from .outputs import claim_out_dir, store_missing
@@ -99,7 +99,7 @@ def journal_location(journal: PathLike | None = None, out_dir: PathLike | Store 
             and not out.exists() and os.path.abspath(Path(journal).parent) == os.path.abspath(out.location):
         return Path(journal)  # in an out_dir not made yet: the run makes it before it opens the journal
     if chosen is not None:
-        chosen = checked_location(chosen, "a journal")
+        chosen = checked_location(chosen, "a journal", JOURNAL_TABLES)
         if is_url(str(chosen)):
             return str(chosen)
         if journal is not None:

@@ -8,6 +8,12 @@ as a dataset Hugging Face ``datasets``, pandas and pyarrow read, in a folder or 
   features, so ``datasets.load_dataset("parquet", ...)`` decodes the images (needs pyarrow:
   ``imagekit[parquet]``).
 
+An export appears whole or not at all: an imagefolder's files are written into a hidden folder
+inside it (``.imagekit-partial``, which dataset readers pass by) and moved into place once all are
+written, ``metadata.jsonl`` last; a Parquet file is written beside its name and renamed. So an export
+cut short, by kill -9 too, never loads as a smaller dataset, and the next export replaces it. (In
+an object store, which cannot rename, an imagefolder's images are written in place.)
+
 Images go one at a time (Parquet: a row group of 2 MB at a time), so memory stays flat however
 large the batch. Each comes from the file its run saved where there is one, else from the service,
 with its provenance written in. Failed and unfinished rows are left out; the Export says how many
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -63,6 +70,8 @@ DECISION_COLUMNS = {"rating": "int", "selected": "bool", "score": "float"}
 CHAIN_COLUMNS = {"step": "int", "op": "string", "params": "string", "parent_id": "int", "image_id": "int",
                  "request_id": "string", "credits": "float", "latency": "float", "tags": "string"}
 """A chain export's columns: its lineage's, for the steps that made an image."""
+STAGED = ".imagekit-partial"
+"""Where an imagefolder's files wait until all are written (hidden: dataset readers pass it by)."""
 ROW_GROUP_BYTES = 2 << 20
 """Image bytes a Parquet row group gathers before it is written: writing one holds several times as
 much (the rows, the Arrow table, the encoded pages, the file's buffer, an upload's part)."""
@@ -218,11 +227,19 @@ class _Folder:
 
     def __init__(self, folder: OwnedFolder, columns: dict[str, str]) -> None:
         self.folder, self.store, self.columns, self.location = folder, folder.store, columns, folder.location
+        self.staged = not self.store.remote
+        """Whether the files wait in ``STAGED`` until all are written (a local folder: see the module)."""
+        self.stage = Store(PurePath(self.location) / STAGED) if self.staged else self.store
+        self.names: list[str] = []
 
     def prepare(self, overwrite: bool, names: list[str]) -> None:
         self.folder.open(replace=overwrite)
-        try:
-            self.folder.claim("metadata.jsonl", *names)  # all at once: one manifest write, and a name taken refused first
+        self.names = names
+        try:  # all at once: one manifest write, and a name taken refused first
+            self.folder.claim("metadata.jsonl", *names, *([STAGED] if self.staged else []))
+            if self.staged:
+                self.store.remove(STAGED)  # what an export killed before it ended left
+                self.stage.make()
         except BaseException:
             self.folder.undo()
             raise
@@ -231,16 +248,20 @@ class _Folder:
         self.folder.undo()
 
     def finish(self) -> None:
+        if self.staged:  # every file is written: into place, the metadata last (it makes the folder a dataset)
+            for name in [*self.names, "metadata.jsonl"]:
+                os.replace(self.stage.url(name), self.store.url(name))
+            self.store.remove(STAGED)
         self.folder.finish()
 
     @contextmanager
     def opened(self) -> Iterator[None]:
         """metadata.jsonl open while the images are added; it appears once they all are."""
-        with self.store.writer("metadata.jsonl") as self.metadata:
+        with self.stage.writer("metadata.jsonl") as self.metadata:
             yield
 
     def add(self, item: Item, source: IO[bytes]) -> None:
-        with self.store.writer(item.name) as sink:
+        with self.stage.writer(item.name) as sink:
             shutil.copyfileobj(source, sink, 1 << 20)
         line = {"file_name": item.name} | {name: _plain(item.values.get(name)) for name in self.columns}
         self.metadata.write((json.dumps(line, ensure_ascii=False) + "\n").encode())

@@ -151,7 +151,8 @@ class Runner:
     async def _one_create(self) -> AsyncIterator[None]:
         """The account's create lock: untagged creates go one at a time until answered, so a lost
         answer's images can be told apart (see the module). In a shared sweep the lock is the
-        account's across every process (a PostgreSQL advisory lock, freed if the process dies)."""
+        account's across every process (a lease in its journal, which runs out if the process dies
+        or stops, and fences the write before each create: ``SharedJournal.save``)."""
         async with self.create_lock:
             while not await anyio.to_thread.run_sync(self.journal.lock_account, self.account):
                 await anyio.sleep(0.01)
@@ -225,11 +226,13 @@ class Runner:
                 await self._send_create(row, entry, hold.cost)
             else:
                 async with self._one_create():
-                    await self._send_create(row, entry, hold.cost)
+                    await self._send_create(row, entry, hold.cost, locked=True)
         finally:
             hold.release()  # the charge, if any, is in ``spent`` now
 
-    async def _send_create(self, row: Row, entry: RowRecord, cost: float) -> None:
+    async def _send_create(self, row: Row, entry: RowRecord, cost: float, locked: bool = False) -> None:
+        """Send the row's create (``locked``: holding the account's create lock, which the write
+        before it must find still this process's)."""
         if self.state.stopped:  # decided while this row waited for the lock
             entry.status, entry.error = "skipped", self.state.stopped
             self.journal.save(entry)
@@ -243,7 +246,8 @@ class Runner:
         entry.group_id = f"{row.key}.{entry.attempts}"
         entry.status, entry.low_id, entry.sent_at, entry.error = "sent", self.frontier, time.time(), None
         entry.account = self.account  # only this account can settle it if the answer is lost
-        self.journal.save(entry)  # before the request leaves: a crash from here on is in doubt
+        # Before the request leaves (a crash from here on is in doubt), fenced by the row's lease and the lock's.
+        self.journal.save(entry, fence=self.account if locked else None)
         self._sent[row.key] = time.monotonic()
         try:
             result = await self.client.images.create(**asked.options, is_async=not self.tagged,

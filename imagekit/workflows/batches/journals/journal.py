@@ -195,10 +195,11 @@ class Journal(Protocol):
         """One row (a fresh pending entry when unknown)."""
         ...
 
-    def save(self, entry: RowRecord) -> None:
+    def save(self, entry: RowRecord, fence: str | None = None) -> None:
         """Write ``entry`` durably (before a request goes out, and after each answer), or raise
         RowLost, writing nothing, when the row is not this process's any more or is done: a done row
-        never goes back to another state."""
+        never goes back to another state. ``fence``: an account whose create lock this process
+        must still hold for the write to happen (the write before an untagged create)."""
 
     def refile(self, entry: RowRecord) -> None:
         """Record where a done row's images are stored now (the one write a done row takes: a rerun

@@ -37,6 +37,8 @@ CREATE TABLE IF NOT EXISTS rows (
 CREATE TABLE IF NOT EXISTS binding (account TEXT NOT NULL, described TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sweep (name TEXT NOT NULL, digest TEXT, row_count INTEGER);
 """
+TABLES = ("rows", "binding", "sweep", "review_events")
+"""The tables a journal file holds (``_SCHEMA``, and the decisions a review desk keeps with the batch)."""
 _ASSIGN = ", ".join(f"{name} = excluded.{name}" for name in FIELDS[1:])
 _DISK_FAILURES = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
 
@@ -57,7 +59,7 @@ class LocalJournal:
             # WAL without an fsync per commit: an entry survives a kill -9 (what the journal promises),
             # and a spec-exact batch, whose creates go one at a time, waits for no disk.
             self._db = (sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-                        if self.path == ":memory:" else open_wal(self.path))
+                        if self.path == ":memory:" else open_wal(self.path, "a journal", TABLES))
             self._db.executescript(_SCHEMA)
             if "account" not in {row[1] for row in self._db.execute("PRAGMA table_info(rows)")}:
                 self._db.execute("ALTER TABLE rows ADD COLUMN account TEXT")  # a journal from before shared sweeps
@@ -102,9 +104,10 @@ class LocalJournal:
             row = self._db.execute(f"SELECT {', '.join(FIELDS)} FROM rows WHERE key = ?", (key,)).fetchone()
         return RowRecord.from_row(row) if row else RowRecord(key)
 
-    def save(self, entry: RowRecord) -> None:
+    def save(self, entry: RowRecord, fence: str | None = None) -> None:
         """Write ``entry`` durably (before a request goes out, and after each answer); a done row is
-        never written back to another state (RowLost)."""
+        never written back to another state (RowLost). ``fence`` is for journals processes share:
+        this process alone holds the create locks."""
         with self._lock, self._writing():
             written = self._db.execute(
                 f"INSERT INTO rows ({', '.join(FIELDS)}) VALUES ({', '.join('?' * len(FIELDS))}) "

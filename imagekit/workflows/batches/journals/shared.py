@@ -17,11 +17,17 @@ only a pause longer than a whole lease, between that write and the request leavi
 Processes on one key share the account's ``simultaneousLimit`` through ``sweep_slots``: a
 generation holds one of the account's slots, leased the same way, for as long as it runs.
 
+An account's create lock (untagged creates go one at a time, see ``runner``) is a lease too, in
+``sweep_create_locks``, with a fencing token of its own: a process paused while it holds the lock
+stalls the others for one lease, not for the whole pause, and the write before its create is sent
+names the lock's token as well as the row's, so once another process has taken the lock the paused
+one sends nothing (its row goes back to the sweep).
+
 An outage of the database (a restart, the network down) is waited out for as long as this
 process's leases last, reconnecting every second; past that a row of this process's could be
 another's, so the run stops with JournalUnavailableError. On reconnection the process first renews
 what it holds and gives back what a lost answer leased it unknowingly, and takes its accounts'
-create locks again where no other process took them meanwhile.
+create locks where no other process took them meanwhile.
 """
 
 from __future__ import annotations
@@ -50,8 +56,6 @@ from .tables import connect, make_tables, wait_bound
 
 __all__ = ["SharedJournal", "SharedFeed", "is_url"]
 
-_CREATE_LOCK = 0x5EEA
-"""The advisory lock space of accounts' create locks (the second key is a hash of the account)."""
 _IN_DOUBT = ("sent", "created")
 """States only a process holding the row's account can settle."""
 RECONNECT_EVERY = 1.0
@@ -82,8 +86,9 @@ class SharedJournal:
         self._rows: dict[str, int] = {}
         """Rows this process holds, each with the fencing token of its claim."""
         self._slots: set[tuple[str, int]] = set()
-        self._locks: set[str] = set()
-        """Slots and accounts' create locks this process holds (taken again after an outage)."""
+        self._locks: dict[str, int] = {}
+        """Slots, and accounts' create locks with the fencing token of each, this process holds."""
+        self._locks_made: set[str] = set()
         self._renewed = time.monotonic()
         """When this process last renewed its leases: none runs out before this plus ``lease``."""
         self._lost: float | None = None
@@ -149,18 +154,15 @@ class SharedJournal:
 
     def _restore(self, db: Any) -> None:
         """On a new connection after an outage: renew what this process holds, give back what a lost
-        answer leased it unknowingly, and take its create locks again (unless another process has)."""
+        answer leased it unknowingly, and renew its create locks (unless another process took them)."""
         db.execute("UPDATE sweep_rows SET owner = NULL, lease_until = NULL, run_id = NULL"
                    " WHERE sweep = %s AND owner = %s AND NOT key = ANY(%s)", (self.name, self.owner, list(self._rows)))
         db.execute("UPDATE sweep_slots SET owner = NULL, lease_until = NULL WHERE owner = %s"
                    " AND NOT (account || ':' || slot) = ANY(%s)",
                    (self.owner, [f"{account}:{slot}" for account, slot in self._slots]))
+        db.execute("UPDATE sweep_create_locks SET owner = NULL, lease_until = NULL WHERE owner = %s"
+                   " AND NOT account = ANY(%s)", (self.owner, list(self._locks)))
         self._renew(db)
-        for account in sorted(self._locks):
-            (taken,) = db.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_CREATE_LOCK, account)).fetchone()
-            if not taken:
-                log.warning("imagekit: another process took the create lock of %s while the sweep's journal was "
-                            "away; its creates and this one's may be unanswered at once", account)
 
     # --- the sweep ----------------------------------------------------------------------------
 
@@ -205,29 +207,57 @@ class SharedJournal:
                                              " AND key = %s", (self.name, key)).fetchone())
         return RowRecord.from_row(row) if row else RowRecord(key)
 
-    def save(self, entry: RowRecord) -> None:
+    def save(self, entry: RowRecord, fence: str | None = None) -> None:
         """Write ``entry`` (before a request goes out, and after each answer) and extend its lease, if
         the row is still this process's claim; else RowLost, and nothing is written. A done row is
-        written only as done (the same write again, when its answer was lost in an outage)."""
+        written only as done (the same write again, when its answer was lost in an outage).
+        ``fence``: the account whose create lock this process must still hold (the write before an
+        untagged create); the lock's lease is extended with the row's, and when another process took
+        the lock the row goes back to the sweep, unwritten (RowLost)."""
         values = row_values(entry)
         assignments = ", ".join(f"{name} = %s" for name in FIELDS[1:])
 
         def work(db: Any) -> int:
             token = self._rows.get(entry.key)
+            lock = None if fence is None else self._locks.get(fence, -1)
             if token is None:
                 return 0
+            # The lock's lease is extended in the same statement: both still held, or nothing written.
             written = db.execute(
-                f"UPDATE sweep_rows SET {assignments}, finished_at = CASE WHEN %s = 'done' THEN now() END,"
+                "WITH fence AS (UPDATE sweep_create_locks SET lease_until = now() + make_interval(secs => %s)"
+                " WHERE account = %s AND owner = %s AND version = %s RETURNING 1)"
+                f" UPDATE sweep_rows SET {assignments}, finished_at = CASE WHEN %s = 'done' THEN now() END,"
                 " lease_until = now() + make_interval(secs => %s)"
-                " WHERE sweep = %s AND key = %s AND owner = %s AND lease_version = %s AND (status != 'done' OR %s = 'done')",
-                (*values[1:], entry.status, self.lease, self.name, entry.key, self.owner, token, entry.status)).rowcount
+                " WHERE sweep = %s AND key = %s AND owner = %s AND lease_version = %s AND (status != 'done' OR %s = 'done')"
+                " AND (%s OR EXISTS (SELECT 1 FROM fence))",
+                (self.lease, fence, self.owner, lock, *values[1:], entry.status, self.lease, self.name, entry.key,
+                 self.owner, token, entry.status, fence is None)).rowcount
             if not written:
+                if fence is not None and not self._lock_held(db, fence):
+                    return -1
                 self._rows.pop(entry.key, None)
             return int(written)
 
-        if not self._do(work):
+        written = self._do(work)
+        if written < 0:
+            self.release(entry.key, untried=True)
+            raise RowLost(f"the create lock of {fence} was taken by another process while this one held it past its "
+                          f"lease ({self.lease:g} s without renewal): row {entry.key} of the sweep {self.path} was not "
+                          "sent, and goes back to the sweep")
+        if not written:
             raise RowLost(f"row {entry.key} of the sweep {self.path} is not this process's any more: another "
                           f"took it when this one's lease ran out ({self.lease:g} s without renewal)")
+
+    def _lock_held(self, db: Any, account: str) -> bool:
+        """Whether this process still holds ``account``'s create lock, by the token it took it with
+        (forgotten here when not)."""
+        token = self._locks.get(account)
+        held = token is not None and db.execute(
+            "SELECT 1 FROM sweep_create_locks WHERE account = %s AND owner = %s AND version = %s",
+            (account, self.owner, token)).fetchone() is not None
+        if not held:
+            self._locks.pop(account, None)
+        return held
 
     def refile(self, entry: RowRecord) -> None:
         """Record where a done row's images are stored now (see ``Journal.refile``): no lease is
@@ -308,6 +338,10 @@ class SharedJournal:
         self._slots &= {(account, int(slot)) for account, slot in db.execute(
             "UPDATE sweep_slots SET lease_until = now() + make_interval(secs => %s)"
             " WHERE owner = %s AND lease_until IS NOT NULL RETURNING account, slot", (self.lease, self.owner))}
+        locks = dict(db.execute("UPDATE sweep_create_locks SET lease_until = now() + make_interval(secs => %s)"
+                                " WHERE owner = %s AND lease_until IS NOT NULL RETURNING account, version",
+                                (self.lease, self.owner)).fetchall())
+        self._locks = {account: token for account, token in self._locks.items() if locks.get(account) == token}
         self._renewed = renewing
 
     def take_slot(self, account: str, limit: int) -> int | None:
@@ -338,18 +372,29 @@ class SharedJournal:
         self._slots.discard((account, slot))
 
     def lock_account(self, account: str) -> bool:
-        """Take ``account``'s create lock if no process holds it (held by this connection's session:
-        it goes with the process if that dies)."""
-        (taken,) = self._do(lambda db: db.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))",
-                                                  (_CREATE_LOCK, account)).fetchone())
-        if taken:
-            self._locks.add(account)
-        return bool(taken)
+        """Take ``account``'s create lock if no live process holds it: a lease, with a new fencing
+        token (see the module), that runs out if this process dies or stops renewing it."""
+        def work(db: Any) -> Any:
+            if account not in self._locks_made:
+                db.execute("INSERT INTO sweep_create_locks (account) VALUES (%s) ON CONFLICT DO NOTHING", (account,))
+                self._locks_made.add(account)
+            return db.execute(
+                "UPDATE sweep_create_locks SET owner = %s, lease_until = now() + make_interval(secs => %s),"
+                " version = version + 1 WHERE account = %s AND (owner IS NULL OR lease_until < now()) RETURNING version",
+                (self.owner, self.lease, account)).fetchone()
+
+        row = self._do(work)
+        if row is not None:
+            self._locks[account] = int(row[0])
+        return row is not None
 
     def unlock_account(self, account: str) -> None:
-        """Give ``account``'s create lock back."""
-        self._locks.discard(account)
-        self._do(lambda db: db.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_CREATE_LOCK, account)))
+        """Give ``account``'s create lock back (unless another process took it meanwhile)."""
+        token = self._locks.pop(account, None)
+        if token is not None:
+            self._do(lambda db: db.execute("UPDATE sweep_create_locks SET owner = NULL, lease_until = NULL"
+                                           " WHERE account = %s AND owner = %s AND version = %s",
+                                           (account, self.owner, token)))
 
     # --- what a person asks -----------------------------------------------------------------------
 
@@ -381,9 +426,8 @@ class SharedJournal:
         """Give back every lease and create lock this process holds: a run ends (cut short, perhaps),
         or one starts after a run cut short while the database was away."""
         def work(db: Any) -> None:
-            for table in ("sweep_rows", "sweep_slots"):
+            for table in ("sweep_rows", "sweep_slots", "sweep_create_locks"):
                 db.execute(f"UPDATE {table} SET owner = NULL, lease_until = NULL WHERE owner = %s", (self.owner,))
-            db.execute("SELECT pg_advisory_unlock_all()")
 
         self._do(work)
         self._rows.clear()

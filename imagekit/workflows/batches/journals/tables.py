@@ -22,6 +22,8 @@ _SCHEMA = (
         finished_at TIMESTAMPTZ, lease_version BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (sweep, key))""",
     """CREATE TABLE IF NOT EXISTS sweep_slots (account TEXT NOT NULL, slot INTEGER NOT NULL, owner TEXT,
         lease_until TIMESTAMPTZ, PRIMARY KEY (account, slot))""",
+    """CREATE TABLE IF NOT EXISTS sweep_create_locks (account TEXT PRIMARY KEY, owner TEXT, lease_until TIMESTAMPTZ,
+        version BIGINT NOT NULL DEFAULT 0)""",
 )
 _BROUGHT_FORWARD = (
     ("lease_version", "ALTER TABLE sweep_rows ADD COLUMN lease_version BIGINT NOT NULL DEFAULT 0"),
