@@ -81,7 +81,8 @@ def guarded_pipes() -> Iterator[None]:
     saved = sys.stdout, sys.stderr
     _Guarded.closed_pipe = False
     sys.stdout, sys.stderr = (_Guarded(stream) if _has_fd(stream) else stream for stream in saved)
-    ignoring = _main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    handler = signal.getsignal(signal.SIGINT) if _main_thread() else None
+    ignoring = handler is signal.SIG_IGN
     if ignoring:  # started deaf to Ctrl+C (nohup, a script's background job): still hear our own interrupt
         signal.signal(signal.SIGINT, _only_a_closed_pipe)
     try:
@@ -90,11 +91,19 @@ def guarded_pipes() -> Iterator[None]:
         _Guarded.quiet = True  # the command is over: nothing left to interrupt
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-        if (_Guarded.closed_pipe or ignoring) and _main_thread():
-            # the caller's ignore back; after a closed pipe, an interrupt of ours may still be on its way
+        if (_Guarded.closed_pipe or ignoring) and handler is not None:
+            # an interrupt of ours still on its way lands on nothing, then the caller's handler is back:
+            # left ignoring, a process that ran a command (a test, a notebook) never heard Ctrl+C again,
+            # and every program it started after inherited the deafness
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            _let_signals_land()
+            signal.signal(signal.SIGINT, handler)
         sys.stdout, sys.stderr = saved
         _Guarded.quiet = False
+
+
+def _let_signals_land() -> None:
+    """A Python call: the interpreter runs the handlers of signals already delivered as it makes one."""
 
 
 def _only_a_closed_pipe(signum: int, frame: Any) -> None:
