@@ -105,3 +105,22 @@ def server_images(box: EmbeddedSandbox, user_id: int) -> list[Any]:
     with box.sandbox.db.read() as session:
         rows = session.scalars(select(Image).where(Image.owner_id == user_id, Image.kind == "generation"))
         return [(image.image_id, image.group_id, image.status) for image in rows]
+
+
+@pytest.fixture(scope="session")
+def dask_cluster() -> Iterator[Any]:
+    """A Dask cluster of processes (a scheduler and two workers) for the test session, started by
+    the first test that asks for it (the ``*_engines.py`` tests share one xdist worker: one cluster)."""
+    from tests.clusters import DaskCluster
+
+    with DaskCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[None]:
+    """A local Ray for the test session, started by the first test that asks for it."""
+    from tests.clusters import local_ray
+
+    with local_ray():
+        yield
