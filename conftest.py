@@ -65,7 +65,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     what must stay together: each notebook (its cells share one kernel, in order) and the README
     (a block may continue the one before it) run whole in one worker, and the browser tests
     (``*_browser.py``) share one worker, so one JupyterLab and one chromium serve them all, and so do the
-    engines' tests (``*_engines.py``: one Dask cluster, one Ray)."""
+    engines' tests (``*_engines.py``: one Dask cluster)."""
     if config.getvalue("dist") != "load":
         return None  # another --dist asked for by name
     from xdist.scheduler import LoadScopeScheduling

@@ -9,8 +9,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -100,28 +98,3 @@ class DaskCluster:
                  trace: TracebackType | None) -> None:
         self.stop()
 
-
-@contextmanager
-def local_ray() -> Iterator[None]:
-    """A local Ray (its own processes, four CPUs' worth of task slots), shut down at the end."""
-    import ray
-
-    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, configure_logging=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", ""), "OPENBLAS_NUM_THREADS": "1"}})
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
-
-def ray_task_pids() -> list[int]:
-    """Pids of the Ray worker processes running a request's task now (Ray names them ``ray::send``)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "cmdline").read_bytes().startswith(b"ray::send"):
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found

@@ -1,4 +1,4 @@
-"""Engines: a batch's requests made by the tasks of a Dask cluster or of Ray, its books kept here.
+"""Engines: a batch's requests made by the tasks of a Dask cluster, its books kept here.
 
 The process that runs the batch keeps the journal, the ledger, the budget, the progress and the
 window of the account's slots, and decides what is sent, exactly as in a local run: it never has
@@ -10,7 +10,7 @@ ledger and no credentials but the request's own headers.
 
 A task lost to the engine costs nothing twice:
 
-- a create goes with a ticket the engine keeps (``Claims``): a task sends its request only after
+- a create goes with a ticket the engine keeps (on Dask, an item of a scheduler's queue): a task sends its request only after
   taking the ticket, so a task the engine runs again (its worker killed, its retry) finds it taken
   and sends nothing;
 - a task that does not answer in its request's time (its worker killed, paused, the scheduler gone)
@@ -18,8 +18,8 @@ A task lost to the engine costs nothing twice:
   never left (sent again as a request that could not connect); otherwise it may have run, and the
   batch settles it by looking (``workflows.probe``), as it does a lost answer in a local run.
 
-``engine_for`` turns ``Batch.run``'s ``engine``/``address`` into an ``Engine``; ``on_dask`` and
-``on_ray`` load only when used (the ``dask`` and ``ray`` extras).
+``engine_for`` turns ``Batch.run``'s ``engine``/``address`` into an ``Engine``; ``on_dask`` loads
+only when used (the ``dask`` extra).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from .task import Incoming, Outgoing
 
 __all__ = ["Engine", "EngineLost", "EngineTransport", "engine_for", "ENGINES", "new_ticket"]
 
-ENGINES = ("local", "dask", "ray")
+ENGINES = ("local", "dask")
 """What ``Batch.run(engine=...)`` and ``imagekit sweep run --engine`` take."""
 GRACE = 5.0
 """Seconds a task may take beyond its request's own timeout before it is given up (its start on a
@@ -51,7 +51,7 @@ class EngineLost(Exception):
 
 
 class Engine(Protocol):
-    """Where requests are sent from: a Dask cluster or Ray."""
+    """Where requests are sent from (a Dask cluster)."""
 
     name: str
 
@@ -61,7 +61,7 @@ class Engine(Protocol):
         ...
 
     def close(self) -> None:
-        """Let go of what this process opened (a client, a Ray connection) and nothing else."""
+        """Let go of what this process opened (a client) and nothing else."""
 
 
 def new_ticket() -> str:
@@ -72,21 +72,16 @@ def new_ticket() -> str:
 def engine_for(engine: Any, address: str | None = None) -> Engine | None:
     """The Engine ``Batch.run(engine=..., address=...)`` names: None for a local run; ``"dask"``
     (a ``distributed.Client`` of the given ``address``, else the one already made in this process)
-    or a ``distributed.Client``; ``"ray"`` (``ray.init(address)``, a local Ray when none is given
-    and none is running). Refused in one line: another name, an address that does not answer, a
-    missing extra."""
+    or a ``distributed.Client``. Refused in one line: another name, an address that does not answer,
+    a missing extra."""
     if engine is None or engine == "local":
         if address is not None:
-            raise ConfigError(f"address={address!r} is for an engine: give engine='dask' or engine='ray' too")
+            raise ConfigError(f"address={address!r} is for an engine: give engine='dask' too")
         return None
     if engine == "dask" or type(engine).__module__.startswith("distributed"):
         from .on_dask import DaskEngine
 
         return DaskEngine.connect(engine if engine != "dask" else None, address)
-    if engine == "ray":
-        from .on_ray import RayEngine
-
-        return RayEngine.connect(address)
     raise ConfigError(f"engine={engine!r}: give one of {', '.join(repr(name) for name in ENGINES)}, "
                       "or a distributed.Client")
 

@@ -231,9 +231,8 @@ class Batch:
         ``out_dir/journal.sqlite`` for a local folder, else in memory). ``dedupe``: afterwards, count
         the images that nearly repeat one the account made earlier (``duplicates``, and ``quality()``'s
         ``dup_of``); nothing is deleted or skipped. ``engine``: ``"dask"`` (a ``distributed.Client``,
-        or the scheduler's ``address``) or ``"ray"`` (``ray.init(address)``): the requests are made by
-        the engine's tasks, everything else stays here, the account's limit included (see
-        ``imagekit.engines``). ``tuning``: RunOptions.
+        or the scheduler's ``address``): the requests are made by the cluster's tasks, everything
+        else stays here, the account's limit included (see ``imagekit.engines``). ``tuning``: RunOptions.
         """
         _can_dedupe(dedupe)
         self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning, engine, address,

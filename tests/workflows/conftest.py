@@ -116,11 +116,3 @@ def dask_cluster() -> Iterator[Any]:
     with DaskCluster() as cluster:
         yield cluster
 
-
-@pytest.fixture(scope="session")
-def local_ray() -> Iterator[None]:
-    """A local Ray for the test session, started by the first test that asks for it."""
-    from tests.clusters import local_ray
-
-    with local_ray():
-        yield

@@ -1,10 +1,10 @@
 """A batch whose requests are made by the tasks of a real Dask cluster (a scheduler and two worker
-processes) or of a local Ray: the same results and ledger as a local run, never more requests in
+processes): the same results and ledger as a local run, never more requests in
 flight than the account's limit, and nothing made or paid twice when a worker is killed or paused
 or the calling process itself is killed.
 
 These tests share one xdist worker (``*_engines.py``, see conftest.py at the root), so the session
-starts one cluster and one Ray, and only when one of them runs."""
+starts one cluster, and only when one of them runs."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from imagekit.workflows.local_journal import LocalJournal
-from tests.clusters import ray_task_pids
 from tests.helpers import wait_quiet
 
 from .conftest import balance, public_style, server_images
@@ -163,34 +162,3 @@ def test_the_calling_process_killed_mid_sweep_on_dask_and_run_again_makes_each_r
     assert Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(box, ik.user_id)) == \
         Counter({key: 1 for key in LocalJournal(journal).load()}), "a row was made twice"
     assert before - balance(ik) == 40 * 3 == pytest.approx(ik.ledger.total())
-
-
-@pytest.mark.slow(30)
-def test_on_ray_a_batch_is_the_local_batch_and_a_killed_task_costs_nothing_twice(
-        connect, box, tmp_path, local_ray):
-    here, there = connect(), connect(timeout=3)
-    before = balance(there)
-    local = run_on("local", here, box, tmp_path)
-    killed: list[int] = []
-
-    def strike() -> None:  # the first request task seen running: its worker process killed
-        deadline = time.monotonic() + 60
-        while not killed and time.monotonic() < deadline:
-            for pid in ray_task_pids():
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-                break
-            time.sleep(0.005)
-
-    striker = threading.Thread(target=strike)
-    striker.start()
-    try:
-        on_ray = run_on("ray", there, box, tmp_path, settle_delay=0.05)
-    finally:
-        striker.join()
-    assert killed, "no task of the run was seen running"
-    wait_quiet(box, there.user_id)
-    assert_made_once(on_ray, box, there.user_id, 2)
-    assert 1 <= box.sandbox.gate.peak[there.user_id] <= LIMIT
-    assert before - balance(there) == on_ray.spent == pytest.approx(there.ledger.total()) == 12 * 2 * 3
-    assert comparable(on_ray).equals(comparable(local))
