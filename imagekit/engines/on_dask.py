@@ -20,6 +20,9 @@ from .task import Incoming, Outgoing, send
 
 __all__ = ["DaskEngine"]
 
+CONNECT_TIMEOUT = 10
+"""Seconds a scheduler is given to answer before its address is refused."""
+
 
 class DaskClaim:
     """A task's take of its ticket (picklable: it goes with the task)."""
@@ -59,13 +62,17 @@ class DaskEngine:
             except ValueError:
                 raise ConfigError("engine='dask' needs a cluster: give address='tcp://host:8786' (the "
                                   "scheduler's), or make a distributed.Client first") from None
+        from distributed.comm.registry import backends
+
+        scheme = address.split("://", 1)[0] if "://" in address else "tcp"
+        if scheme not in backends:  # refused before a Client is made: a half-made one complains as it goes
+            raise ConfigError(f"address={address!r}: a Dask scheduler's address looks like tcp://host:8786 "
+                              f"(schemes: {', '.join(sorted(backends))})")
         try:
-            return cls(distributed.Client(address, timeout="10s", set_as_default=False), owned=True)
-        except (OSError, TimeoutError) as exc:
-            raise ConfigError(f"no Dask scheduler answers at {address!r} ({type(exc).__name__}): "
-                              "check the address (tcp://host:8786) and that the scheduler runs") from None
-        except ValueError as exc:
-            raise ConfigError(f"address={address!r}: {exc}") from None
+            return cls(distributed.Client(address, timeout=f"{CONNECT_TIMEOUT}s", set_as_default=False), owned=True)
+        except OSError:  # refused, or no answer in time (TimeoutError)
+            raise ConfigError(f"no Dask scheduler answered at {address!r} within {CONNECT_TIMEOUT} s: check the "
+                              "address (tcp://host:8786) and that the scheduler runs") from None
 
     async def send(self, outgoing: Outgoing, once: bool, wait: float) -> Incoming:
         from distributed import Queue

@@ -125,11 +125,16 @@ style = {style}
     return path
 
 
+def sweep_run_env(ik, home: Path) -> dict[str, str]:
+    """The environment of ``imagekit sweep run`` as ``ik``'s user, with ``ik``'s ledger."""
+    return {**os.environ, "IMAGEKIT_BASE_URL": ik.config.base_url, "IMAGEKIT_API_KEY": ik.config.api_key,
+            "IMAGEKIT_LEDGER_URL": str(ik.ledger.path), "IMAGEKIT_HOME": str(home), "PYTHONPATH": str(ROOT)}
+
+
 def sweep_run(path: Path, ik, home: Path, *engine: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "IMAGEKIT_BASE_URL": ik.config.base_url, "IMAGEKIT_API_KEY": ik.config.api_key,
-           "IMAGEKIT_LEDGER_URL": str(ik.ledger.path), "IMAGEKIT_HOME": str(home), "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "imagekit.cli", "sweep", "run", str(path), "--no-progress", *engine],
-                            cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            cwd=ROOT, env=sweep_run_env(ik, home), text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
 
 
 @pytest.mark.slow(30)
@@ -162,3 +167,25 @@ def test_the_calling_process_killed_mid_sweep_on_dask_and_run_again_makes_each_r
     assert Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(box, ik.user_id)) == \
         Counter({key: 1 for key in LocalJournal(journal).load()}), "a row was made twice"
     assert before - balance(ik) == 40 * 3 == pytest.approx(ik.ledger.total())
+
+
+@pytest.mark.slow(12)
+def test_a_wrong_address_or_a_missing_extra_is_one_line_and_nothing_is_made(connect, box, tmp_path):
+    ik = connect()
+    before = balance(ik)
+    path = sweep_file(tmp_path, public_style(box), 2)
+    refused = sweep_run(path, ik, tmp_path / "home", "--engine", "dask", "--address", "tcp://127.0.0.1:1")
+    out, err = refused.communicate(timeout=120)
+    assert (refused.returncode, out) == (1, "")
+    assert err == "error: no Dask scheduler answered at 'tcp://127.0.0.1:1' within 10 s: check the address " \
+                  "(tcp://host:8786) and that the scheduler runs\n"
+    unknown = sweep_run(path, ik, tmp_path / "home", "--engine", "dask", "--address", "nonsense://host")
+    assert unknown.communicate(timeout=120)[1] == "error: address='nonsense://host': a Dask scheduler's address " \
+                                                  "looks like tcp://host:8786 (schemes: inproc, tcp, tls, ucx, ws, wss)\n"
+    without = subprocess.run([sys.executable, "-c", "import sys; sys.modules['distributed'] = None\n"
+                              "from imagekit.cli import main; sys.exit(main())", "sweep", "run", str(path),
+                              "--engine", "dask", "--address", "tcp://127.0.0.1:1"],
+                             cwd=ROOT, env=sweep_run_env(ik, tmp_path / "home"), text=True, capture_output=True)
+    assert (without.returncode, without.stderr) == (1, "error: this needs distributed, which is not installed: "
+                                                       "pip install 'imagekit[dask]'\n")
+    assert not (tmp_path / "out").exists() and balance(ik) == before
