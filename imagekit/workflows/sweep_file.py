@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
 from ..storage import Store, is_url
-from .rows import CREATE_OPTIONS, check_grid, check_grid_size, grid, make_rows, named_styles
+from .batches.rows import CREATE_OPTIONS, check_grid, check_grid_size, grid, make_rows, named_styles
 
 if TYPE_CHECKING:
     from ..client import Client
     from ..ledger.prices import Estimate
-    from .batch import Batch
-    from .export import Export
+    from .batches.batch import Batch
+    from .batches.export import Export
 
 __all__ = ["SweepFile", "SweepOutcome", "load_sweep", "EXPORT_FORMATS"]
 
@@ -302,7 +302,7 @@ def _kept(path: Path, settings: Mapping[str, Any]) -> dict[str, str]:
     (a store under IMAGEKIT_HOME would be one machine's, and two files of one name would share it).
     ``out_dir`` defaults to ``<stem>-out`` (its ``journal.sqlite`` inside); a remote ``out_dir``'s
     journal is ``<stem>-journal.sqlite``. IMAGEKIT_JOURNAL_URL, when set, is the journal instead."""
-    from .batch import ENV_JOURNAL_URL
+    from .batches.batch import ENV_JOURNAL_URL
 
     if "journal" in settings:
         return {}

@@ -10,8 +10,8 @@ import pytest
 import imagekit
 from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
-from imagekit.workflows.local_journal import LocalJournal
-from imagekit.workflows.outputs import file_name
+from imagekit.workflows.batches.journals.local import LocalJournal
+from imagekit.workflows.batches.outputs import file_name
 from tests.helpers import control
 
 from .conftest import balance, public_style, server_images

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from imagekit.workflows.local_journal import LocalJournal
+from imagekit.workflows.batches.journals.local import LocalJournal
 from tests.helpers import wait_quiet
 
 from .conftest import balance, public_style, server_images

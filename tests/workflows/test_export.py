@@ -17,7 +17,7 @@ from PIL import Image
 import imagekit
 from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
-from imagekit.workflows.export import BATCH_COLUMNS, CHAIN_COLUMNS
+from imagekit.workflows.batches.export import BATCH_COLUMNS, CHAIN_COLUMNS
 from tests.helpers import control
 
 COLUMNS = list(BATCH_COLUMNS)

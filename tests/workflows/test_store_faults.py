@@ -12,7 +12,7 @@ import s3fs
 
 import imagekit
 from imagekit.ownership import MANIFEST
-from imagekit.workflows.local_journal import LocalJournal
+from imagekit.workflows.batches.journals.local import LocalJournal
 from tests.disk import fill, mount_tmpfs, unmount
 from tests.helpers import balance
 from tests.workflows.conftest import server_images

@@ -448,7 +448,7 @@ def test_a_grid_past_its_limit_is_refused_before_it_is_built(tmp_path, monkeypat
     [sweep] max_rows, or IMAGEKIT_MAX_ROWS."""
     import imagekit
     from imagekit.errors import ValidationError
-    from imagekit.workflows.rows import check_grid, make_rows
+    from imagekit.workflows.batches.rows import check_grid, make_rows
 
     with pytest.raises(ValidationError, match=r"a grid of 10,000,000,000 rows \(prompt 100,000 x seed 100,000\) is past "
                                               r"the limit of 100,000 rows: check its axes \(a typo'd range\?\), or raise"):

@@ -29,7 +29,7 @@ from imagekit.errors import ConfigError, JournalMismatchError, JournalUnavailabl
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.tables import Image
-from imagekit.workflows.shared_journal import _CREATE_LOCK, SharedJournal
+from imagekit.workflows.batches.journals.shared import _CREATE_LOCK, SharedJournal
 from tests.conftest import make_user
 from tests.helpers import TLS, balance, wait_until
 from tests.postgres import PostgresServer
