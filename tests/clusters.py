@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -16,6 +17,15 @@ from typing import Any
 WORKER_TTL = "4s"
 """The scheduler gives up a worker that has not been heard from this long (Dask's default is five
 minutes): a paused worker's tasks go to the others within the tests' patience."""
+
+
+def _ends_with_parent() -> None:
+    """In the child, before it runs: SIGTERM when the process that started it ends, however it
+    ends (a test run killed leaves no cluster behind)."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class DaskCluster:
@@ -49,7 +59,8 @@ class DaskCluster:
 
     def _spawn(self, command: list[str], name: str, env: dict[str, str]) -> None:
         with open(self.folder / f"{name}.log", "wb") as log:
-            self._processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env))
+            self._processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                                    preexec_fn=_ends_with_parent))
 
     def _check(self, deadline: float) -> None:
         for process in self._processes:

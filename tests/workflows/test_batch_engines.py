@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
+import imagekit
 from imagekit.workflows.batches.journals.local import LocalJournal
+from tests.conftest import make_user
 from tests.helpers import wait_quiet
 
 from .conftest import balance, public_style, server_images
@@ -169,9 +171,11 @@ def test_the_calling_process_killed_mid_sweep_on_dask_and_run_again_makes_each_r
     assert before - balance(ik) == 40 * 3 == pytest.approx(ik.ledger.total())
 
 
-@pytest.mark.slow(12)
-def test_a_wrong_address_or_a_missing_extra_is_one_line_and_nothing_is_made(connect, box, tmp_path):
-    ik = connect()
+@pytest.mark.slow(20)
+def test_a_wrong_address_or_a_missing_extra_is_one_line_and_nothing_is_made(_boxes, tmp_path):
+    # Refused before anything is sent: one face of the sandbox is enough.
+    box = _boxes("extended")
+    ik = imagekit.Client(box.url, make_user(box, "pro")[1], ledger=str(tmp_path / "ledger.sqlite"))
     before = balance(ik)
     path = sweep_file(tmp_path, public_style(box), 2)
     refused = sweep_run(path, ik, tmp_path / "home", "--engine", "dask", "--address", "tcp://127.0.0.1:1")
@@ -189,3 +193,29 @@ def test_a_wrong_address_or_a_missing_extra_is_one_line_and_nothing_is_made(conn
     assert (without.returncode, without.stderr) == (1, "error: this needs distributed, which is not installed: "
                                                        "pip install 'imagekit[dask]'\n")
     assert not (tmp_path / "out").exists() and balance(ik) == before
+    ik.close()
+
+
+@pytest.mark.slow(10)
+def test_a_dask_dataframe_of_prompts_comes_back_a_dask_dataframe_of_images_made_within_the_limit(
+        connect, box, tmp_path, dask_cluster):
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from imagekit.dask import generate
+
+    ik = connect()
+    before = balance(ik)
+    prompts = dd.from_pandas(pd.DataFrame({"prompt": [f"a lighthouse, take {n}" for n in range(8)],
+                                           "ratio": ["1:1", "16:9"] * 4}), npartitions=2)
+    made = generate(prompts, ik, client=dask_cluster.client(), style=public_style(box),
+                                  out_dir=str(tmp_path / "out"))
+    assert isinstance(made, dd.DataFrame) and made.npartitions == 2
+    table = made.compute()
+    assert list(table["prompt"]) == list(prompts["prompt"].compute()) and list(table["ratio"]) == ["1:1", "16:9"] * 4
+    assert set(table["row_status"]) == {"done"} and table["image_id"].is_unique
+    assert sorted(Path(file).name for file in table["file"]) == sorted(p.name for p in (tmp_path / "out").glob("*.png"))
+    assert before - balance(ik) == table["credits"].sum() == pytest.approx(ik.ledger.total()) == 8 * 3
+    assert 1 <= box.sandbox.gate.peak[ik.user_id] <= LIMIT
+    with pytest.raises(imagekit.ConfigError, match=r"takes a Dask DataFrame, not DataFrame: dask.dataframe.from_pandas"):
+        generate(prompts.compute(), ik, client=dask_cluster.client())
