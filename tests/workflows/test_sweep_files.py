@@ -49,6 +49,10 @@ def write(folder: Path, text: str) -> Path:
     ("[sweep]\nexport = 'parquet'\njournal = 'j.sqlite'\n[axes]\nprompt = ['a']", r"export needs out_dir"),
     ("[grid]\nprompt = ['a']", r"unknown table \[grid\]; a sweep file has \[sweep\], \[axes\], \[defaults\]"),
     ("[axes]\nstyle = [1, 2]", r"no prompt"),
+    ("name = 'foxes'\nprompt = ['a fox']\nstyle = ['My Photo']",  # a first sweep file, written without tables
+     r"^\S+sweep.toml: name, prompt, style are outside any table: a sweep file gives its settings under \[sweep\] "
+     r"\(name, budget, out_dir...\) and the rows' fields under \[axes\] \(lists to combine, e.g. prompt = \[...\]\) "
+     r"or \[defaults\] \(one value each\)$"),
     ("[axes]\nprompt = []", r"\[axes\] prompt is empty"),
     ("[axes]\nprompt = ['a']\n[defaults]\nbudget = 3", r"budget belongs in \[sweep\]"),
     ("[axes]\nprompt = ['a']\n[defaults]\nratio = ['1:1']", r"\[defaults\] ratio = \['1:1'\]: a default is one value"),

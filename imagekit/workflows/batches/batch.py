@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ...client import AsyncClient, Client
+    from ...images import AsyncImage, Image
     from ...models import Style, User
     from ...signals import HashStore, Item
     from .export import Export
@@ -465,6 +466,19 @@ class Batch:
                          [style_label(value, names) for value in frame["style"]])
         return frame.astype({"image_id": "Int64"})
 
+    @property
+    def images(self) -> list[Image | AsyncImage]:
+        """The completed images, as handles (no request is made), in ``to_pandas()``'s order: what
+        a review desk, a chain or ``imagekit.quality`` takes."""
+        return [self.client.image(int(image["id"])) for image in self._completed()]
+
+    def _completed(self) -> Iterator[ImageRecord]:
+        """The journal's records of the completed images, in ``to_pandas()``'s order."""
+        from ...models.status import COMPLETED
+
+        return (image for _, _, image in self._images() if image.get("id") is not None
+                and image.get("status") == COMPLETED)
+
     def _images(self) -> Iterator[tuple[Row, RowRecord, ImageRecord]]:
         """Each image of each row as the journal knows it (a row without images: one empty record)."""
         for row in self.rows:
@@ -483,13 +497,10 @@ class Batch:
 
     def quality_items(self) -> list[Item]:
         """The batch's completed images, as ``imagekit.quality`` measures them."""
-        from ...models.status import COMPLETED
         from ...signals.frame import Item, handle_item
 
         items = []
-        for _, _, image in self._images():
-            if image.get("id") is None or image.get("status") != COMPLETED:
-                continue
+        for image in self._completed():
             fallback = handle_item(self.client.image(int(image["id"])))
             items.append(Item(fallback.image_id, image.get("file"), _saved_or(image.get("file"), fallback.read),
                               fallback.service))
