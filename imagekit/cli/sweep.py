@@ -37,6 +37,10 @@ def add_sweep_commands(commands: Any) -> None:
     run = verbs.add_parser("run", help=text, description=text)
     run.add_argument("file", type=sweep_file_option, help="the sweep file (see 'Sweep files' in docs/guides/batches.md)")
     run.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    run.add_argument("--engine", choices=("local", "dask"), default="local",
+                     help="where the requests are made: here (default), or by a Dask cluster's tasks; "
+                          "the journal, the ledger and the account's limit stay here")
+    run.add_argument("--address", help="the engine's address: a Dask scheduler's (tcp://host:8786)")
     run.set_defaults(run=cmd_run)
     text = "print the credits a sweep file's rows would cost and how many requests they are"
     estimate = verbs.add_parser("estimate", help=text, description=text)
@@ -117,10 +121,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from ..workflows.sweep_file import load_sweep
 
+    if args.address is not None and args.engine == "local":
+        mistake(args, "--address is an engine's: give --engine dask too")
+    if args.engine == "dask" and args.address is None:
+        mistake(args, "--engine dask needs the scheduler's --address (tcp://host:8786)")
     sweep = load_sweep(args.file, styles=_account_styles)
     try:
         with imagekit.connect() as client:
-            outcome = sweep.run(client, progress=args.progress)
+            outcome = sweep.run(client, progress=args.progress, engine=args.engine, address=args.address)
     except KeyboardInterrupt:  # how far it got, from its journal, before the one line that says why it ended
         _tell_progress(args.file)
         raise

@@ -144,15 +144,16 @@ class SweepFile:
         batch.source = str(self.path)
         return batch
 
-    def run(self, client: Client, progress: bool = True) -> SweepOutcome:
-        """Run what is not done yet (running it again finishes the rest); then export the dataset and
-        log the run to MLflow, where the file asks for them."""
+    def run(self, client: Client, progress: bool = True, engine: Any = None, address: str | None = None) -> SweepOutcome:
+        """Run what is not done yet (running it again finishes the rest), its requests made by an
+        ``engine``'s tasks when given (``Batch.run``); then export the dataset and log the run to
+        MLflow, where the file asks for them."""
         options: dict[str, Any] = {key: self.settings[key] for key in ("budget", "out_dir", "journal", "concurrency", "lease", "dedupe")
                    if key in self.settings}
         batch = self.batch(client)
         if "budget" in options:  # the file's budget is the sweep's: what earlier runs spent counts against it
             options["spent_before"] = batch.recorded_credits(options.get("journal"), options.get("out_dir"))
-        batch = batch.run(progress=progress, **options)
+        batch = batch.run(progress=progress, engine=engine, address=address, **options)
         outcome = SweepOutcome(batch, idle=not batch.changed)
         if "export" in self.settings:
             format = self.settings["export"]

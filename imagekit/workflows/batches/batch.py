@@ -24,6 +24,7 @@ import anyio
 from anyio.from_thread import start_blocking_portal
 
 from ..._error_base import warn_caller
+from ...engines import EngineTransport, engine_for
 from ...errors import BudgetWarning, JournalUnavailableError
 from ...extras import needs_extra
 from ...ledger import Prices
@@ -219,7 +220,7 @@ class Batch:
 
     def run(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
             out_dir: PathLike | None = None, journal: PathLike | None = None, dedupe: bool = False,
-            **tuning: Any) -> Batch:
+            engine: Any = None, address: str | None = None, **tuning: Any) -> Batch:
         """Run every row not finished yet; failures are recorded, not raised. Returns the batch.
 
         ``budget``: credits this run may spend (new work stops before passing it); budgets of its
@@ -230,23 +231,26 @@ class Batch:
         same batch with it again finishes the rest, uploading nothing twice (default:
         ``out_dir/journal.sqlite`` for a local folder, else in memory). ``dedupe``: afterwards, count
         the images that nearly repeat one the account made earlier (``duplicates``, and ``quality()``'s
-        ``dup_of``); nothing is deleted or skipped. ``tuning``: RunOptions.
+        ``dup_of``); nothing is deleted or skipped. ``engine``: ``"dask"`` (a ``distributed.Client``,
+        or the scheduler's ``address``): the requests are made by the cluster's tasks, everything
+        else stays here, the account's limit included (see ``imagekit.engines``). ``tuning``: RunOptions.
         """
         _can_dedupe(dedupe)
-        self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning, gently=True)
+        self._portal_call(self._run, budget, concurrency, progress, out_dir, journal, tuning, engine, address,
+                          gently=True)
         if dedupe:
             self._count_duplicates()
         return self
 
     async def arun(self, budget: float | None = None, concurrency: int | None = None, progress: bool = True,
                    out_dir: PathLike | None = None, journal: PathLike | None = None, dedupe: bool = False,
-                   **tuning: Any) -> Batch:
+                   engine: Any = None, address: str | None = None, **tuning: Any) -> Batch:
         """``run`` for async code."""
         _can_dedupe(dedupe)
         client = async_twin(self.client)
         try:
             with tagged(self.tags):
-                await self._run(client, budget, concurrency, progress, out_dir, journal, tuning)
+                await self._run(client, budget, concurrency, progress, out_dir, journal, tuning, engine, address)
         finally:
             await client.aclose()
         if dedupe:
@@ -287,9 +291,23 @@ class Batch:
             raise KeyboardInterrupt
 
     async def _run(self, client: AsyncClient, budget: float | None, concurrency: int | None, progress: bool,
-                   out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any]) -> Batch:
+                   out_dir: PathLike | None, journal: PathLike | None, tuning: dict[str, Any],
+                   engine: Any = None, address: str | None = None) -> Batch:
         out = Store(out_dir) if out_dir is not None else None
         options = RunOptions(budget=budget, concurrency=concurrency, progress=progress, out_dir=out, **tuning)
+        working = await anyio.to_thread.run_sync(engine_for, engine, address)  # refused before anything is made
+        if working is None:
+            return await self._run_here(client, options, out, journal)
+        remote = client.with_options(transport=EngineTransport(working))
+        try:
+            return await self._run_here(remote, options, out, journal)
+        finally:
+            await remote.aclose()
+            await anyio.to_thread.run_sync(working.close)
+
+    async def _run_here(self, client: AsyncClient, options: RunOptions, out: Store | None,
+                        journal: PathLike | None) -> Batch:
+        """The run, its requests sent through ``client`` (the caller's, or one whose transport is an engine)."""
         where = journal_location(journal, out)  # refused before out_dir is made
         folder = None
         if self._names_styles():  # resolved first: the rows' keys name the files out_dir holds and the journal's rows
@@ -313,7 +331,7 @@ class Batch:
                 restored = await store_missing(self._journal, self.rows, out,
                                                lambda account: by_account.get(account or "", client))
             before = {key: _progress(entry) for key, entry in self._journal.load().items()}
-            with progress_bar(progress, total=len(self.rows), unit="row", desc=self.name or "batch") as bar:
+            with progress_bar(options.progress, total=len(self.rows), unit="row", desc=self.name or "batch") as bar:
                 feed = self._journal.feed(self.rows, options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
                            for each, (identity, _, prices, frontier) in zip(clients, accounts)]

@@ -48,10 +48,11 @@ from ...errors import (
     StorageUnavailableError,
     TooManyRequestsError,
 )
-from ...ledger import Entry, Prices, Source, Status
+from ...ledger import Prices
 from ...models import FAILED, PENDING
 from ...ownership import NotOursError
 from ...provenance.record import file_service
+from .book import RowBook
 from .journals.feed import Feed
 from .journals.journal import ImageRecord, Journal, RowLost, RowRecord
 from .options import RunOptions
@@ -89,16 +90,14 @@ class Runner:
         self.client, self.account, self.feed, self.journal = client, account, feed, journal
         self.prices, self.options, self.state, self.frontier = prices, options, state, frontier
         self.ledger = client.ledger
+        self.book = RowBook(journal, client.ledger, state, prices)
+        """The rows' money: the journal, the ledger and the run's state written together."""
         # The caller's concurrency is a ceiling too: the window never grows past it.
         self.window = Window(min(prices.simultaneous_limit, options.concurrency or prices.simultaneous_limit))
         self.create_lock = anyio.Lock()
         self._slot_poller = anyio.Lock()
         self.tagged = False
         """Image metadata shows group ids: creates go side by side, synchronously (see the module)."""
-        self._charged_here: set[str] = set()
-        """Rows whose create this run charged (not an earlier, interrupted one)."""
-        self._reported: set[str] = set()
-        """Rows whose create's answer said what it cost (its ledger entry has it: ``_priced`` skips them)."""
         self.pace = Pace(options.poll_interval)
         """When to poll a generation (learned from those settled)."""
         self._poll_policy = replace(client.config.retry, max_retries=0)
@@ -201,7 +200,7 @@ class Runner:
                 else:  # credits held by rows in flight may come back (a refusal, a failure): wait for them
                     await anyio.sleep(0.05)
                 continue
-            hold = Hold(self.state, cost)  # checked and taken with no await between: no other row can slip in
+            hold = self.book.reserve(cost)  # checked and taken with no await between: no other row can slip in
             try:
                 async with self._slot():
                     await self._create(row, entry, hold)
@@ -282,9 +281,7 @@ class Runner:
                    "file": None} for image in result.images]
         charged = result.credits_charged
         if charged is not None:
-            self._reported.add(row.key)
-            if images and all(image["status"] != FAILED for image in images):
-                self.prices.learn(row.price_key, charged / len(images))
+            self.book.reported(row, images, charged)
         self._created(row, entry, images, charged)
 
     def _failed(self, entry: RowRecord, exc: APIError) -> None:
@@ -314,26 +311,9 @@ class Runner:
 
     def _created(self, row: Row, entry: RowRecord, images: list[ImageRecord], charged: float | None,
                  earlier: bool = False) -> None:
-        """The row's create ran (in an ``earlier``, interrupted run, or this one); ``charged`` is what
-        it cost, when the service said so. Otherwise its price is known (then exact) or guessed high,
-        and the guess is corrected once the images' metadata shows their creditCost (``_settle``).
-        After an attempt whose images partly failed, its images take the failed ones' places."""
-        asked = row.remaking(entry.to_remake).count
-        if charged is None:
-            unit = self.prices.exact(row.price_key)
-            billed = [image for image in images if image["status"] != FAILED]  # failed at once: refunded
-            if unit is None:
-                unit = self.prices.per_image(row.style, row.collection)
-                for image in billed:
-                    image["guess"] = unit
-            charged = unit * len(billed)
-        entry.made(images, charged, asked)
-        entry.status = "created"
-        if not earlier:
-            self.state.spent += charged
-            self._charged_here.add(row.key)
+        """The row's create ran (in an ``earlier``, interrupted run, or this one): booked (``RowBook.charged``)."""
         self.frontier = max([self.frontier or 0, *(image["id"] for image in images)])
-        self.journal.save(entry)
+        self.book.charged(row, entry, images, charged, earlier)
 
     def _back_to_pending(self, entry: RowRecord) -> None:
         entry.status = "pending"
@@ -367,10 +347,7 @@ class Runner:
             return
         charged = sum(float(meta.credit_cost or 0) for meta in found.values())
         self._created(row, entry, [_image(image_id) for image_id in found], charged, earlier)
-        if self.ledger is not None:
-            self._book(Entry(operation="create", status=Status.RECOVERED, image_ids=entry.image_ids,
-                             group_id=entry.group_id, credits=charged, source=Source.PRICED, style_id=row.style,
-                             error="answer lost; images found by probing"))
+        self.book.recovered(row, entry, charged)
 
     async def _settle(self, row: Row, entry: RowRecord) -> None:
         """Wait until no image of the row is PENDING (holding the row's place in the window)."""
@@ -395,7 +372,7 @@ class Runner:
                     self.tagged = True
                     log.debug("image metadata shows group ids: creates now go side by side")
                 if "guess" in image:  # the price the create was guessed at, corrected
-                    self._price_seen(row, entry, image, float(meta.credit_cost or 0))
+                    self.book.price_seen(row, entry, image, float(meta.credit_cost or 0))
                 if meta.generation_status == PENDING:
                     seen_pending = asked - started
                     continue
@@ -403,7 +380,7 @@ class Runner:
                 image["credits"] = float(meta.credit_cost or 0)
                 pending.remove(image)
                 if image["status"] == FAILED:
-                    self._refund(entry, image)
+                    self.book.refund(entry, image)
             if pending:
                 await anyio.sleep(self.pace.interval())
             elif polled:
@@ -413,44 +390,8 @@ class Runner:
             entry.error = f"still generating after {self.options.timeout:g}s"
         else:
             await self.window.succeeded()
-            self._priced(row, entry)
+            self.book.priced(row, entry)
         self.journal.save(entry)
-
-    def _priced(self, row: Row, entry: RowRecord) -> None:
-        """Tell the ledger what the row's create cost, as its images' metadata showed (before the
-        refunds, which are entries of their own), where its answer did not say: a share of a
-        balance the reconciliation gave it earlier is corrected, so its entry is the row's."""
-        made = entry.attempt_images()
-        shown = [image["credits"] for image in made if image.get("credits") is not None]
-        if self.ledger is None or row.key in self._reported or not entry.group_id or not shown or entry.credits is None:
-            return
-        refunded = sum(image["credits"] for image in made if image["status"] == FAILED and image.get("credits") is not None)
-        earlier = sum(entry.image_credits(image) or 0.0 for image in entry.images if image not in made)
-        ledger, group_id, credits = self.ledger, entry.group_id, entry.credits - earlier + refunded
-        ledger.later(lambda: ledger.price_create(group_id, credits))  # off the loop: the database may not answer
-
-    def _price_seen(self, row: Row, entry: RowRecord, image: ImageRecord, unit: float) -> None:
-        correction = unit - image.pop("guess")
-        if row.key in self._charged_here:
-            self.state.spent += correction
-        entry.credits = (entry.credits or 0) + correction
-        self.prices.learn(row.price_key, unit)
-
-    def _refund(self, entry: RowRecord, image: ImageRecord) -> None:
-        # The service refunds a failed image's share; the answer that charged it came long before.
-        self.state.spent -= image["credits"]
-        entry.credits = (entry.credits or 0) - image["credits"]
-        if self.ledger is not None:
-            self._book(Entry(operation="refund", status=Status.REFUNDED, image_ids=[image["id"]],
-                             group_id=entry.group_id, credits=-image["credits"], source=Source.PRICED,
-                             error=image["error"]))
-
-    def _book(self, entry: Entry) -> None:
-        """Record ``entry`` in the ledger on its writer's thread: a shared ledger's database that stops
-        answering never holds up the loop that sends the requests."""
-        ledger = self.ledger
-        assert ledger is not None
-        ledger.later(lambda: ledger.record(entry))
 
     async def _download(self, row: Row, entry: RowRecord) -> None:
         """Save finished images into the output store with their provenance, then close the row."""

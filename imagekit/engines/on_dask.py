@@ -1,0 +1,116 @@
+"""Requests made by the tasks of a Dask cluster (``distributed``, the ``dask`` extra).
+
+A create's ticket is an item of a Dask ``Queue`` named after it, kept by the scheduler: the task
+takes it before sending, and a run of the task again (the scheduler reschedules the tasks of a
+worker that died) finds the queue empty and sends nothing. The caller, giving a task up, takes the
+ticket back if it is still there.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from typing import Any
+
+import anyio
+
+from ..errors import ConfigError
+from ..extras import require
+from . import EngineLost, new_ticket
+from .task import Incoming, Outgoing, send
+
+__all__ = ["DaskEngine"]
+
+CONNECT_TIMEOUT = 10
+"""Seconds a scheduler is given to answer before its address is refused."""
+
+
+class DaskClaim:
+    """A task's take of its ticket (picklable: it goes with the task)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self) -> bool:
+        from distributed import Queue
+
+        queue = Queue(self.name)
+        try:
+            return bool(queue.get(batch=True))
+        finally:
+            queue.close()
+
+
+class DaskEngine:
+    """Requests sent as tasks of a ``distributed.Client``'s cluster."""
+
+    name = "dask"
+
+    def __init__(self, client: Any, owned: bool) -> None:
+        self.client, self.owned = client, owned
+
+    @classmethod
+    def connect(cls, client: Any, address: str | None) -> DaskEngine:
+        """The given client; else one of ``address``; else the client this process already made."""
+        distributed = require("distributed", "dask")
+        if client is not None:
+            if address is not None:
+                raise ConfigError("give a distributed.Client or an address, not both")
+            return cls(client, owned=False)
+        if address is None:
+            try:
+                return cls(distributed.get_client(), owned=False)
+            except ValueError:
+                raise ConfigError("engine='dask' needs a cluster: give address='tcp://host:8786' (the "
+                                  "scheduler's), or make a distributed.Client first") from None
+        from distributed.comm.registry import backends
+
+        scheme = address.split("://", 1)[0] if "://" in address else "tcp"
+        if scheme not in backends:  # refused before a Client is made: a half-made one complains as it goes
+            raise ConfigError(f"address={address!r}: a Dask scheduler's address looks like tcp://host:8786 "
+                              f"(schemes: {', '.join(sorted(backends))})")
+        try:
+            return cls(distributed.Client(address, timeout=f"{CONNECT_TIMEOUT}s", set_as_default=False), owned=True)
+        except OSError:  # refused, or no answer in time (TimeoutError)
+            raise ConfigError(f"no Dask scheduler answered at {address!r} within {CONNECT_TIMEOUT} s: check the "
+                              "address (tcp://host:8786) and that the scheduler runs") from None
+
+    async def send(self, outgoing: Outgoing, once: bool, wait: float) -> Incoming:
+        from distributed import Queue
+
+        queue = None
+        try:
+            if once:
+                try:
+                    queue = await anyio.to_thread.run_sync(lambda: Queue(new_ticket(), client=self.client))
+                    await anyio.to_thread.run_sync(queue.put, 1)
+                except Exception as exc:  # the scheduler out of reach: no task was given the request
+                    raise EngineLost(f"the scheduler did not take the task ({type(exc).__name__}: {exc})",
+                                     sent=False) from None
+            future = self.client.submit(send, outgoing, DaskClaim(queue.name) if queue is not None else None,
+                                        pure=False, retries=0)
+            try:
+                result: Incoming = await anyio.to_thread.run_sync(future.result, wait, abandon_on_cancel=True)
+                return result
+            except Exception as exc:
+                with suppress(Exception):
+                    future.cancel()
+                raise EngineLost(f"task lost ({type(exc).__name__}: {exc})".replace("()", ""),
+                                 sent=not await self._took_back(queue)) from None
+        finally:
+            if queue is not None:
+                with suppress(Exception):
+                    queue.close()
+
+    @staticmethod
+    async def _took_back(queue: Any) -> bool:
+        """Whether the caller took the ticket back (no task had it: the request never left)."""
+        if queue is None:
+            return False
+        try:
+            return bool(await anyio.to_thread.run_sync(lambda: queue.get(batch=True)))
+        except Exception:  # the scheduler out of reach: whether a task had it cannot be known
+            return False
+
+    def close(self) -> None:
+        if self.owned:
+            self.client.close()

@@ -1,0 +1,111 @@
+"""Real engines for tests: a Dask cluster of separate processes (a ``dask scheduler`` and two
+``dask worker``s, as a team runs one), started once per test session by the tests that need it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+WORKER_TTL = "4s"
+"""The scheduler gives up a worker that has not been heard from this long (Dask's default is five
+minutes): a paused worker's tasks go to the others within the tests' patience."""
+
+
+def _ends_with_parent() -> None:
+    """In the child, before it runs: SIGTERM when the process that started it ends, however it
+    ends (a test run killed leaves no cluster behind)."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class DaskCluster:
+    """A scheduler and ``workers`` worker processes (each under a nanny, which starts it again when
+    killed) on loopback; ``address`` once started, ``client()`` a ``distributed.Client`` to it."""
+
+    def __init__(self, workers: int = 2, threads: int = 4) -> None:
+        self.workers, self.threads = workers, threads
+        self.folder = Path(tempfile.mkdtemp(prefix="dask-"))
+        self.address = ""
+        self._processes: list[subprocess.Popen[bytes]] = []
+        self._client: Any = None
+
+    def start(self) -> DaskCluster:
+        scheduler_file = self.folder / "scheduler.json"
+        env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": WORKER_TTL,
+               "DASK_DISTRIBUTED__WORKER__DAEMON": "False", "OPENBLAS_NUM_THREADS": "1"}
+        self._spawn([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                     "--no-dashboard", "--scheduler-file", str(scheduler_file)], "scheduler", env)
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() or not scheduler_file.read_text().strip():
+            self._check(deadline)
+        self.address = json.loads(scheduler_file.read_text())["address"]
+        for n in range(self.workers):
+            self._spawn([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nthreads",
+                         str(self.threads), "--no-dashboard", "--memory-limit", "0", "--name", f"w{n}",
+                         "--local-directory", str(self.folder / f"w{n}")], f"worker{n}", env)
+        client = self.client()
+        client.wait_for_workers(self.workers, timeout=60)
+        return self
+
+    def _spawn(self, command: list[str], name: str, env: dict[str, str]) -> None:
+        with open(self.folder / f"{name}.log", "wb") as log:
+            self._processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                                    preexec_fn=_ends_with_parent))
+
+    def _check(self, deadline: float) -> None:
+        for process in self._processes:
+            assert process.poll() is None, self.logs()
+        assert time.monotonic() < deadline, "the Dask cluster did not start within 60 s\n" + self.logs()
+        time.sleep(0.05)
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}"
+                         for log in sorted(self.folder.glob("*.log")))
+
+    def client(self) -> Any:
+        """The test session's ``distributed.Client`` of this cluster (made once)."""
+        if self._client is None:
+            from distributed import Client
+
+            self._client = Client(self.address, timeout="30s", set_as_default=False)
+        return self._client
+
+    def worker_pids(self) -> dict[str, int]:
+        """Worker address -> the pid of the worker process (the nanny's child)."""
+        return dict(self.client().run(os.getpid))
+
+    def wait_for_workers(self) -> None:
+        """Until every worker is back (a nanny restarts a killed one)."""
+        self.client().wait_for_workers(self.workers, timeout=120)
+
+    def stop(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        for process in reversed(self._processes):
+            process.terminate()
+        for process in reversed(self._processes):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=20)
+        self._processes.clear()
+
+    def __enter__(self) -> DaskCluster:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
+
