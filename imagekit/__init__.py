@@ -78,9 +78,9 @@ if TYPE_CHECKING:
     )
     from .provenance import Provenance, read_provenance
     from .signals import edit_leak, quality
-    from .workflows.batch import Batch
+    from .workflows.batches.batch import Batch
+    from .workflows.batches.rows import grid
     from .workflows.chain import Chain, chain
-    from .workflows.rows import grid
 
 __all__ = [
     # clients

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from .ledger import Alert, Budget, Ledger
     from .media import ImageSource
     from .models import ImageCaption, Style, TextPrompt, Usage, User
-    from .workflows.batch import Batch
-    from .workflows.rows import RowSource
+    from .workflows.batches.batch import Batch
+    from .workflows.batches.rows import RowSource
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -216,7 +216,7 @@ class Client(_ClientBase):
         ``tags`` label its ledger entries (over the tags in effect where it runs). ``name`` makes it
         a sweep several processes can drain through one PostgreSQL journal; ``keys`` spreads its
         rows over several accounts (default: this client's key)."""
-        from .workflows.batch import Batch
+        from .workflows.batches.batch import Batch
 
         return Batch(self, rows, tags=tags, name=name, keys=keys, **defaults)
 
@@ -307,7 +307,7 @@ class AsyncClient(_ClientBase):
     def batch(self, rows: RowSource, *, tags: Mapping[str, object] | None = None, name: str | None = None,
               keys: Sequence[str] | None = None, **defaults: Any) -> Batch:
         """A batch of create requests, as ``Client.batch``; run it with ``await batch.arun()``."""
-        from .workflows.batch import Batch
+        from .workflows.batches.batch import Batch
 
         return Batch(self, rows, tags=tags, name=name, keys=keys, **defaults)
 

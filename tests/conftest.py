@@ -8,7 +8,6 @@ folders and PostgreSQL cluster. A test that needs something outside Python carri
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -23,11 +22,11 @@ from tests.disk import mount_tmpfs, unmount
 from tests.helpers import SIZE, TLS
 from tests.objectstore import CREDENTIALS, MotoServer
 from tests.postgres import PostgresServer
+from tests.utils.users import make_user
 
 if TYPE_CHECKING:
-    from tests.sandbox.serving import Served
+    pass
 
-_emails = itertools.count()
 
 NEEDS = {"postgres": "postgres", "lab": "browser", "chromium": "browser"}
 """Fixtures that need more than Python, and the marker of every test that uses one (directly or
@@ -161,14 +160,6 @@ def own_sandbox(tmp_path, sandbox_on) -> Iterator[EmbeddedSandbox]:
     """A sandbox for one test, free to advance the clock or inject faults."""
     with sandbox_on(tmp_path / "sandbox") as running:
         yield running
-
-
-def make_user(box: EmbeddedSandbox | Served, plan: str = "standard") -> tuple[int, str]:
-    """A fresh user on ``plan`` in ``box`` (embedded or served); returns (user id, API key)."""
-    response = httpx.post(f"{box.url}/sandbox/users", json={"email": f"user{next(_emails)}@test.local", "plan": plan},
-                          verify=TLS, timeout=120)  # httpx's 5 s is too short on a loaded machine
-    response.raise_for_status()
-    return response.json()["userId"], response.json()["apiKey"]
 
 
 @pytest.fixture

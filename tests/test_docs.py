@@ -16,8 +16,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from PIL import Image
 
 from tests.docs_pages import CLI_PAGE, ROOT, build_site, cli_page, fences, pages
+from tests.docs_pictures import KEPT_BY, PICTURES
 
 SHELLS = ("sh", "bash", "console")
 VENV = Path(sys.executable).parent.parent
@@ -28,6 +30,26 @@ def test_the_readme_is_short_and_links_into_the_docs():
     assert len(readme.splitlines()) <= 250
     for target in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (ROOT / target).is_file(), target
+
+
+PICTURE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)")
+
+
+def test_every_picture_shown_is_one_a_test_keeps_and_says_what_it_shows():
+    shown: dict[str, list[str]] = {}
+    for page in pages():
+        for alt, target in PICTURE.findall(page.read_text(encoding="utf-8")):
+            path = (page.parent / target).resolve()
+            assert path.parent == PICTURES and path.name in KEPT_BY, f"{page.name} shows {target}, made by no test"
+            assert len(alt.split()) >= 3, f"{page.name}: the picture {target} needs words saying what it shows"
+            shown.setdefault(path.name, []).append(page.name)
+    assert "README.md" in {page for pages_ in shown.values() for page in pages_}  # the README's one picture
+    for name, test in KEPT_BY.items():
+        assert name in shown, f"docs/pictures/{name} is kept by {test} but no page shows it"
+        source = (ROOT / test).read_text(encoding="utf-8")
+        assert "keep_picture(" in source and f'"{name}"' in source, (name, test)
+        with Image.open(PICTURES / name) as picture:
+            assert picture.format == "PNG" and picture.width >= 300, (name, picture.format, picture.size)
 
 
 def shell_blocks() -> list[tuple[Path, int, list[str], str]]:
@@ -174,6 +196,8 @@ class _Links(HTMLParser):
             self.ids.add(found["id"] or "")
         if tag in ("a", "link") and found.get("href"):
             self.links.append(found["href"] or "")
+        if tag == "img" and found.get("src"):  # a picture is a link the page needs found
+            self.links.append(found["src"] or "")
 
 
 @pytest.mark.slow(seconds=25)
@@ -201,6 +225,8 @@ def test_the_site_builds_strictly_and_every_internal_link_and_anchor_is_found(tm
             elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in parsed[target].ids:
                 broken.append((str(page.relative_to(site)), href))
     assert len(parsed) > 20 and not broken, broken
+    ledger_page = parsed[site / "api" / "ledger" / "index.html"].ids  # members drawn, inherited from its parts too
+    assert {f"imagekit.Ledger.{name}" for name in ("to_pandas", "set_budget", "forecast", "export", "close")} <= ledger_page
 
 
 def test_the_api_reference_shows_every_public_name_and_no_internal_of_the_ledger():

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from .parsing import existing_journal, mistake, sweep_file_option
 
 if TYPE_CHECKING:
-    from ..workflows.journal import RowRecord
-    from ..workflows.rows import Row
+    from ..workflows.batches.journals.journal import RowRecord
+    from ..workflows.batches.rows import Row
 
 __all__ = ["add_sweep_commands", "status_lines"]
 
@@ -64,8 +64,8 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
     from pathlib import Path
 
     from ..errors import ConfigError
-    from ..workflows.local_journal import LocalJournal
-    from ..workflows.shared_journal import SharedJournal, is_url
+    from ..workflows.batches.journals.local import LocalJournal
+    from ..workflows.batches.journals.shared import SharedJournal, is_url
 
     name, shown, where, rows = _sweep_and_journal(named, journal_at)
     from_file = rows is not None
@@ -102,8 +102,8 @@ def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str |
     NAME is a sweep file (its name, and the journal its runs keep unless --journal says otherwise) or a sweep's name."""
     if not _is_sweep_file(named):
         return named, named, journal or os.environ.get("IMAGEKIT_JOURNAL_URL"), None
-    from ..workflows.batch import journal_location
-    from ..workflows.rows import make_rows
+    from ..workflows.batches.batch import journal_location
+    from ..workflows.batches.rows import make_rows
     from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(named)
@@ -162,8 +162,8 @@ def _failure(entry: RowRecord) -> str:
 def _kept_line(journal: str | None, out_dir: str | None) -> str:
     """Where a sweep keeps what it made: its images (a local or remote ``out_dir``) and its journal."""
     from ..config import service_of_url
-    from ..workflows.batch import journal_location
-    from ..workflows.shared_journal import is_url
+    from ..workflows.batches.batch import journal_location
+    from ..workflows.batches.journals.shared import is_url
 
     where = journal_location(journal, out_dir)
     shown = service_of_url(where) if isinstance(where, str) and is_url(where) else where  # no password shown
@@ -201,9 +201,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     import imagekit
 
     from ..storage import Store
-    from ..workflows.batch import journal_location
-    from ..workflows.journal import FINISHED
-    from ..workflows.outputs import check_out_dir
+    from ..workflows.batches.batch import journal_location
+    from ..workflows.batches.journals.journal import FINISHED
+    from ..workflows.batches.outputs import check_out_dir
     from ..workflows.sweep_file import load_sweep
 
     sweep = load_sweep(args.file, styles=_account_styles)

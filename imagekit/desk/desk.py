@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from ..client import Client
     from ..widgets.review import ReviewWidget
-    from ..workflows.batch import Batch
+    from ..workflows.batches.batch import Batch
     from ..workflows.chain import Chain, ChainResult
     from .send import Quote
 
@@ -72,7 +72,7 @@ def review(images: Any, client: Client | None = None) -> Desk:
 
 
 def _items_of(images: Any, client: Client | None) -> tuple[list[Item], Client, str | None]:
-    from ..workflows.batch import Batch
+    from ..workflows.batches.batch import Batch
     from ..workflows.chain import ChainResult
 
     if isinstance(images, Batch):

@@ -28,7 +28,7 @@ PREFERENCE_COLUMNS = ("caption", "image_0_uid", "image_1_uid", "label_0", "label
 
 def write_preferences(desk: Desk, dest: Location, *, overwrite: bool = False) -> int:
     """Write ``desk``'s votes at ``dest`` (one Parquet file: a path or an fsspec URL); the number of votes."""
-    from ..workflows.export import source_of
+    from ..workflows.batches.export import source_of
 
     pa = require("pyarrow", "parquet")
     pq = require("pyarrow.parquet", "parquet")

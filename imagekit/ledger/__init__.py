@@ -17,7 +17,8 @@ contract in pyproject.toml), never the workflows, which import the ledger:
 - ``reconcile``: the balances the service reported against the entries;
 - ``forecasts``: when budgets and credits run out at the recent rate, counting each period's reset;
 - ``export``: one row per charge, as CSV, Parquet or a FinOps FOCUS file;
-- ``book``: ``Ledger``, the account's book over a store;
+- ``book``: ``Ledger``, the account's book over a store (a package: its face and the parts its
+  methods group into);
 - ``recorder``: the HTTP hook a client wires in to feed its ledger.
 """
 

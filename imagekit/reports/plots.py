@@ -6,6 +6,7 @@ safe in scripts, servers and notebooks alike.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -20,6 +21,8 @@ __all__ = ["burn_down", "spend_by_operation_plot", "spend_by_style_plot", "linea
 
 FEW = 20
 """Up to this many balances, the burn-down marks each one."""
+SHORTEST_SPAN = timedelta(seconds=10)
+"""The narrowest time axis: whole seconds ticked, and a short run drawn across most of it."""
 
 
 def _figure(width: float = 6.4, height: float = 3.6) -> tuple[Figure, Axes]:
@@ -51,16 +54,18 @@ def burn_down(balance: pd.DataFrame, forecast: Forecast | None = None) -> Figure
 
 
 def _time_axis(ax: Axes) -> None:
-    """Ticks a person reads (``14:03``, ``14:03:20``, ``10 Mar``; the date beside them), over a
-    minute at least: a run of a few seconds would otherwise be ticked in fractions (``42:11.000000``)."""
-    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+    """Ticks a person reads (``14:03``, ``14:03:20``, ``10 Mar``; the date beside them), over
+    ``SHORTEST_SPAN`` at least: a run of a second would otherwise be ticked in fractions
+    (``42:11.000000``), and a few seconds' run still fills most of the width."""
+    from matplotlib.dates import SECONDLY, AutoDateLocator, ConciseDateFormatter
 
     low, high = ax.dataLim.intervalx  # in days, matplotlib's date unit
-    minute = 1 / (24 * 60)
-    if ax.has_data() and high - low < minute:
+    shortest = SHORTEST_SPAN.total_seconds() / 86_400
+    if ax.has_data() and high - low < shortest:
         middle = (low + high) / 2
-        ax.set_xlim(middle - minute / 2, middle + minute / 2)
+        ax.set_xlim(middle - shortest / 2, middle + shortest / 2)
     locator = AutoDateLocator(minticks=3, maxticks=8)  # type: ignore[no-untyped-call]
+    locator.intervald[SECONDLY] = [1, 2, 5, 10, 15, 30]  # ticks every 2 s too: three across the shortest span
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(ConciseDateFormatter(  # type: ignore[no-untyped-call]
         locator, formats=["%Y", "%b", "%d %b", "%H:%M", "%H:%M", "%H:%M:%S"],

@@ -81,6 +81,8 @@ def items_of(images: Any) -> list[Item]:
         return images.quality_items()
     if isinstance(images, HasId):
         return [handle_item(images)]
+    if isinstance(images, (str, os.PathLike)) and Path(images).is_dir():
+        return [item for path in _pictures_in(Path(images)) for item in items_of(path)]
     if isinstance(images, (str, os.PathLike)):
         path = str(images)
         return [Item(None, path, lambda: _file_bytes(path))]
@@ -89,7 +91,20 @@ def items_of(images: Any) -> list[Item]:
     if isinstance(images, Iterable) and not isinstance(images, (bytes, bytearray, dict)):
         return [item for each in images for item in items_of(each)]
     raise ValidationError(f"cannot measure a {type(images).__name__}: give an image handle, a batch, a chain's "
-                          "result, a file path, a PIL image, or a list of them", field="images")
+                          "result, a file path, a folder, a PIL image, or a list of them", field="images")
+
+
+PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+"""The files of a folder that ``quality`` measures (case aside)."""
+
+
+def _pictures_in(folder: Path) -> list[str]:
+    """The picture files directly in ``folder``, by name (hidden ones left out); none is one line."""
+    found = sorted(str(path) for path in folder.iterdir() if path.suffix.lower() in PICTURE_SUFFIXES
+                   and not path.name.startswith(".") and path.is_file())
+    if not found:
+        raise ValidationError(f"{folder} holds no PNG, JPEG or WebP file to measure", field="images", value=str(folder))
+    return found
 
 
 def _file_bytes(path: str) -> bytes:
@@ -97,8 +112,6 @@ def _file_bytes(path: str) -> bytes:
         return Path(path).read_bytes()
     except FileNotFoundError:
         raise ValidationError(f"{path}: no such image file", field="images", value=path) from None
-    except IsADirectoryError:
-        raise ValidationError(f"{path} is a folder: give the image files in it", field="images", value=path) from None
 
 
 def load(value: Any, what: str = "image") -> Any:
@@ -172,8 +185,8 @@ def quality(images: Any, *, store: HashStore | None = None, limit: int = pixels.
     size), ``noise`` (the noise's estimated sigma, in grey levels), ``entropy`` (bits), ``width``
     and ``height``. Signals only: nothing is deleted or skipped.
 
-    ``images``: an image handle, a batch, a chain's result, a file path, a PIL image, or a list of
-    them. Earlier means a smaller image id (ids grow as a service makes images), else earlier in the
+    ``images``: an image handle, a batch, a chain's result, a file path, a folder (its PNG, JPEG
+    and WebP files, by name), a PIL image, or a list of them. Earlier means a smaller image id (ids grow as a service makes images), else earlier in the
     list; ``store`` (a ``HashStore``) adds the account's images measured before, and keeps these.
     ``limit``: the most hash bits (of 64) a near-duplicate differs by."""
     for module in ("numpy", "cv2", "pandas"):
@@ -186,10 +199,10 @@ def quality(images: Any, *, store: HashStore | None = None, limit: int = pixels.
     return _frame(rows)
 
 
-def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[int, tuple[int, bytes]],
+def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[int, tuple[int, bytes, float]],
              limit: int) -> list[dict[str, Any]]:
     """For each item, the first image before it among those within ``limit`` bits of its hash whose
-    colour layout is close too (``dup_of``, ``distance``; None when there is none), so copies of
+    colour layout and shape are close too (``dup_of``, ``distance``; None when there is none), so copies of
     copies name the one they all repeat. Before and first mean a smaller id (``earlier``: the
     store's, by id), else earlier in the list."""
     import numpy as np
@@ -202,6 +215,7 @@ def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[in
     hashes = np.array([earlier[i][0] for i in kept] + [int(m["phash"], 16) for m in measured], np.uint64)
     layouts = np.frombuffer(b"".join([earlier[i][1] for i in kept] + [m["colours"] for m in measured]),
                             np.uint8).reshape(len(ids), -1).astype(np.int16)
+    shapes = np.log([earlier[i][2] for i in kept] + [m["width"] / m["height"] for m in measured])
     keys: list[Any] = [*kept, *(i.image_id if i.image_id is not None else i.path if i.path is not None else n
                                for n, i in enumerate(items))]
     position = np.arange(len(ids)) - len(kept)  # the items' places in the list (the store's come first)
@@ -215,7 +229,7 @@ def _nearest(items: list[Item], measured: list[dict[str, Any]], earlier: dict[in
             before = np.where(ids >= 0, ids < item.image_id, before)
         before[me] = False
         bits = np.unpackbits((hashes ^ hashes[me]).view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
-        near = before & (bits <= limit)
+        near = before & (bits <= limit) & (np.abs(shapes - shapes[me]) <= pixels.DUPLICATE_SHAPE)
         near[near] = np.abs(layouts[near] - layouts[me]).mean(axis=1) <= pixels.DUPLICATE_COLOURS
         if not near.any():
             found.append({"dup_of": None, "distance": None})

@@ -21,11 +21,18 @@ WORKING_SIZE = 512
 """Sharpness is measured with the longer side scaled to this many pixels, so images of any size compare."""
 DUPLICATE_BITS = 10
 """Hashes at most this many bits apart (of 64) may be near-duplicates: a resized and recompressed
-copy stays within 4 bits on the sandbox's pictures, one cropped by 2 % a side within 10; different
-pictures of one style came as close as 8 (which the colour check below then tells apart)."""
+copy stays within 2 bits on the sandbox's 512 px pictures, one cropped by 1 % a side within 8 (by
+2 %: within 10, but see below); different pictures of one style came as close as 8 (which the colour
+check below then tells apart)."""
 DUPLICATE_COLOURS = 3.5
-"""...and their colour layouts (``colours``) at most this far apart: 2.7 at most for those copies,
-4.6 at least for different pictures whose hashes were within 12 bits."""
+"""...and their colour layouts (``colours``) at most this far apart: 0.5 at most for resized and
+recompressed copies, 3.1 for those cropped by 1 % a side (by 2 %: up to 5.9, so such a crop is
+found only most of the time), 4.3 at least for different pictures whose hashes were within 14 bits
+(84 of the sandbox's pictures, both faces)."""
+DUPLICATE_SHAPE = 0.1
+"""...and their shapes (width over height) at most this far apart, as a logarithm (about 10 %): a
+grid's 1:1 and 16:9 pictures of one prompt and seed share their layout and came 8 bits apart, but
+the person asked for both; a copy cropped by 2 % a side, or on one side only, keeps its shape."""
 LEAK_TOLERANCE = 8
 """A pixel outside the mask counts as changed when its brightness (smoothed by a pixel) moved by more
 than this (of 255): above what JPEG at quality 60 and resampling move, below a repaint or a change of light (a change of hue alone is not seen)."""

@@ -71,13 +71,16 @@ class HashStore:
                 found.update({row[0]: dict(zip(COLUMNS, row[1:])) for row in rows})
         return found
 
-    def hashes(self) -> dict[int, tuple[int, bytes]]:
-        """Every image's hash and colour layout kept for the account, by id."""
+    def hashes(self) -> dict[int, tuple[int, bytes, float]]:
+        """Every image's hash, colour layout and shape (width over height; 1 when not kept) kept
+        for the account, by id."""
         if not self.path.exists():
             return {}
         with self._db() as db:
-            rows = db.execute("SELECT image_id, phash, colours FROM signals WHERE account = ?", [self.account])
-            return {image_id: (int(phash, 16), bytes(colours)) for image_id, phash, colours in rows}
+            rows = db.execute("SELECT image_id, phash, colours, width, height FROM signals WHERE account = ?",
+                              [self.account])
+            return {image_id: (int(phash, 16), bytes(colours), width / height if width and height else 1.0)
+                    for image_id, phash, colours, width, height in rows}
 
     def put(self, signals: dict[int, dict[str, Any]]) -> None:
         """Keep these images' signals (an image kept already keeps its first record)."""

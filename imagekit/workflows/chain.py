@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ..media import MaskSource
     from ..resources.edits import Pair
     from ..signals import Item
-    from .export import Export
+    from .batches.export import Export
 
 __all__ = ["chain", "Chain", "ChainResult", "Step", "LEAKY"]
 
@@ -376,7 +376,7 @@ class ChainResult(Generic[H]):
                progress: bool = True) -> Export:
         """Write the images the steps made, with their lineage, as a dataset at ``dest`` (a folder or
         any fsspec URL), as ``Batch.export`` does; steps that failed are left out and counted."""
-        from .export import CHAIN_COLUMNS, chain_items, write_dataset
+        from .batches.export import CHAIN_COLUMNS, chain_items, write_dataset
 
         items, left_out = chain_items(self._lineage, self.images, self.chain.tags)
         return write_dataset(items, CHAIN_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress)

@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
 from ..storage import Store, is_url
-from .rows import CREATE_OPTIONS, check_grid, check_grid_size, grid, make_rows, named_styles
+from .batches.rows import CREATE_OPTIONS, check_grid, check_grid_size, grid, make_rows, named_styles
 
 if TYPE_CHECKING:
     from ..client import Client
     from ..ledger.prices import Estimate
-    from .batch import Batch
-    from .export import Export
+    from .batches.batch import Batch
+    from .batches.export import Export
 
 __all__ = ["SweepFile", "SweepOutcome", "load_sweep", "EXPORT_FORMATS"]
 
@@ -221,8 +221,14 @@ def load_sweep(path: str | Path, styles: Callable[[], Iterable[Any]] | None = No
         raise ConfigError(f"{path}: not TOML ({exc})") from exc
     mistakes: list[str] = []
     tables = {name: _table(path, data, name) for name in _TABLES}
+    loose = [key for key, value in data.items() if key not in _TABLES and not isinstance(value, dict)]
+    if loose:  # keys before any table: where each kind goes, once
+        mistakes.append(f"{', '.join(loose)} {'is' if len(loose) == 1 else 'are'} outside any table: a sweep file "
+                        "gives its settings under [sweep] (name, budget, out_dir...) and the rows' fields under "
+                        "[axes] (lists to combine, e.g. prompt = [...]) or [defaults] (one value each)")
     mistakes += [f"unknown table [{table}]; a sweep file has " + ", ".join(f"[{name}]" for name in _TABLES)
-                 for table in data if table not in _TABLES]
+                 for table, value in data.items() if table not in _TABLES and isinstance(value, dict)]
+    misplaced = bool(mistakes)  # then what the rows lack follows from it: not told again
     settings, defaults = tables["sweep"], tables["defaults"]
     for key, value in settings.items():
         if key not in _SWEEP_KEYS:
@@ -239,7 +245,7 @@ def load_sweep(path: str | Path, styles: Callable[[], Iterable[Any]] | None = No
                  for table, values in (("axes", axes), ("defaults", {k: [v] for k, v in defaults.items()}))
                  for key in _WHOLE if key in values
                  for value in dict.fromkeys(v for v in values[key] if isinstance(v, str))]
-    if "prompt" not in axes and "prompt" not in defaults:
+    if "prompt" not in axes and "prompt" not in defaults and not misplaced:
         mistakes.append("no prompt: give [axes] prompt = [...] (or [defaults] prompt = \"...\")")
     mistakes += [f"{key} belongs in [sweep], not among the rows' fields"
                  for key in (*axes, *defaults) if key not in CREATE_OPTIONS and key in _NOT_LABELS]
@@ -252,7 +258,7 @@ def load_sweep(path: str | Path, styles: Callable[[], Iterable[Any]] | None = No
             settings[key] = min(os.path.relpath(where), str(where), key=len)  # the shorter, as the working folder allows
     sweep = SweepFile(path, axes, defaults, settings)
     try:  # every row's mistakes at once, with the settings' ones; the grid's size before any row is made
-        if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()):
+        if all(axes.values()) and not any(isinstance(v, (list, dict)) for v in defaults.values()) and not misplaced:
             check_grid(axes, defaults, str(path), settings.get("max_rows") if _SWEEP_KEYS["max_rows"][0](
                 settings.get("max_rows")) else None)
     except ValidationError as exc:
@@ -301,7 +307,7 @@ def _kept(path: Path, settings: Mapping[str, Any]) -> dict[str, str]:
     (a store under IMAGEKIT_HOME would be one machine's, and two files of one name would share it).
     ``out_dir`` defaults to ``<stem>-out`` (its ``journal.sqlite`` inside); a remote ``out_dir``'s
     journal is ``<stem>-journal.sqlite``. IMAGEKIT_JOURNAL_URL, when set, is the journal instead."""
-    from .batch import ENV_JOURNAL_URL
+    from .batches.batch import ENV_JOURNAL_URL
 
     if "journal" in settings:
         return {}

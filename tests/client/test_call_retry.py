@@ -11,12 +11,11 @@ import PIL.Image
 import pytest
 
 import imagekit
-from imagekit.workflows.journal import RowRecord
-from imagekit.workflows.local_journal import LocalJournal
-from imagekit.workflows.options import RunOptions
-from imagekit.workflows.probe import find_images
-
-from .conftest import SECRET, Script, error, reply
+from imagekit.workflows.batches.journals.journal import RowRecord
+from imagekit.workflows.batches.journals.local import LocalJournal
+from imagekit.workflows.batches.options import RunOptions
+from imagekit.workflows.batches.probe import find_images
+from tests.utils.scripted_http import SECRET, Script, error, reply
 
 
 def _png() -> bytes:

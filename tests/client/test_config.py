@@ -8,8 +8,7 @@ import imagekit
 from imagekit import embedded
 from imagekit.config import Config
 from imagekit.home import home_dir
-
-from .conftest import SECRET
+from tests.utils.scripted_http import SECRET
 
 
 @pytest.fixture(autouse=True)

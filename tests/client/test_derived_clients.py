@@ -8,10 +8,9 @@ import httpx
 import pytest
 
 import imagekit
-from tests.conftest import make_user
 from tests.helpers import QUICK_RETRIES
-
-from .conftest import Counting
+from tests.utils.scripted_http import Counting
+from tests.utils.users import make_user
 
 
 class BlockingOnly(httpx.BaseTransport):

@@ -16,8 +16,7 @@ from PIL import Image as PILImage
 import imagekit
 from imagekit.media import PNG_SIGNATURE, mask_png
 from tests.helpers import SIZE
-
-from .conftest import SECRET, Counting, Script, error, reply
+from tests.utils.scripted_http import SECRET, Counting, Script, error, reply
 
 EDITED = {"image": {"imageId": 42, "resolution": "2048x2048", "scaleSize": "2x", "ownerId": 1,
                     "EditInfo": {"originalPrompt": "a cat", "variationId": 3}}}
@@ -218,7 +217,7 @@ def test_edit_logs_never_show_the_key(mock, caplog):
 
 def test_a_mask_of_another_size_is_refused_before_anything_is_sent(clients, sandbox):
     """A 9:16 mask on a 16:9 image: a ValueError naming both sizes, no edit request, no charge."""
-    from tests.conftest import make_user
+    from tests.utils.users import make_user
 
     transport = Counting()
     ik = clients(sandbox.url, make_user(sandbox)[1], transport=transport)
@@ -237,7 +236,7 @@ def test_a_mask_of_another_size_is_refused_before_anything_is_sent(clients, sand
 
 
 def test_resize_true_scales_the_mask_to_the_image(clients, sandbox):
-    from tests.conftest import make_user
+    from tests.utils.users import make_user
 
     ik = clients(sandbox.url, make_user(sandbox)[1])
     image = ik.create("a red robot", style=ik.styles()[0], ratio="16:9", seed=5).images[0]

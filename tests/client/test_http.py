@@ -8,8 +8,7 @@ import httpx
 import pytest
 
 import imagekit
-
-from .conftest import SECRET, Script, error, reply
+from tests.utils.scripted_http import SECRET, Script, error, reply
 
 ME = {"userId": 1, "email": "ada@example.com"}
 CREATED = {"images": [{"imageId": 1, "generationStatus": "COMPLETED"}], "defaultCredit": 9, "dailyCredit": 0,

@@ -11,8 +11,7 @@ import pytest
 from PIL import Image as PILImage
 
 import imagekit
-
-from .conftest import Script, error, reply
+from tests.utils.scripted_http import Script, error, reply
 
 
 def png_bytes(size=(600, 400), color=(200, 30, 30)) -> bytes:

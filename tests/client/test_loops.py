@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import imagekit
+from tests.utils.scripted_http import SECRET, Script, reply
 
-from .conftest import SECRET, Script, reply
 from .test_images import PNG
 
 ME = {"userId": 1}

@@ -100,7 +100,7 @@ def test_lazy_names_load_on_first_use():
 
 def test_a_plain_client_loads_no_experiment_library(sandbox, tmp_path):
     """Creating an image and saving it (its provenance inside) loads none of the extras' libraries."""
-    from tests.conftest import make_user
+    from tests.utils.users import make_user
 
     _, key = make_user(sandbox)
     code = (f"import sys, imagekit\nwith imagekit.Client({sandbox.url!r}, {key!r}) as ik:\n"

@@ -14,10 +14,9 @@ import pytest
 from PIL import Image as PILImage
 
 import imagekit
-from tests.conftest import make_user
 from tests.helpers import SIZE, control
-
-from .conftest import SECRET
+from tests.utils.scripted_http import SECRET
+from tests.utils.users import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
 

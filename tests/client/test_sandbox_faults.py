@@ -16,10 +16,9 @@ import pytest
 
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
-from tests.conftest import make_user
 from tests.helpers import EDIT_OUTCOMES, control, wait_for_edit, wait_idle, wait_until
-
-from .conftest import Counting
+from tests.utils.scripted_http import Counting
+from tests.utils.users import make_user
 
 CREATE = "/api/images/create"
 ME = "/api/users/me"

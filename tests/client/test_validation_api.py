@@ -10,8 +10,7 @@ import pytest
 
 import imagekit
 from tests.helpers import balance
-
-from .conftest import Counting
+from tests.utils.scripted_http import Counting
 
 
 @pytest.fixture

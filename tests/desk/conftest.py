@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.workflows.conftest import _boxes, _home, box, connect, ledger_location  # noqa: F401  (fixtures)
+from tests.utils.workflow_fixtures import _boxes, _home, box, connect, ledger_location  # noqa: F401  (fixtures)
 
 
 @pytest.fixture

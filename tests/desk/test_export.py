@@ -12,7 +12,7 @@ from PIL import Image
 
 import imagekit
 from imagekit.desk.export import PREFERENCE_COLUMNS
-from imagekit.workflows.export import BATCH_COLUMNS, DECISION_COLUMNS
+from imagekit.workflows.batches.export import BATCH_COLUMNS, DECISION_COLUMNS
 
 
 def load(tmp_path, **where) -> datasets.Dataset:

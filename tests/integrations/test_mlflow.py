@@ -18,9 +18,8 @@ from PIL import Image as PILImage
 
 import imagekit
 from imagekit.integrations.mlflow import latency_metrics, log_batch, log_chain, log_usage
-from tests.helpers import TLS
-from tests.integrations.conftest import EXPERIMENT
-from tests.workflows.conftest import balance
+from tests.helpers import TLS, balance
+from tests.utils.tracking import EXPERIMENT
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,8 +10,7 @@ import imagekit
 from imagekit.ledger import Entry, Ledger, Status, account_of
 from imagekit.ledger.entries import service_of, user_account
 from tests.helpers import balance, control
-
-from ..workflows.conftest import public_style
+from tests.utils.service import public_style
 
 
 @pytest.fixture

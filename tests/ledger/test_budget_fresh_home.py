@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import imagekit
-from tests.conftest import make_user
 from tests.helpers import PATIENT_RETRIES, balance, release_together
-from tests.workflows.conftest import public_style
+from tests.utils.service import public_style
+from tests.utils.users import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 9  # three images of a public style (3 credits each on the sandbox's plans)

@@ -13,7 +13,7 @@ from imagekit.errors import ImagekitError
 from imagekit.ledger import Entry, Ledger, Status
 from imagekit.ledger.columns import checked, entry_of
 from imagekit.reports import usage_report
-from tests.workflows.conftest import public_style
+from tests.utils.service import public_style
 
 
 def test_a_value_is_held_to_what_its_column_means():

@@ -18,7 +18,7 @@ from imagekit.ledger import Entry, Ledger, Source, Status, export as spend
 from imagekit.ownership import NotOursError
 from tests.focus import FocusValidator
 from tests.helpers import control, run_console
-from tests.workflows.conftest import public_style
+from tests.utils.service import public_style
 
 
 @pytest.fixture(scope="session")

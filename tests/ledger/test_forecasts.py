@@ -16,7 +16,7 @@ from imagekit.ledger import Budget, Entry, Ledger, Status
 from imagekit.ledger.forecasts import ACCOUNT, Rate, forecast, rate, runs_out, spending
 from imagekit.ledger.periods import period_bounds
 from tests.ledger.traces import SCENARIOS, TRACES, outcomes
-from tests.workflows.conftest import public_style
+from tests.utils.service import public_style
 
 BERLIN = "Europe/Berlin"
 

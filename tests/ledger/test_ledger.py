@@ -15,8 +15,7 @@ from imagekit.resources.edits import cancel_call, enhance_call, prepare, retry_c
 from imagekit.resources.images import binary_call, create_call, meta_call
 from imagekit.resources.prompts import text_call
 from imagekit.resources.users import ME, STYLES, USAGE
-from tests.helpers import control
-from tests.workflows.conftest import balance
+from tests.helpers import balance, control
 
 
 @pytest.fixture

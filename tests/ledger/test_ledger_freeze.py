@@ -12,10 +12,10 @@ import pytest
 
 import imagekit
 from imagekit.ledger import store
-from tests.conftest import make_user
-from tests.helpers import PATIENT_RETRIES, wait_until
+from tests.helpers import PATIENT_RETRIES, balance, wait_until
 from tests.ledger.test_ledger_outage import cluster, creates_in, ledger_url, slow_box  # noqa: F401 (fixtures)
-from tests.workflows.conftest import balance, server_images
+from tests.utils.service import server_images
+from tests.utils.users import make_user
 
 pytestmark = pytest.mark.postgres
 

@@ -14,10 +14,9 @@ import pytest
 import imagekit
 from imagekit.ledger import Status
 from imagekit.sandbox import EmbeddedSandbox
-from tests.conftest import make_user
-from tests.helpers import PATIENT_RETRIES, wait_until
+from tests.helpers import PATIENT_RETRIES, balance, wait_until
 from tests.postgres import PostgresServer
-from tests.workflows.conftest import balance
+from tests.utils.users import make_user
 
 pytestmark = pytest.mark.postgres  # a cluster of its own: it stops and starts it
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.conftest import make_user
+from tests.utils.users import make_user
 
 
 def test_a_plain_client_loads_neither_the_workflows_nor_pandas(sandbox, tmp_path):

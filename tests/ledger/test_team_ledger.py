@@ -18,9 +18,8 @@ import pytest
 import imagekit
 from imagekit.ledger import Entry, Ledger, Status
 from imagekit.reports import spend_by_tag
-from tests.conftest import make_user
-from tests.helpers import PATIENT_RETRIES, control, release_together
-from tests.workflows.conftest import balance
+from tests.helpers import PATIENT_RETRIES, balance, control, release_together
+from tests.utils.users import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
 

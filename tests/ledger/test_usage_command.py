@@ -19,7 +19,7 @@ from imagekit.ledger import Entry, Ledger, Status, account_of
 from imagekit.reports import burn_down, usage_report
 from tests.helpers import run_console
 from tests.ledger.test_columns import poison
-from tests.workflows.conftest import public_style
+from tests.utils.service import public_style
 
 
 def assert_reads_as_a_person_reads(out: str) -> None:

@@ -7,7 +7,6 @@ The browser tests never skip: without chromium they fail and say how to install 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,12 +15,10 @@ from typing import Any
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
-from tests.conftest import make_user
+from tests.utils.browser import new_tab
+from tests.utils.users import make_user
 
 from .lab import CHROMIUM, CHROMIUM_FLAGS, FRONTENDS, Lab, Notebook
-
-in_both_frontends = pytest.mark.parametrize("notebook", FRONTENDS, indirect=True)
-"""Run the test in JupyterLab and in Notebook 7 (the ``notebook`` fixture takes the front-end)."""
 
 
 def _frontend(item: pytest.Item) -> int:
@@ -69,42 +66,6 @@ def chromium() -> Iterator[Any]:
         browser.close()
 
 
-def new_tab(chromium: Any) -> Any:
-    """A page of the size the widget tests measure against, waiting up to a minute for anything."""
-    tab = chromium.new_page(viewport={"width": 1400, "height": 1000})
-    tab.set_default_timeout(60_000)
-    tab.complaints = []  # the page's console errors and warnings, and its uncaught errors: a failure shows them
-    tab.on("console", lambda message: message.type in ("error", "warning")
-           and tab.complaints.append(f"{message.type}: {message.text[:300]}"))
-    tab.on("pageerror", lambda error: tab.complaints.append(f"uncaught: {str(error)[:300]}"))
-    tab.add_init_script(PAGE_TRACE)
-    return tab
-
-
-# A timeline kept in the page (window.ikTrace, ms since the page loaded) that a failure prints: when
-# anywidget's 2 s model timers fire, when a widget module is handed to the page as a blob, and the main
-# thread's long tasks. A widget whose kernel messages never arrive is told apart from a slow one by it.
-PAGE_TRACE = """
-window.ikTrace = [];
-const ikNote = (what) => { window.ikTrace.push(`${Math.round(performance.now())} ${what}`);
-                           if (window.ikTrace.length > 200) window.ikTrace.shift(); };
-const ikTimeout = AbortSignal.timeout.bind(AbortSignal);
-AbortSignal.timeout = (ms) => {
-  const signal = ikTimeout(ms);
-  ikNote(`timer ${ms} ms set`);
-  signal.addEventListener("abort", () => ikNote(`timer ${ms} ms fired`));
-  return signal;
-};
-const ikBlobUrl = URL.createObjectURL.bind(URL);
-URL.createObjectURL = (blob) => { ikNote(`blob url ${blob.type || "?"} ${blob.size} bytes`); return ikBlobUrl(blob); };
-try {
-  new PerformanceObserver((list) => list.getEntries().forEach((task) =>
-    ikNote(`long task ${Math.round(task.duration)} ms from ${Math.round(task.startTime)}`)))
-    .observe({ type: "longtask", buffered: true });
-} catch (error) { ikNote(`no long task timings: ${error}`); }
-"""
-
-
 @pytest.fixture(scope="package")
 def page(chromium, lab):
     """A chromium page showing the lab, ready for commands."""
@@ -127,12 +88,6 @@ def shots(request) -> Path:
     return folder
 
 
-def keep_figures(folder: Path, figures: dict) -> None:
-    """Write what a test measured in the browser beside its screenshots, and print it."""
-    (folder / "figures.json").write_text(json.dumps(figures, indent=2))
-    print(f"{folder.name}: {json.dumps(figures)}")
-
-
 @pytest.fixture
 def notebook(page, lab, request, shots: Path) -> Iterator[Notebook]:
     """A fresh notebook with its own kernel, in JupyterLab unless the test is ``in_both_frontends``; a
@@ -144,11 +99,3 @@ def notebook(page, lab, request, shots: Path) -> Iterator[Notebook]:
     opened.close()
 
 
-def served_edit(box, image_id: int) -> dict:
-    """What the sandbox made for an edit's result: the request's parameters as it received them, the
-    result's size and the credits it charged (read from the sandbox's own records, not the client's)."""
-    from imagekit.sandbox.store.tables import Image
-
-    with box.sandbox.db.read() as session:
-        row = session.get(Image, image_id)
-        return {"params": row.meta["params"], "size": (row.width, row.height), "credits": row.credit_cost}

@@ -119,6 +119,7 @@ class Notebook:
 
     def __init__(self, page: Any, lab: Lab, name: str, frontend: str = "lab") -> None:
         self.page = page
+        self.frontend = frontend
         path = lab.new_notebook(name)
         if frontend == "notebook7":
             _show(page, f"{lab.url}/notebooks/{quote(path)}")

@@ -31,9 +31,6 @@ class MarimoApp(Served):
                 "--host", "127.0.0.1", "--port", str(self.port)]
         super().__init__(argv, app_env, f"http://127.0.0.1:{self.port}", home / "marimo.log")
 
-    def start(self, timeout: float = 90.0) -> None:
-        super().start(timeout)
-
 
 def app_source(cell: str) -> str:
     """A marimo app of one cell: ``cell``'s code, its last line shown."""

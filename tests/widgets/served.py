@@ -22,7 +22,9 @@ class Served:
         self._argv, self._env, self.url, self.log = argv, env, url, log
         self.process: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 60.0) -> None:
+    def start(self, timeout: float = 300.0) -> None:
+        """Start it and wait until it answers: patiently, since on a loaded machine (two cores, a
+        whole suite beside it) JupyterLab has taken over 60 s to link its extensions and listen."""
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(self._argv, env=self._env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout

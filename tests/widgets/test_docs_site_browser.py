@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.docs_pages import build_site
-from tests.widgets.conftest import keep_figures
+from tests.utils.browser import keep_figures
 
 WIDTHS = (1280, 390)
 PAGES = {"home": "index.html", "batches-guide": "guides/batches/index.html"}

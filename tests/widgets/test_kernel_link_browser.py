@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import new_tab
+from tests.utils.browser import new_tab
+
 from .lab import Notebook
 from .painting import Painter, iou, painter_setup, stroke
 

@@ -22,10 +22,10 @@ from PIL import Image
 
 import imagekit
 from imagekit.widgets import mask_ops
-from tests.conftest import make_user
 from tests.helpers import wait_until
+from tests.utils.browser import keep_figures, new_tab, served_edit
+from tests.utils.users import make_user
 
-from .conftest import keep_figures, new_tab, served_edit
 from .marimo import MarimoApp, app_source
 from .painting import Painter, iou, painter_setup, stroke
 

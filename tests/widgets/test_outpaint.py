@@ -10,10 +10,9 @@ from PIL import Image
 
 import imagekit
 from imagekit.widgets import MaskPainter, OutpaintFramer
-from tests.conftest import make_user
 from tests.helpers import SIZE
-
-from .conftest import served_edit
+from tests.utils.browser import served_edit
+from tests.utils.users import make_user
 
 
 def test_the_frame_starts_as_the_image_and_follows_keys_and_ratios():

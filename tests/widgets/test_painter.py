@@ -13,8 +13,8 @@ from traitlets import TraitError
 import imagekit
 from imagekit.widgets import MaskPainter
 from imagekit.widgets.mask_ops import box
-from tests.conftest import make_user
 from tests.helpers import SIZE
+from tests.utils.users import make_user
 
 
 def browser_png(mask: np.ndarray, alpha: int = 255) -> memoryview:

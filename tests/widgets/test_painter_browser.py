@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from .conftest import in_both_frontends, keep_figures
+from tests.docs_pictures import keep_picture
+from tests.utils.browser import in_both_frontends, keep_figures
+
 from .painting import Painter, iou, painter_setup, stroke
 
 SIZE = (1024, 1024)
@@ -26,6 +28,8 @@ def test_stroke_eraser_undo_redo_and_payload(notebook, shots):
     assert iou(first, painted) >= 0.8, iou(first, painted)
     assert one_stroke["bytes"] <= PAYLOAD_LIMIT, one_stroke
     assert notebook.run("print(repr(painter))").startswith("MaskPainter(1024x1024, painted=")
+    if notebook.frontend == "lab":  # the docs show the painter with its stroke
+        keep_picture("painter.png", painter.root.screenshot())
 
     painter.click("eraser")
     erased = stroke((620, 200), (420, 800), BRUSH, SIZE)

@@ -9,8 +9,8 @@ import numpy as np
 from PIL import Image
 
 from tests.helpers import wait_until
+from tests.utils.browser import in_both_frontends
 
-from .conftest import in_both_frontends
 from .painting import Painter, painter_setup
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .conftest import keep_figures
+from tests.utils.browser import keep_figures
+
 from .painting import Painter, iou, painter_setup, stroke
 
 SIDE = 8192

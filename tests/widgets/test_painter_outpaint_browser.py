@@ -7,8 +7,8 @@ from __future__ import annotations
 import ast
 
 from tests.helpers import wait_until
+from tests.utils.browser import in_both_frontends, served_edit
 
-from .conftest import in_both_frontends, served_edit
 from .painting import Painter, painter_setup, settled_box
 
 PRICE = "print(f\"{next(c.credit for c in ik.me().plan.credit_cost_info if c.type == 'outpaint'):g}\")"

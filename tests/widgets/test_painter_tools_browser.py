@@ -7,8 +7,8 @@ import numpy as np
 from PIL import Image
 
 from imagekit.widgets.mask_ops import box, grow, polygon, shrink, smooth
+from tests.utils.browser import in_both_frontends, keep_figures
 
-from .conftest import in_both_frontends, keep_figures
 from .painting import Painter, iou, painter_setup, settled_box
 
 SIZE = (1024, 1024)

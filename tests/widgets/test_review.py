@@ -11,7 +11,7 @@ from PIL import Image
 
 import imagekit
 from imagekit.widgets.review import ReviewWidget
-from tests.conftest import make_user
+from tests.utils.users import make_user
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .conftest import in_both_frontends
+from tests.docs_pictures import keep_picture
+from tests.utils.browser import in_both_frontends
 
 THUMBS_READY = """(n) => {
     const thumbs = [...document.querySelectorAll('.ik-review img.ik-thumb')];
@@ -44,6 +45,8 @@ def test_keys_and_clicks_decide_and_the_kernel_reads_them_back(notebook, shots):
     press("z")  # takes the tie back
     notebook.wait_output("print(desk.decisions()['ties'].tolist())", "[0, 0, 0, 0]\n")
     root.screenshot(path=shots / "keys.png")
+    if notebook.frontend == "lab":  # the docs show the desk with its decisions
+        keep_picture("review-desk.png", shots / "keys.png")
     press("ArrowLeft")
     press("ArrowLeft")  # back to ids[1] (the votes moved on to the last image)
     press("c")  # the next image laid over the current one, as the painter compares

@@ -12,7 +12,7 @@ from PIL import Image
 
 import imagekit
 from imagekit.widgets import Gallery, MaskPainter, OutpaintFramer
-from tests.conftest import make_user
+from tests.utils.users import make_user
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import new_tab
+from tests.utils.browser import new_tab
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

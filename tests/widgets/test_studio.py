@@ -16,8 +16,8 @@ from traitlets import TraitError
 import imagekit
 from imagekit.widgets import Gallery, PromptStudio
 from imagekit.widgets.studio import StudioControls
-from tests.conftest import make_user
 from tests.helpers import TLS, wait_until
+from tests.utils.users import make_user
 
 
 @pytest.fixture

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import httpx
 
-from tests.conftest import make_user
+from tests.docs_pictures import keep_picture
 from tests.helpers import TLS
-
-from .conftest import in_both_frontends
+from tests.utils.browser import in_both_frontends
+from tests.utils.users import make_user
 
 GALLERY_READY = """(n) => {
     const thumbs = [...document.querySelectorAll('.ik-studio .ik-gallery img.ik-thumb')];
@@ -45,6 +45,8 @@ def test_generate_shows_requested_images_and_the_usage_balance(notebook, shots):
     notebook.wait_output("print(len(studio.selected), studio.selected[0] is studio.gallery.items[2])", "1 True\n")
     assert notebook.run("print(repr(studio))") == "PromptStudio(count=4, images=4, selected=1)\n"
     page.screenshot(path=shots / "studio.png")
+    if notebook.frontend == "lab":  # the docs show the studio with its four images
+        keep_picture("studio.png", root.screenshot())
 
 
 def test_a_refused_generate_leaves_no_progress_and_shows_the_real_balance(notebook, shots, lab_sandbox):

@@ -10,11 +10,10 @@ import pytest
 import imagekit
 from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
-from imagekit.workflows.local_journal import LocalJournal
-from imagekit.workflows.outputs import file_name
-from tests.helpers import control
-
-from .conftest import balance, public_style, server_images
+from imagekit.workflows.batches.journals.local import LocalJournal
+from imagekit.workflows.batches.outputs import file_name
+from tests.helpers import balance, control
+from tests.utils.service import public_style, server_images
 
 
 def test_grid_is_every_combination_in_order():
@@ -44,6 +43,7 @@ def test_a_batch_makes_one_image_per_row_and_saves_them(connect, box, tmp_path):
     assert set(frame.columns) >= {"prompt", "style", "ratio", "image_id", "status", "error", "credits", "latency", "file"}
     assert before - balance(ik) == frame["credits"].sum() == batch.spent == 6 * style.credit_cost
     assert len(server_images(box, ik.user_id)) == 6
+    assert [image.id for image in batch.images] == frame["image_id"].tolist()  # handles, as a desk takes them
 
 
 def test_count_gives_one_line_per_image(connect):
@@ -152,7 +152,9 @@ def test_async_clients_run_batches_too(connect):
     async def main():
         return await twin.batch(["a fox", "a cat"], style=ik.styles()[0]).arun(progress=False)
 
-    assert set(anyio.run(main).to_pandas()["status"]) == {"COMPLETED"}
+    done = anyio.run(main)
+    assert set(done.to_pandas()["status"]) == {"COMPLETED"}
+    assert all(isinstance(image, imagekit.AsyncImage) for image in done.images) and len(done.images) == 2
 
 
 @pytest.mark.parametrize("concurrency", [1, 2])

@@ -18,12 +18,11 @@ import pytest
 
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
-from imagekit.workflows.local_journal import LocalJournal
-from tests.conftest import make_user
+from imagekit.workflows.batches.journals.local import LocalJournal
 from tests.disk import fill
-from tests.helpers import PATIENT_RETRIES, control, wait_quiet
-
-from .conftest import balance, public_style, server_images
+from tests.helpers import PATIENT_RETRIES, balance, control, wait_quiet
+from tests.utils.service import public_style, server_images
+from tests.utils.users import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,7 +119,7 @@ def test_without_group_ids_no_two_creates_are_unanswered_at_once_yet_generations
     # What lets a lost answer be settled exactly without group ids: an unknown image above the
     # frontier can only be the one unanswered create's. (Sending creates side by side and settling
     # two lost answers as "uncertain" was measured too: no faster, and a crash would leave rows
-    # uncertain; see workflows/runner.py.)
+    # uncertain; see workflows/batches/runner.py.)
     from imagekit.resources.images import AsyncImages
 
     create, in_flight, most = AsyncImages.create, 0, 0

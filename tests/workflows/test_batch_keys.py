@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 import imagekit
-from tests.helpers import control
-
-from .conftest import balance, public_style, server_images
+from tests.helpers import balance, control
+from tests.utils.service import public_style, server_images
 
 ROWS = [f"a harbour, take {n}" for n in range(8)]
 

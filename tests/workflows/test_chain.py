@@ -8,8 +8,7 @@ import anyio
 import pytest
 
 import imagekit
-
-from .conftest import balance
+from tests.helpers import balance
 
 
 @pytest.fixture

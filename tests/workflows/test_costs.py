@@ -10,10 +10,9 @@ import pandas as pd
 import pytest
 
 import imagekit
-from imagekit.workflows.local_journal import LocalJournal
+from imagekit.workflows.batches.journals.local import LocalJournal
 from tests.helpers import control
-
-from .conftest import public_style
+from tests.utils.service import public_style
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from imagekit.cli import main
 from imagekit.cli.demo import CHAIN_PROMPT, run_demo
 from imagekit.ownership import MANIFEST
 from imagekit.sandbox import EmbeddedSandbox
+from tests.docs_pictures import keep_picture
 from tests.helpers import TLS, console_script, wait_until
 
 OUTPUTS = ("index.html", "contact-sheet.png", "batch.csv", "chain-lineage.csv", "chain-steps.png",
@@ -70,6 +71,8 @@ def check_one_run(out: Path, theirs: frozenset[str] = frozenset()) -> pd.DataFra
     assert {"contact-sheet.png", "chain-0-source.png", "chain-3-vectorize.svg", "usage-burn-down.png",
             "dataset/metadata.jsonl"} <= set(links)
     assert all((out / link).exists() for link in links), links
+    for picture in ("contact-sheet.png", "chain-steps.png", "usage-burn-down.png"):  # the docs show them
+        keep_picture(picture, out / picture)
     return batch
 
 

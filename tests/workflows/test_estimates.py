@@ -10,9 +10,9 @@ import pytest
 import imagekit
 from imagekit.cli import main
 from imagekit.workflows.sweep_file import load_sweep
-from tests.conftest import make_user
-
-from .conftest import balance, public_style, server_images
+from tests.helpers import balance
+from tests.utils.service import public_style, server_images
+from tests.utils.users import make_user
 
 
 def test_a_batch_with_rows_that_cannot_run_is_refused_naming_each_row(connect, box):

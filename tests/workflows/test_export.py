@@ -17,7 +17,7 @@ from PIL import Image
 import imagekit
 from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
-from imagekit.workflows.export import BATCH_COLUMNS, CHAIN_COLUMNS
+from imagekit.workflows.batches.export import BATCH_COLUMNS, CHAIN_COLUMNS
 from tests.helpers import control
 
 COLUMNS = list(BATCH_COLUMNS)
@@ -209,7 +209,7 @@ def test_failed_generations_are_left_out(connect, box, tmp_path):
 def test_an_async_batch_exports_the_same(box, ledger_location, tmp_path):
     import anyio
 
-    from tests.conftest import make_user
+    from tests.utils.users import make_user
 
     _, key = make_user(box, "pro")
 

@@ -8,8 +8,8 @@ import pytest
 
 import imagekit
 from imagekit.sandbox import EmbeddedSandbox
-
-from .conftest import balance, server_images
+from tests.helpers import balance
+from tests.utils.service import server_images
 
 ROWS = ["a red robot", "a black cat"]
 

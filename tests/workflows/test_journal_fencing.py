@@ -11,9 +11,9 @@ import psycopg
 import pytest
 
 from imagekit.errors import JournalUnavailableError
-from imagekit.workflows.journal import RowLost, RowRecord
-from imagekit.workflows.local_journal import LocalJournal
-from imagekit.workflows.shared_journal import SharedJournal
+from imagekit.workflows.batches.journals.journal import RowLost, RowRecord
+from imagekit.workflows.batches.journals.local import LocalJournal
+from imagekit.workflows.batches.journals.shared import SharedJournal
 from tests.helpers import wait_until
 
 ACCOUNT = "account-1"

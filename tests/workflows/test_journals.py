@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from imagekit.workflows.journal import Journal
-from imagekit.workflows.local_journal import LocalJournal
-from imagekit.workflows.shared_journal import SharedJournal
+from imagekit.workflows.batches.journals.journal import Journal
+from imagekit.workflows.batches.journals.local import LocalJournal
+from imagekit.workflows.batches.journals.shared import SharedJournal
 
-WORKFLOWS = Path(inspect.getfile(Journal)).parent
-ENGINE = ["runner.py", "feed.py", "probe.py", "leases.py", "batch.py"]
+BATCHES = Path(inspect.getfile(Journal)).parent.parent
+ENGINE = ["runner.py", "journals/feed.py", "probe.py", "leases.py", "batch.py"]
 
 
 def members(cls: type) -> dict[str, inspect.Signature]:
@@ -32,7 +32,7 @@ def test_each_journal_implements_every_member_of_the_interface(implementation):
 
 def test_the_engine_asks_no_journal_what_it_is():
     for name in ENGINE:
-        tree = ast.parse((WORKFLOWS / name).read_text())
+        tree = ast.parse((BATCHES / name).read_text())
         checks = [ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Call)
                   and ast.unparse(node.func) == "isinstance" and "ournal" in ast.unparse(node.args[1])]
         unions = [ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.BinOp)

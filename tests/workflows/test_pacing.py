@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from imagekit.workflows.pacing import ON_TIME, Pace
+from imagekit.workflows.batches.pacing import ON_TIME, Pace
 
 
 def settle(pace: Pace, end: float, poll_takes: float) -> tuple[int, float]:

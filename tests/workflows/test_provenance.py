@@ -10,8 +10,7 @@ import pytest
 from PIL import Image
 
 import imagekit
-
-from .conftest import balance
+from tests.helpers import balance
 
 NS = "urn:imagekit:provenance:1:"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"

@@ -14,8 +14,8 @@ import pytest
 import imagekit
 from imagekit.provenance.embed import embed
 from imagekit.provenance.read import fields_of
-
-from .conftest import balance, server_images
+from tests.helpers import balance
+from tests.utils.service import server_images
 
 
 def tampered(path: Path, **changes: object) -> Path:

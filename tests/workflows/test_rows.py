@@ -4,8 +4,8 @@ what a row makes again after some of its images failed."""
 from __future__ import annotations
 
 from imagekit.workflows import grid
-from imagekit.workflows.journal import RowRecord
-from imagekit.workflows.rows import make_rows, split_grid
+from imagekit.workflows.batches.journals.journal import RowRecord
+from imagekit.workflows.batches.rows import make_rows, split_grid
 
 
 def test_a_grid_splits_into_its_axes_and_the_defaults():

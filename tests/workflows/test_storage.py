@@ -16,7 +16,7 @@ from PIL import Image
 import imagekit
 from imagekit.ownership import MANIFEST
 from imagekit.workflows import grid
-from imagekit.workflows.local_journal import LocalJournal
+from imagekit.workflows.batches.journals.local import LocalJournal
 
 
 @pytest.fixture

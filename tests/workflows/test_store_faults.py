@@ -12,10 +12,10 @@ import s3fs
 
 import imagekit
 from imagekit.ownership import MANIFEST
-from imagekit.workflows.local_journal import LocalJournal
+from imagekit.workflows.batches.journals.local import LocalJournal
 from tests.disk import fill, mount_tmpfs, unmount
 from tests.helpers import balance
-from tests.workflows.conftest import server_images
+from tests.utils.service import server_images
 
 PROMPTS = [f"a paper boat {i}" for i in range(6)]
 

@@ -15,7 +15,7 @@ import pytest
 
 from imagekit.ledger import Ledger
 from tests.helpers import balance
-from tests.workflows.conftest import public_style
+from tests.utils.service import public_style
 from tests.workflows.test_sweeps import generated, rows_of, served, users  # noqa: F401 (served: a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]

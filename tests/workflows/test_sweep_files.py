@@ -14,8 +14,8 @@ import pytest
 from imagekit.cli import main
 from imagekit.errors import ConfigError
 from imagekit.workflows.sweep_file import load_sweep
-from tests.conftest import make_user
 from tests.helpers import balance
+from tests.utils.users import make_user
 
 SWEEP = """
 [sweep]
@@ -49,6 +49,10 @@ def write(folder: Path, text: str) -> Path:
     ("[sweep]\nexport = 'parquet'\njournal = 'j.sqlite'\n[axes]\nprompt = ['a']", r"export needs out_dir"),
     ("[grid]\nprompt = ['a']", r"unknown table \[grid\]; a sweep file has \[sweep\], \[axes\], \[defaults\]"),
     ("[axes]\nstyle = [1, 2]", r"no prompt"),
+    ("name = 'foxes'\nprompt = ['a fox']\nstyle = ['My Photo']",  # a first sweep file, written without tables
+     r"^\S+sweep.toml: name, prompt, style are outside any table: a sweep file gives its settings under \[sweep\] "
+     r"\(name, budget, out_dir...\) and the rows' fields under \[axes\] \(lists to combine, e.g. prompt = \[...\]\) "
+     r"or \[defaults\] \(one value each\)$"),
     ("[axes]\nprompt = []", r"\[axes\] prompt is empty"),
     ("[axes]\nprompt = ['a']\n[defaults]\nbudget = 3", r"budget belongs in \[sweep\]"),
     ("[axes]\nprompt = ['a']\n[defaults]\nratio = ['1:1']", r"\[defaults\] ratio = \['1:1'\]: a default is one value"),
@@ -448,7 +452,7 @@ def test_a_grid_past_its_limit_is_refused_before_it_is_built(tmp_path, monkeypat
     [sweep] max_rows, or IMAGEKIT_MAX_ROWS."""
     import imagekit
     from imagekit.errors import ValidationError
-    from imagekit.workflows.rows import check_grid, make_rows
+    from imagekit.workflows.batches.rows import check_grid, make_rows
 
     with pytest.raises(ValidationError, match=r"a grid of 10,000,000,000 rows \(prompt 100,000 x seed 100,000\) is past "
                                               r"the limit of 100,000 rows: check its axes \(a typo'd range\?\), or raise"):

@@ -29,13 +29,12 @@ from imagekit.errors import ConfigError, JournalMismatchError, JournalUnavailabl
 from imagekit.ledger import Ledger
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.tables import Image
-from imagekit.workflows.shared_journal import _CREATE_LOCK, SharedJournal
-from tests.conftest import make_user
+from imagekit.workflows.batches.journals.shared import _CREATE_LOCK, SharedJournal
 from tests.helpers import TLS, balance, wait_until
 from tests.postgres import PostgresServer
+from tests.utils.service import public_style, server_images
+from tests.utils.users import make_user
 from tests.workflows.sweep_worker import sweep_rows
-
-from .conftest import public_style, server_images
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY = 1.0

@@ -54,7 +54,7 @@ async def amain(aik: imagekit.AsyncClient, aimg: imagekit.AsyncImage) -> None:
 
 FRAME, FIGURE = "pandas.core.frame.DataFrame", "matplotlib.figure.Figure"
 EXPECTED = [
-    "imagekit.workflows.batch.Batch", "imagekit.workflows.batch.Batch", "imagekit.ledger.prices.Estimate", FRAME, FIGURE,
+    "imagekit.workflows.batches.batch.Batch", "imagekit.workflows.batches.batch.Batch", "imagekit.ledger.prices.Estimate", FRAME, FIGURE,
     "imagekit.workflows.chain.Chain", "builtins.float",
     "imagekit.workflows.chain.ChainResult[imagekit.images.Image]", "imagekit.images.Image", FRAME,
     "imagekit.workflows.chain.ChainResult[imagekit.images.Image]",
@@ -62,7 +62,7 @@ EXPECTED = [
     FRAME, FRAME, "builtins.list[imagekit.ledger.entries.Entry]",
     "imagekit.reports.report.Report", FRAME, FRAME, FRAME, FRAME, FRAME, FRAME, "imagekit.reports.tables.Forecast",
     FIGURE, FIGURE,
-    "imagekit.workflows.batch.Batch",
+    "imagekit.workflows.batches.batch.Batch",
     "imagekit.workflows.chain.ChainResult[imagekit.images.AsyncImage]", "imagekit.images.AsyncImage",
     "builtins.list[imagekit.workflows.chain.ChainResult[imagekit.images.AsyncImage]]",
 ]

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from tests.conftest import make_user
 from tests.helpers import TLS, assert_error, on_both_databases, wait_for_edit, wait_until
+from tests.utils.users import make_user
 
 pytestmark = on_both_databases
 

@@ -12,8 +12,8 @@ import pytest
 from PIL import Image
 
 from imagekit.sandbox.domain.generation import resolution
-from tests.conftest import make_user
 from tests.helpers import SIZE, TLS, assert_error, on_both_databases, wait_until
+from tests.utils.users import make_user
 
 pytestmark = on_both_databases
 

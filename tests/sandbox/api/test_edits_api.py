@@ -204,7 +204,7 @@ def test_edit_limit(sandbox, client_for):
 
 
 def test_enterprise_special_limits_and_edit_period(own_sandbox):
-    from tests.conftest import make_user
+    from tests.utils.users import make_user
 
     user_id, key = make_user(own_sandbox, "enterprise")
     httpx.patch(f"{own_sandbox.url}/sandbox/users/{user_id}/enterprise",

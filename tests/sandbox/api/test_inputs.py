@@ -9,8 +9,8 @@ import httpx
 import pytest
 from PIL import Image
 
-from tests.conftest import make_user
 from tests.helpers import TLS, assert_error
+from tests.utils.users import make_user
 
 
 def balance_and_usage(api: httpx.Client) -> tuple[int, dict]:

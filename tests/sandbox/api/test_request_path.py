@@ -19,8 +19,8 @@ import httpx
 import psycopg
 import pytest
 
-from tests.conftest import make_user
 from tests.helpers import TLS, assert_error, on_both_databases
+from tests.utils.users import make_user
 
 pytestmark = on_both_databases
 

@@ -13,8 +13,8 @@ from PIL import Image
 
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.interface import extensions
-from tests.conftest import make_user
 from tests.helpers import TLS
+from tests.utils.users import make_user
 
 NULLABLE = {"billingRetryDate", "nextPlanId"}
 """The fields the interface lets be null ("nullable", "null means the current plan stays")."""

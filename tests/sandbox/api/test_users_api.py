@@ -7,8 +7,8 @@ import re
 import httpx
 import pytest
 
-from tests.conftest import make_user
 from tests.helpers import TLS, assert_error
+from tests.utils.users import make_user
 
 USER_FIELDS = {
     "userId": int, "email": str, "name": str, "occupation": str, "business": str, "notifyAgree": bool,

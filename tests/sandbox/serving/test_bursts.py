@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from imagekit.sandbox import EmbeddedSandbox
-from tests.conftest import make_user
 from tests.helpers import TLS, on_both_databases
+from tests.utils.users import make_user
 
 pytestmark = on_both_databases
 

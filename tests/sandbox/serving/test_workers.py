@@ -16,8 +16,8 @@ import httpx
 import psycopg
 import pytest
 
-from tests.conftest import make_user
 from tests.helpers import TLS, assert_error, balance
+from tests.utils.users import make_user
 
 from . import Served, imagekit, serving
 

@@ -11,8 +11,8 @@ import httpx
 from PIL import Image
 
 from imagekit.sandbox import EmbeddedSandbox
-from tests.conftest import make_user
 from tests.helpers import TLS
+from tests.utils.users import make_user
 
 from ..serving import imagekit, serving
 

@@ -22,9 +22,9 @@ from sqlalchemy.exc import OperationalError
 
 from imagekit.sandbox import EmbeddedSandbox
 from imagekit.sandbox.store.disk import HEADROOM, MB, RESERVE, RESERVE_NAME, is_full
-from tests.conftest import make_user
 from tests.disk import fill, leave_free, mount_tmpfs, unmount
 from tests.helpers import TLS, assert_error, balance, image_files, wait_until
+from tests.utils.users import make_user
 
 from ..serving import serving
 

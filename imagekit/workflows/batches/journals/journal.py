@@ -29,14 +29,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import JournalMismatchError
-from ..models.status import FAILED
+from ....errors import JournalMismatchError
+from ....models.status import FAILED
 
 if TYPE_CHECKING:
+    from ..options import RunOptions
+    from ..rows import Row
+    from ..state import RunState
     from .feed import Feed
-    from .options import RunOptions
-    from .rows import Row
-    from .state import RunState
 
 __all__ = ["Journal", "RowLost", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "another_grid",
            "grid_digest", "row_values"]

@@ -6,10 +6,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 if TYPE_CHECKING:
-    from ..storage import Store
+    from ...storage import Store
 
 __all__ = ["RunOptions"]
 

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from ..errors import ImagekitError, ImageNotFoundError
-from ..models import ImageMeta
-from .journal import Journal, RowRecord
+from ...errors import ImagekitError, ImageNotFoundError
+from ...models import ImageMeta
+from .journals.journal import Journal, RowRecord
 from .options import RunOptions
 
 if TYPE_CHECKING:
-    from ..client import AsyncClient
-    from ..models import Style
+    from ...client import AsyncClient
+    from ...models import Style
 
 __all__ = ["find_images", "group_of", "thumbnail_ids"]
 

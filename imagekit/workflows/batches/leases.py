@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import anyio
 
-from .feed import Feed
-from .journal import Journal
+from .journals.feed import Feed
+from .journals.journal import Journal
 
 __all__ = ["keep_leases"]
 

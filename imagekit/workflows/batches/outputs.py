@@ -27,18 +27,18 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from ..errors import APIError
-from ..models import FAILED
-from ..ownership import NotOursError, OwnedFolder
-from ..provenance import Provenance
-from ..provenance.embed import write
-from ..provenance.read import fields_of
-from ..provenance.record import file_service
-from ..storage import Store, spool
+from ...errors import APIError
+from ...models import FAILED
+from ...ownership import NotOursError, OwnedFolder
+from ...provenance import Provenance
+from ...provenance.embed import write
+from ...provenance.read import fields_of
+from ...provenance.record import file_service
+from ...storage import Store, spool
 
 if TYPE_CHECKING:
-    from ..client import AsyncClient
-    from .journal import ImageRecord, Journal, RowRecord
+    from ...client import AsyncClient
+    from .journals.journal import ImageRecord, Journal, RowRecord
     from .rows import Row
 
 __all__ = ["WRITER", "check_out_dir", "claim_out_dir", "file_name", "provenance_of", "refuse_replacing", "store_image", "store_missing"]

@@ -18,13 +18,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .._sqlite import open_wal
-from ..errors import JournalMismatchError, StorageUnavailableError
+from ...._sqlite import open_wal
+from ....errors import JournalMismatchError, StorageUnavailableError
+from ..options import RunOptions
+from ..rows import Row
+from ..state import RunState
 from .feed import Feed
 from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
-from .options import RunOptions
-from .rows import Row
-from .state import RunState
 
 __all__ = ["LocalJournal", "LocalFeed"]
 

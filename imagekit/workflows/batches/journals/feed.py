@@ -16,8 +16,8 @@ import logging
 
 import anyio
 
-from .rows import Row
-from .state import RunState
+from ..rows import Row
+from ..state import RunState
 
 __all__ = ["Feed"]
 

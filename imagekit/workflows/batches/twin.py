@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from .._retry import REFUSED_STATUSES, RetryPolicy
+from ..._retry import REFUSED_STATUSES, RetryPolicy
 
 if TYPE_CHECKING:
-    from ..client import AsyncClient, Client
+    from ...client import AsyncClient, Client
 
 __all__ = ["async_twin"]
 

@@ -17,14 +17,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ..errors import ValidationError
-from ..ledger.prices import Prices, create_key
-from ..validation import COUNTS, all_mistakes, create_mistakes, misspelt, resolve_style, style_note
+from ...errors import ValidationError
+from ...ledger.prices import Prices, create_key
+from ...validation import COUNTS, all_mistakes, create_mistakes, misspelt, resolve_style, style_note
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..ledger import Ledger
+    from ...ledger import Ledger
 
 __all__ = ["grid", "iter_grid", "check_grid_size", "check_grid", "check_rows", "MAX_ROWS", "ENV_MAX_ROWS", "Row", "RowSource", "make_rows", "named_styles", "split_grid", "CREATE_OPTIONS",
            "refuse_misplaced"]
@@ -198,7 +198,7 @@ def refuse_misplaced(defaults: Mapping[str, Any], ledger: Ledger | None) -> None
     """ValidationError for a keyword of ``ik.batch`` that would become a label of each row though it
     was surely meant otherwise: ``tag=``, an option of ``run()`` (``budget=5`` capped nothing), or
     the name of a tag that has a budget (``experiment="a"``: the work would escape that budget)."""
-    from ..errors import LedgerUnavailableError
+    from ...errors import LedgerUnavailableError
 
     for name, value in defaults.items():
         if name == "tag":

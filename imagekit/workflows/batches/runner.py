@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from .._retry import backoff
-from ..errors import (
+from ..._retry import backoff
+from ...errors import (
     APIConnectionError,
     APIError,
     BudgetExceededError,
@@ -48,12 +48,12 @@ from ..errors import (
     StorageUnavailableError,
     TooManyRequestsError,
 )
-from ..ledger import Entry, Prices, Source, Status
-from ..models import FAILED, PENDING
-from ..ownership import NotOursError
-from ..provenance.record import file_service
-from .feed import Feed
-from .journal import ImageRecord, Journal, RowLost, RowRecord
+from ...ledger import Entry, Prices, Source, Status
+from ...models import FAILED, PENDING
+from ...ownership import NotOursError
+from ...provenance.record import file_service
+from .journals.feed import Feed
+from .journals.journal import ImageRecord, Journal, RowLost, RowRecord
 from .options import RunOptions
 from .outputs import file_name, provenance_of, store_image
 from .pacing import Pace
@@ -63,7 +63,7 @@ from .state import Hold, RunState
 from .window import Window
 
 if TYPE_CHECKING:
-    from ..client import AsyncClient
+    from ...client import AsyncClient
 
 __all__ = ["RunOptions", "Runner"]
 

@@ -27,22 +27,22 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any
 
-from ..extras import require
-from ..ledger.export import refuse_misnamed
-from ..models.status import COMPLETED
-from ..ownership import OwnedFolder
-from ..progress import progress_bar
-from ..provenance import Provenance
-from ..provenance.embed import embed
-from ..provenance.record import file_service
-from ..reports.sheets import read_now
-from ..storage import Location, Store, split, spool
+from ...extras import require
+from ...ledger.export import refuse_misnamed
+from ...models.status import COMPLETED
+from ...ownership import OwnedFolder
+from ...progress import progress_bar
+from ...provenance import Provenance
+from ...provenance.embed import embed
+from ...provenance.record import file_service
+from ...reports.sheets import read_now
+from ...storage import Location, Store, split, spool
 from .outputs import provenance_of
 
 if TYPE_CHECKING:
-    from ..client import AsyncClient, Client
-    from ..images import AsyncImage, Image
-    from .journal import ImageRecord, RowRecord
+    from ...client import AsyncClient, Client
+    from ...images import AsyncImage, Image
+    from .journals.journal import ImageRecord, RowRecord
     from .rows import Row
 
 __all__ = ["Export", "Item", "batch_items", "chain_items", "decided", "write_dataset", "source_of", "FORMATS",
@@ -105,7 +105,7 @@ class Item:
 def batch_items(images: Iterable[tuple[Row, RowRecord, ImageRecord]], client: Client | AsyncClient,
                 style_names: dict[int, str], tags: dict[str, str]) -> tuple[list[Item], Counter[str]]:
     """A batch's completed images as export items (see ``BATCH_COLUMNS``), and why the rest are left out."""
-    from ..reports.tables import style_label
+    from ...reports.tables import style_label
 
     shown_tags = json.dumps(tags, sort_keys=True)
     items: list[Item] = []
@@ -172,8 +172,8 @@ def decided(items: list[Item], columns: dict[str, str], client: Client | AsyncCl
             journal: str | None) -> dict[str, str]:
     """``columns`` with ``DECISION_COLUMNS`` when a review desk decided on some of ``items``' images
     (each item then carries its own), else as they are."""
-    from ..decisions.log import standing
-    from ..provenance.record import service_of
+    from ...decisions.log import standing
+    from ...provenance.record import service_of
 
     found = standing(service_of(file_service(client.config)), [int(item.values["image_id"]) for item in items],
                      journal)

@@ -39,14 +39,14 @@ from typing import Any, TypeVar
 
 import anyio
 
-from ..errors import ConfigError, JournalUnavailableError
-from ..ledger.store import cut_after, is_url, shown_location, skew_note
+from ....errors import ConfigError, JournalUnavailableError
+from ....ledger.store import cut_after, is_url, shown_location, skew_note
+from ..options import RunOptions
+from ..rows import Row
+from ..state import RunState
 from .feed import Feed
 from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
-from .options import RunOptions
-from .rows import Row
-from .state import RunState
-from .sweep_tables import connect, make_tables, wait_bound
+from .tables import connect, make_tables, wait_bound
 
 __all__ = ["SharedJournal", "SharedFeed", "is_url"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._urls import without_secrets
-from ..errors import ConfigError
-from ..extras import require
-from ..ledger.store import shown_location
+from ...._urls import without_secrets
+from ....errors import ConfigError
+from ....extras import require
+from ....ledger.store import shown_location
 
 __all__ = ["connect", "make_tables", "wait_bound"]
 

@@ -22,25 +22,25 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from .._error_base import warn_caller
-from .._portal import blocking_portal
-from ..errors import BudgetWarning, JournalUnavailableError
-from ..extras import needs_extra
-from ..ledger import Prices
-from ..ledger.prices import Estimate
-from ..ledger.store import checked_location
-from ..ownership import OwnedFolder
-from ..progress import progress_bar
-from ..storage import Store, split
-from ..tags import current_tags, merged, tags as tagged
-from .journal import ImageRecord, Journal, RowRecord, account_identity
+from ..._error_base import warn_caller
+from ..._portal import blocking_portal
+from ...errors import BudgetWarning, JournalUnavailableError
+from ...extras import needs_extra
+from ...ledger import Prices
+from ...ledger.prices import Estimate
+from ...ledger.store import checked_location
+from ...ownership import OwnedFolder
+from ...progress import progress_bar
+from ...storage import Store, split
+from ...tags import current_tags, merged, tags as tagged
+from .journals.journal import ImageRecord, Journal, RowRecord, account_identity
+from .journals.local import LocalJournal
+from .journals.shared import SharedJournal, is_url
 from .leases import keep_leases
-from .local_journal import LocalJournal
 from .outputs import claim_out_dir, store_missing
 from .probe import thumbnail_ids
 from .rows import Row, RowSource, make_rows, named_styles, refuse_misplaced, split_grid
 from .runner import Runner, RunOptions
-from .shared_journal import SharedJournal, is_url
 from .state import RunState
 from .twin import async_twin
 
@@ -48,9 +48,10 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from ..client import AsyncClient, Client
-    from ..models import Style, User
-    from ..signals import HashStore, Item
+    from ...client import AsyncClient, Client
+    from ...images import AsyncImage, Image
+    from ...models import Style, User
+    from ...signals import HashStore, Item
     from .export import Export
 
 __all__ = ["Batch", "ENV_JOURNAL_URL", "journal_location"]
@@ -111,7 +112,7 @@ def journal_location(journal: PathLike | None = None, out_dir: PathLike | Store 
 def _can_dedupe(dedupe: bool) -> None:
     """A run told to dedupe without the quality extra is refused before anything is sent."""
     if dedupe:
-        from ..extras import require
+        from ...extras import require
 
         for module in ("numpy", "cv2", "pandas"):
             require(module, "quality")
@@ -140,7 +141,7 @@ class Batch:
         """The requests, each with a stable key."""
         self.name = name
         """The sweep's name: processes running the same rows under it with one shared journal drain
-        it together (see ``shared_journal``)."""
+        it together (see ``journals.shared``)."""
         self.source: str | None = None
         """The file the rows came from (a sweep file's path), named in what is refused of them."""
         self.keys: list[str] = list(keys or [])
@@ -440,12 +441,25 @@ class Batch:
         if not len(frame):
             return frame
         if "style" in frame.columns:  # named as every report names styles
-            from ..reports.tables import style_label
+            from ...reports.tables import style_label
 
             names = self._style_names()
             frame.insert(list(frame.columns).index("style") + 1, "style_name",
                          [style_label(value, names) for value in frame["style"]])
         return frame.astype({"image_id": "Int64"})
+
+    @property
+    def images(self) -> list[Image | AsyncImage]:
+        """The completed images, as handles (no request is made), in ``to_pandas()``'s order: what
+        a review desk, a chain or ``imagekit.quality`` takes."""
+        return [self.client.image(int(image["id"])) for image in self._completed()]
+
+    def _completed(self) -> Iterator[ImageRecord]:
+        """The journal's records of the completed images, in ``to_pandas()``'s order."""
+        from ...models.status import COMPLETED
+
+        return (image for _, _, image in self._images() if image.get("id") is not None
+                and image.get("status") == COMPLETED)
 
     def _images(self) -> Iterator[tuple[Row, RowRecord, ImageRecord]]:
         """Each image of each row as the journal knows it (a row without images: one empty record)."""
@@ -459,19 +473,16 @@ class Batch:
         joinable on ``to_pandas()``'s ``image_id``; ``dup_of`` names an earlier image of the account
         (any batch, any day) that one nearly repeats. Each is read from the file its run saved, else
         from the service, once: the signals are kept beside the ledger (``imagekit.signals.store``)."""
-        from ..signals import quality
+        from ...signals import quality
 
         return quality(self, store=self._hash_store())
 
     def quality_items(self) -> list[Item]:
         """The batch's completed images, as ``imagekit.quality`` measures them."""
-        from ..models.status import COMPLETED
-        from ..signals.frame import Item, handle_item
+        from ...signals.frame import Item, handle_item
 
         items = []
-        for _, _, image in self._images():
-            if image.get("id") is None or image.get("status") != COMPLETED:
-                continue
+        for image in self._completed():
             fallback = handle_item(self.client.image(int(image["id"])))
             items.append(Item(fallback.image_id, image.get("file"), _saved_or(image.get("file"), fallback.read),
                               fallback.service))
@@ -479,8 +490,8 @@ class Batch:
 
     def _hash_store(self) -> HashStore | None:
         """The account's hash store (beside its ledger), once a run has said whose account it is."""
-        from ..signals import HashStore
-        from ..signals.store import account_key, store_beside
+        from ...signals import HashStore
+        from ...signals.store import account_key, store_beside
 
         if self._account is None:
             return None
@@ -494,7 +505,7 @@ class Batch:
                progress: bool = True) -> Export:
         """Write the completed images as a dataset at ``dest`` (a folder or any fsspec URL), each
         with its provenance inside; failed and unfinished rows are left out, and the answer says
-        how many and why (see ``imagekit.workflows.export``).
+        how many and why (see ``imagekit.workflows.batches.export``).
 
         ``format``: ``imagefolder`` (the images and a ``metadata.jsonl``: ``datasets.load_dataset(
         "imagefolder", data_dir=dest)``) or ``parquet`` (``dest`` is one Parquet file, the images
@@ -515,7 +526,7 @@ class Batch:
     def contact_sheet(self, *, columns: int | None = None, label: list[str] | None = None,
                       thumb: int = 160) -> Figure:
         """A matplotlib figure of the finished images, each labelled by its inputs (styles by name)."""
-        from ..reports.sheets import contact_sheet, label_of
+        from ...reports.sheets import contact_sheet, label_of
 
         frame = self.to_pandas()
         done = frame[frame["image_id"].notna() & (frame["status"] == "COMPLETED")] if len(frame) else frame
