@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import imagekit
-from tests.conftest import make_user
 from tests.helpers import balance
+from tests.utils.users import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import imagekit
-from tests.conftest import make_user
 from tests.helpers import PATIENT_RETRIES, balance, control
-from tests.workflows.conftest import public_style
+from tests.utils.service import public_style
+from tests.utils.users import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERRUPTIONS = 7  # per sandbox face: 14 in all (each is a process start, ~4 s here)
