@@ -10,11 +10,12 @@ lost) show at once. Pure functions of a list of entries: the book applies what t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..extras import needs_extra
-from .entries import BALANCE, Entry, Status, answered, in_sending_order
+from .entries import BALANCE, Entry, Source, Status, answered, in_sending_order
 from .prices import create_key
 
 if TYPE_CHECKING:
@@ -76,8 +77,11 @@ def settle(entries: list[Entry]) -> Settlement:
 
     An operation whose answer was lost (``lost``: cut by Ctrl+C, a signal, a dropped connection)
     gets what its stretch spent beyond the rest when no answered entry there is unknown: the
-    service charged it then, whether or not its images were ever found. Once a probe finds its
-    images (a ``recovered`` entry of its group carries the charge), it is settled back to 0."""
+    service charged it then, whether or not its images were ever found. That share is a guess,
+    dealt again by every reconciliation from what is known by then: once a probe finds its images
+    (a ``recovered`` entry of its group carries the charge) it is settled back to 0, and the lost
+    answers beside it share only what the recovered ones leave (a create a Ctrl+C cut before it
+    left shares a fall until a probe shows it never ran). Only changed credits are returned."""
     settlement = Settlement()
     found = {entry.group_id for entry in entries if entry.status == Status.RECOVERED and entry.group_id}
     for entry in entries:
@@ -97,6 +101,8 @@ def settle(entries: list[Entry]) -> Settlement:
             settlement.prices[create_key(style=alone.style_id)] = unexplained / len(alone.image_ids)
     # Lost answers, between the balances the toolkit reads when nothing of its own is in flight (a
     # run's ends, a report): an answer's balance may not show a charge still in flight elsewhere.
+    # Their shares are dealt again each time, from what is known by then: a probe that later finds
+    # one's images (its recovered entry counts in this stretch) leaves less to the others.
     for stretch in stretches(entries, quiet=True):
         open_ = [entry for entry in stretch.between if lost(entry) and entry.group_id not in found]
         if not open_ or any(_unknown(entry) and _seq(entry) not in settlement.credits for entry in stretch.between):
@@ -106,6 +112,11 @@ def settle(entries: list[Entry]) -> Settlement:
                     if id(entry) not in opened)
         if (unexplained := stretch.spent_by_balance - known) > 0:
             _share(settlement, open_, unexplained)
+        else:  # nothing left to explain: a share given before goes back
+            settlement.credits.update((_seq(entry), 0.0) for entry in open_ if entry.credits)
+    changed = {_seq(entry) for entry in entries if entry.seq in settlement.credits
+               and (entry.credits is None or not math.isclose(entry.credits, settlement.credits[entry.seq]))}
+    settlement.credits = {seq: credits for seq, credits in settlement.credits.items() if seq in changed}
     return settlement
 
 
@@ -140,9 +151,11 @@ _INTERRUPTIONS = ("CancelledError", "Cancelled", "KeyboardInterrupt", "SystemExi
 
 def lost(entry: Entry) -> bool:
     """Whether ``entry`` is an operation whose answer was lost after it may have run (not one that
-    never left: those say so), and whose credits are not settled yet."""
+    never left: those say so), and whose credits are not known: none yet, or only the share of a
+    balance's fall a reconciliation gave it, which is dealt again as more is known."""
     error = entry.error or ""
-    return (entry.status == Status.NO_RESPONSE and entry.credits is None and entry.operation != BALANCE
+    return (entry.status == Status.NO_RESPONSE and entry.operation != BALANCE
+            and (entry.credits is None or entry.source == Source.RECONCILED)
             and ("(may have run)" in error or error in _INTERRUPTIONS))
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
-from anyio.from_thread import start_blocking_portal
 
 from ..._error_base import warn_caller
+from ..._portal import blocking_portal
 from ...engines import EngineTransport, engine_for
 from ...errors import BudgetWarning, JournalUnavailableError
 from ...extras import needs_extra
@@ -272,7 +272,7 @@ class Batch:
                 await client.aclose()
 
         self._state = None  # until this run has one: a Ctrl+C before then cancels it at once
-        with start_blocking_portal() as portal:
+        with blocking_portal() as portal:
             future = portal.start_task_soon(call)
             try:
                 return future.result()
