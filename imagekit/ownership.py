@@ -124,9 +124,10 @@ class OwnedFolder:
         self.marked = kept is not None
         return list(self.earlier)
 
-    def open(self, replace: bool = True) -> list[str]:
+    def open(self, replace: bool = True, adopt: Iterable[str] = ()) -> list[str]:
         """Lock and check the folder, remove what an earlier run of ours wrote and is unchanged (when
-        ``replace``; else refuse it), make the folder; returns the top-level names it removed from."""
+        ``replace``; else refuse it), make the folder; returns the top-level names it removed from.
+        ``adopt``: the names a library call of this run writes (see ``refuse_changed``)."""
         self.lock.acquire()
         try:
             earlier = self.check()
@@ -145,11 +146,16 @@ class OwnedFolder:
             earlier.remove(ASIDE)
             self.before = {path for path in self.before if path.split("/", 1)[0] != ASIDE}
         ours = self._ours(earlier)
+        self.refuse_changed(adopt)  # before anything of the earlier run's moves
         if ours and not self.store.remote:
             self._set_aside(earlier, ours)
         for path in ours if self.store.remote else []:
             self.store.remove(path)
             self.gone.append(path)
+        # what this run finds is what is left: a name the earlier run used is this run's once written
+        # again (sealed, adopted, removed by undo); counted before the move, the third run found the
+        # second's files unrecorded and refused them as not ours
+        self.before = set(self.store.walk())
         self.store.make()
         self._write()
         return earlier
@@ -251,14 +257,26 @@ class OwnedFolder:
         new = [name for name in names if name not in self.names]
         taken = [name for name in new if self.store.exists(name) and not self.store.is_dir(name)]
         if taken:
-            changed = taken[0] in self.kept
-            raise NotOursError(f"{self.store.url(taken[0])} " + (
-                f"changed since {self.writer_name} wrote it, so it was kept: move it, or name another folder"
-                if changed else f"exists and {self.writer_name} did not write it"))
+            if taken[0] in self.kept:
+                raise self._changed(taken[0])
+            raise NotOursError(f"{self.store.url(taken[0])} exists and {self.writer_name} did not write it")
         if new:
             self.names += new
             self.files.update(dict.fromkeys(new))
             self._write()
+
+    def refuse_changed(self, patterns: Iterable[str]) -> None:
+        """NotOursError, before anything is written, for a file of an earlier run that its user changed
+        (kept) and that a library call of this run would write again: its name matches ``patterns``
+        (what ``adopt`` records). Such a call writes where it is told, over the user's edit."""
+        patterns = list(patterns)
+        for path in self.kept:
+            if any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns):
+                raise self._changed(path)
+
+    def _changed(self, path: str) -> NotOursError:
+        return NotOursError(f"{self.store.url(path)} changed since {self.writer_name} wrote it, so it was kept: "
+                            "move it, or name another folder")
 
     @contextmanager
     def writer(self, name: str) -> Iterator[IO[bytes]]:
@@ -344,7 +362,7 @@ def owned(location: Location, writer: str, replace: bool = True, adopt: Iterable
     raises (a closed pipe and Ctrl+C included)."""
     folder = OwnedFolder(location, writer)
     try:
-        folder.open(replace)  # a folder it refuses is left as it is: undo begins where open began to change it
+        folder.open(replace, adopt)  # a folder it refuses is left as it is: undo begins where open began to change it
         try:
             yield folder
         finally:

@@ -236,6 +236,42 @@ def test_a_file_the_user_edited_since_is_kept_and_said(where, caplog):
     assert fs.cat(f"{root}/c.csv") == b"edited again" and fs.cat(f"{root}/b.csv") == b"the user's edit"
 
 
+def test_a_changed_file_a_library_call_would_write_again_is_refused_before_the_block_runs(where):
+    """``imagekit usage --out`` and the demo let the report write its usage-*.csv files and record them
+    after (``adopt``): an edited one was said to be kept, then written over. Now the run stops first,
+    and everything stays as it was."""
+    location, fs, root = where
+    with owned(location, "a test", adopt=["usage-*"]) as folder:
+        fs.pipe(f"{root}/usage-by-day.csv", b"the report's")
+        fs.pipe(f"{root}/usage-by-style.csv", b"the report's")
+        write(folder, "index.html", b"first page")
+    fs.pipe(f"{root}/usage-by-day.csv", b"the report's, and the user's note")
+    ran = []
+    with pytest.raises(NotOursError, match=r"usage-by-day.csv changed since a test wrote it, so it was kept: move it"), \
+            owned(location, "a test", adopt=["usage-*"]):
+        ran.append(True)
+    assert not ran and fs.cat(f"{root}/usage-by-day.csv") == b"the report's, and the user's note"
+    assert fs.cat(f"{root}/usage-by-style.csv") == b"the report's" and fs.cat(f"{root}/index.html") == b"first page"
+
+
+def test_the_third_run_replaces_the_second_as_the_second_replaced_the_first(where):
+    """The second run recorded only names the first had not used (files in a folder it writes into,
+    files a library call wrote): the third found the second's unrecorded and refused the folder
+    (make demo, a third time: 'dataset holds an earlier result of an export')."""
+    location, fs, root = where
+    for run in range(3):
+        with owned(location, "a test", adopt=["usage-*"]) as folder:
+            # the earlier run's files are its own, so they are out of the way (set aside, or removed)
+            assert not fs.exists(f"{root}/images/0000.png") and not fs.exists(f"{root}/usage-by-day.csv"), run
+            folder.claim("images")
+            fs.makedirs(f"{root}/images", exist_ok=True)
+            fs.pipe(f"{root}/images/0000.png", f"run {run}".encode())
+            fs.pipe(f"{root}/usage-by-day.csv", f"run {run}".encode())
+            write(folder, "index.html", f"run {run}".encode())
+        assert fs.cat(f"{root}/images/0000.png") == fs.cat(f"{root}/usage-by-day.csv") == f"run {run}".encode()
+    assert names(fs, root) == {"images", "usage-by-day.csv", "index.html", MANIFEST}
+
+
 def test_a_folder_we_wrote_into_is_ours_file_by_file(where):
     """A run that wrote images/ owns the files it wrote there, not the folder: a user's file put in
     it stays through the next run, a failed one, and a successful one."""

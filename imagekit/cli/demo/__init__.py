@@ -114,7 +114,9 @@ def run_batch(ik: Any, outcome: Outcome) -> None:
     inert_frame(table).to_csv(out / "batch.csv", index=False)
     batch.contact_sheet().savefig(out / "contact-sheet.png", dpi=100)
     print(f"Batch done: {batch_sentence(table, batch.spent)}")
-    outcome.dataset = batch.export(out / "dataset", progress=False)
+    # the demo's folder is its own (its manifest lists dataset/): an earlier run's export there is
+    # replaced as the rest of its results are (the export still keeps a file someone changed)
+    outcome.dataset = batch.export(out / "dataset", progress=False, overwrite=True)
     print(f"Dataset: {outcome.dataset}")
     for row in table[table["row_status"] != "done"].itertuples():
         outcome.problems.append(f"batch row {row.row} ({row.prompt!r}, style {row.style}, {row.ratio}): "
