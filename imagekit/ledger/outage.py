@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import LedgerUnavailableError
-from .spool import Spool
-from .store import Store, shown_location
+from .spool import Spool, identity
+from .store import ENV_LEDGER_URL, Store, is_url, shown_location
 from .writer import Writer, writers
 from .writes import WRITES
 
-__all__ = ["Keeper", "DRAIN_SECONDS", "CLOSE_SECONDS", "entries_text"]
+__all__ = ["Keeper", "DRAIN_SECONDS", "CLOSE_SECONDS", "entries_text", "flush_command"]
 
 DRAIN_SECONDS = 10.0
 """How long a read waits for the writer's bookkeeping before it reads what is there."""
@@ -130,9 +131,9 @@ class Keeper:
             except LedgerUnavailableError:
                 time.sleep(0.5)
         if waiting := self.spool.count():
-            log.warning("%s wait in %s for the ledger at %s, which cannot be reached: `imagekit ledger flush "
-                        "--ledger %s` writes them (as does the next use of that ledger on this machine)",
-                        entries_text(waiting), self.spool.path, self.location, self.location)
+            log.warning("%s %s in %s for the ledger at %s, which cannot be reached: %s writes them (as does the next "
+                        "use of that ledger on this machine)", entries_text(waiting), "waits" if waiting == 1 else "wait",
+                        self.spool.path, self.location, flush_command(self.store.location))
 
     def _probe(self) -> None:
         """Try the database again (on the writer), writing what waits if it answers."""
@@ -151,6 +152,16 @@ class Keeper:
         assert self.spool is not None
         if self.spool.went_down():
             log.warning("%s; the work goes on and its entries wait in %s until it answers", exc, self.spool.path)
+
+
+def flush_command(location: str) -> str:
+    """The command that writes what waits for the ledger at ``location``, as one can run it: the URL
+    shown here has no user or password (never printed), and without its user it names another
+    spool, so the command names the URL the way the user gave it."""
+    given = os.environ.get(ENV_LEDGER_URL)
+    if given and is_url(given) and identity(given) == identity(location):
+        return f"`imagekit ledger flush` ({ENV_LEDGER_URL} names that ledger)"
+    return "`imagekit ledger flush --ledger URL`, with the ledger's URL as you gave it,"
 
 
 def entries_text(count: int) -> str:

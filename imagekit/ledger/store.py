@@ -29,8 +29,10 @@ from ..errors import ConfigError, LedgerUnavailableError
 from .entries import Status
 
 __all__ = ["Store", "open_store", "is_url", "shown_location", "checked_location", "cut_after", "SKEW_SECONDS",
-           "skew_note"]
+           "skew_note", "ENV_LEDGER_URL"]
 
+ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
+"""The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
 T = TypeVar("T")
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 POSTGRES_EXTRA = "pip install 'imagekit[postgres]'"

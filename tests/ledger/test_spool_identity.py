@@ -60,7 +60,7 @@ def test_entries_left_at_exit_are_said_found_by_another_spelling_and_flushed(clu
         assert ended.returncode == 0 and time.monotonic() - started >= outage.CLOSE_SECONDS  # it tried first
         began, said = ended.stderr.strip().splitlines()  # a line when the outage began, one at the end
         assert "cannot be reached" in began and said.startswith("3 ledger entries wait in ") and str(tmp_path / "home" / "spool") in said
-        assert "imagekit ledger flush --ledger postgresql://" in said
+        assert "`imagekit ledger flush --ledger URL`, with the ledger's URL as you gave it, writes them" in said
 
         report = run_console("usage", "--by", "experiment", "--ledger", spelled_otherwise(ledger_url),
                              cwd=tmp_path, env=env)
@@ -106,3 +106,18 @@ def test_a_spool_an_earlier_version_named_by_the_url_is_brought_in(ledger_url, t
     assert Ledger(spelled_otherwise(ledger_url)).spool == ledger.spool
     [written] = ledger.entries()
     assert written.uid == entry.uid and written.image_ids == [7] and ledger.waiting() == 0
+
+
+def test_the_flush_command_said_is_one_that_finds_the_entries(monkeypatch):
+    """The URL shown has no user (secrets are never printed), and without its user it names another
+    spool: `imagekit ledger flush --ledger <shown URL>` said "Nothing waits" (a walk found it). The
+    command said is plain when IMAGEKIT_LEDGER_URL names the ledger, however spelled."""
+    from imagekit.ledger.outage import flush_command
+
+    url = "postgresql://postgres:secret@127.0.0.1:55432/credits"
+    monkeypatch.setenv("IMAGEKIT_LEDGER_URL", "postgresql://postgres:secret@localhost:55432/credits")
+    assert flush_command(url) == "`imagekit ledger flush` (IMAGEKIT_LEDGER_URL names that ledger)"
+    monkeypatch.setenv("IMAGEKIT_LEDGER_URL", "postgresql://postgres@127.0.0.1:55432/other")
+    assert flush_command(url) == "`imagekit ledger flush --ledger URL`, with the ledger's URL as you gave it,"
+    monkeypatch.delenv("IMAGEKIT_LEDGER_URL")
+    assert "secret" not in flush_command(url) and "postgres@" not in flush_command(url)

@@ -7,7 +7,8 @@ book's contract in pyproject.toml holds it; ``a | b`` are side by side):
 - ``core``: the store, the account and its other names, writes and reads through an outage.
 """
 
-from .core import ENV_LEDGER_URL, default_path
+from ..store import ENV_LEDGER_URL
+from .core import default_path
 from .ledger import Ledger
 
 __all__ = ["Ledger", "default_path", "ENV_LEDGER_URL"]

@@ -18,12 +18,10 @@ from ..alerts import Alert
 from ..entries import now
 from ..outage import Keeper, Written, entries_text
 from ..spool import spool_for
-from ..store import checked_location, is_url, open_store
+from ..store import ENV_LEDGER_URL, checked_location, is_url, open_store
 from ..writer import writer_for
 from ..writes import aliases, name_account
 
-ENV_LEDGER_URL = "IMAGEKIT_LEDGER_URL"
-"""The ledger every client records into unless told otherwise: a PostgreSQL URL or a SQLite file."""
 T = TypeVar("T")
 U = TypeVar("U")
 
