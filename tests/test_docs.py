@@ -227,6 +227,8 @@ def test_the_site_builds_strictly_and_every_internal_link_and_anchor_is_found(tm
     assert len(parsed) > 20 and not broken, broken
     ledger_page = parsed[site / "api" / "ledger" / "index.html"].ids  # members drawn, inherited from its parts too
     assert {f"imagekit.Ledger.{name}" for name in ("to_pandas", "set_budget", "forecast", "export", "close")} <= ledger_page
+    workflows_page = parsed[site / "api" / "workflows" / "index.html"].ids  # an Image's id, from its handle's base
+    assert {"imagekit.Image.id", "imagekit.Image.request_id", "imagekit.AsyncImage.id"} <= workflows_page
 
 
 def test_the_api_reference_shows_every_public_name_and_no_internal_of_the_ledger():
