@@ -127,7 +127,7 @@ class OwnedFolder:
     def open(self, replace: bool = True, adopt: Iterable[str] = ()) -> list[str]:
         """Lock and check the folder, remove what an earlier run of ours wrote and is unchanged (when
         ``replace``; else refuse it), make the folder; returns the top-level names it removed from.
-        ``adopt``: the names a library call of this run writes (see ``refuse_changed``)."""
+        ``adopt``: the names a library call of this run writes (see ``_refuse_changed``)."""
         self.lock.acquire()
         try:
             earlier = self.check()
@@ -146,7 +146,7 @@ class OwnedFolder:
             earlier.remove(ASIDE)
             self.before = {path for path in self.before if path.split("/", 1)[0] != ASIDE}
         ours = self._ours(earlier)
-        self.refuse_changed(adopt)  # before anything of the earlier run's moves
+        self._refuse_changed(adopt)  # before anything of the earlier run's moves
         if ours and not self.store.remote:
             self._set_aside(earlier, ours)
         for path in ours if self.store.remote else []:
@@ -265,7 +265,7 @@ class OwnedFolder:
             self.files.update(dict.fromkeys(new))
             self._write()
 
-    def refuse_changed(self, patterns: Iterable[str]) -> None:
+    def _refuse_changed(self, patterns: Iterable[str]) -> None:
         """NotOursError, before anything is written, for a file of an earlier run that its user changed
         (kept) and that a library call of this run would write again: its name matches ``patterns``
         (what ``adopt`` records). Such a call writes where it is told, over the user's edit."""
