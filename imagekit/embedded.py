@@ -23,6 +23,7 @@ from .home import home_dir
 
 if TYPE_CHECKING:
     import os
+    from pathlib import Path
 
     from .images import CreateResult, Image
     from .sandbox import EmbeddedSandbox
@@ -35,20 +36,29 @@ START_WAIT = 60.0
 """Seconds a process waits for the sandbox another process began to start from the same home (two
 scripts started at once): it is joined once it answers."""
 
-_embedded: dict[bool, EmbeddedSandbox] = {}
-"""The process's embedded sandboxes, by spec-exactness."""
+_embedded: dict[tuple[bool, Path], EmbeddedSandbox] = {}
+"""The process's embedded sandboxes, by spec-exactness and the home's sandbox folder (a process
+that sets another IMAGEKIT_HOME gets that home's sandbox)."""
 _embedded_lock = threading.Lock()
 
 
-def _embedded_sandbox(spec_exact: bool = False) -> EmbeddedSandbox:
-    """The process's embedded sandbox, started on first use and stopped at exit."""
+def _sandbox_folder() -> Path:
+    """Where IMAGEKIT_HOME keeps its sandbox (one line if it cannot)."""
+    return home_dir("its local sandbox (no IMAGEKIT_BASE_URL is set)") / "sandbox"
+
+
+def _embedded_sandbox(spec_exact: bool = False, folder: Path | None = None) -> EmbeddedSandbox:
+    """The process's embedded sandbox of ``folder`` (default: IMAGEKIT_HOME's), started on first
+    use and stopped at exit."""
+    folder = folder if folder is not None else _sandbox_folder()
     with _embedded_lock:
-        if spec_exact not in _embedded:
+        if (spec_exact, folder) not in _embedded:
             from .extras import missing_extra
             from .sandbox import EmbeddedSandbox  # FastAPI, SQLAlchemy... load on start(), only here
 
             try:
-                sandbox = _start_embedded(functools.partial(EmbeddedSandbox, spec_exact=spec_exact), spec_exact)
+                sandbox = _start_embedded(functools.partial(EmbeddedSandbox, spec_exact=spec_exact), spec_exact,
+                                          folder)
             except ModuleNotFoundError as exc:
                 if missing_extra(exc) is None:
                     raise  # a bug, not a missing extra
@@ -57,8 +67,8 @@ def _embedded_sandbox(spec_exact: bool = False) -> EmbeddedSandbox:
                     f"pip install 'imagekit[sandbox]' ({exc.name} is missing)"
                 ) from exc
             atexit.register(_stop_at_exit, sandbox)
-            _embedded[spec_exact] = sandbox
-        return _embedded[spec_exact]
+            _embedded[spec_exact, folder] = sandbox
+        return _embedded[spec_exact, folder]
 
 
 def _stop_at_exit(sandbox: EmbeddedSandbox) -> None:
@@ -70,13 +80,12 @@ def _stop_at_exit(sandbox: EmbeddedSandbox) -> None:
         log.debug("the embedded sandbox was left running as the process ended: Ctrl+C")
 
 
-def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool) -> EmbeddedSandbox:
+def _start_embedded(factory: Callable[..., EmbeddedSandbox], spec_exact: bool, folder: Path) -> EmbeddedSandbox:
     """The sandbox of IMAGEKIT_HOME: started here, or the one another process of this user serves
     from it (a notebook left open), so that both are one service, one account and one history."""
     from .sandbox import EmbeddedSandbox
     from .sandbox.operations import DataDirInUse
 
-    folder = home_dir("its local sandbox (no IMAGEKIT_BASE_URL is set)") / "sandbox"
     try:
         return factory(data_dir=folder).start()
     except DataDirInUse as exc:
@@ -104,8 +113,10 @@ class FollowsTheFolder(httpx.BaseTransport, httpx.AsyncBaseTransport):
     A refused connection sent nothing, so any request may go again; the demo key stays valid, for
     keys live in the folder's database."""
 
-    def __init__(self, spec_exact: bool) -> None:
+    def __init__(self, spec_exact: bool, folder: Path) -> None:
         self._spec_exact = spec_exact
+        self._folder = folder
+        """The home's sandbox folder it follows."""
         self._sync = httpx.HTTPTransport()
         self._async = httpx.AsyncHTTPTransport()
         self._lock = threading.Lock()
@@ -142,10 +153,10 @@ class FollowsTheFolder(httpx.BaseTransport, httpx.AsyncBaseTransport):
         the refusal when it is the one this process holds, which did not end."""
         failed = request.url.netloc.decode()
         with _embedded_lock:
-            held = _embedded.get(self._spec_exact)
+            held = _embedded.get((self._spec_exact, self._folder))
             if held is not None and held.joined and httpx.URL(held.url).netloc.decode() == failed:
-                del _embedded[self._spec_exact]  # ended with its process
-        sandbox = _embedded_sandbox(self._spec_exact)
+                del _embedded[self._spec_exact, self._folder]  # ended with its process
+        sandbox = _embedded_sandbox(self._spec_exact, self._folder)
         now = httpx.URL(sandbox.url).netloc.decode()
         if now == failed:
             raise httpx.ConnectError(f"the sandbox at {sandbox.url} refuses connections", request=request)
@@ -184,13 +195,14 @@ def connect(base_url: str | None = None, api_key: str | None = None, *, asynchro
     if not base_url:
         from .ledger import sandbox_account
 
-        sandbox = _embedded_sandbox(spec_exact)
+        folder = _sandbox_folder()
+        sandbox = _embedded_sandbox(spec_exact, folder)
         base_url, api_key = sandbox.url, sandbox.api_key
         # Its port and the demo user's key change every session; the data folder's id does not.
         options.setdefault("account", sandbox_account(sandbox.identity))
         options.setdefault("service", f"{_config.SANDBOX_SERVICE} {sandbox.identity}")
         if sandbox.joined:  # it ends with the process serving it: this client then follows the folder
-            options.setdefault("transport", FollowsTheFolder(spec_exact))
+            options.setdefault("transport", FollowsTheFolder(spec_exact, folder))
     elif spec_exact:
         raise ConfigError("spec_exact=True applies to the embedded sandbox; a configured service answers as it does")
     return (AsyncClient if asynchronous else Client)(base_url, api_key, **options)

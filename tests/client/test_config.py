@@ -66,7 +66,7 @@ def test_connect_falls_back_to_the_embedded_sandbox(monkeypatch):
     class FakeSandbox:
         url, api_key, identity, joined = "http://127.0.0.1:9", SECRET, "folder-id", False
 
-    monkeypatch.setattr(embedded, "_embedded_sandbox", lambda spec_exact: FakeSandbox)
+    monkeypatch.setattr(embedded, "_embedded_sandbox", lambda spec_exact, folder: FakeSandbox)
     ik = imagekit.connect()
     assert ik.config.base_url == "http://127.0.0.1:9" and ik.config.api_key == SECRET
     # The ledger knows the sandbox by its data folder, not by its port or the session's key.

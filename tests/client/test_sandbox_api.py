@@ -194,11 +194,16 @@ def test_the_sync_client_inside_a_running_loop(sandbox):
 
 def test_connect_starts_an_embedded_sandbox_in_imagekit_home(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("IMAGEKIT_")} | {"IMAGEKIT_HOME": str(tmp_path)}
-    code = ("import imagekit; ik = imagekit.connect(); me = ik.me(); "
-            "res = ik.create('a kite', style=ik.styles()[0]); print(me.email, len(res))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    code = ("import os, sys, imagekit; ik = imagekit.connect(); me = ik.me(); "
+            "res = ik.create('a kite', style=ik.styles()[0]); print(me.email, len(res)); "
+            "os.environ['IMAGEKIT_HOME'] = sys.argv[1]; other = imagekit.connect(); "  # another home, same process
+            "print(other.config.base_url != ik.config.base_url, other.ledger.account != ik.ledger.account)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "other")], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().endswith(" 1") and (tmp_path / "sandbox").is_dir()
+    first, second = out.stdout.strip().splitlines()
+    assert first.endswith(" 1") and (tmp_path / "sandbox").is_dir()
+    assert second == "True True" and (tmp_path / "other" / "sandbox").is_dir()  # that home's own sandbox
 
 
 def test_connect_uses_the_environment(sandbox, monkeypatch):

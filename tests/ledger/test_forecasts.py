@@ -56,6 +56,7 @@ def test_a_bad_period_or_time_zone_is_one_line(options, says):
 
 
 NOW = utc("2026-03-22T12:00+01:00")  # a Sunday, noon in Berlin
+WEDNESDAY = utc("2026-03-18T12:00+01:00")  # noon in Berlin, half a week from either end
 
 
 def steady_rate(per_day: float) -> Rate:
@@ -186,7 +187,7 @@ def ledger_location(either_ledger) -> str:
 
 def test_ledger_forecast_gives_each_tag_and_the_account(ledger_location):
     ledger = Ledger(ledger_location, account="team")
-    now = datetime.now(UTC)
+    now = WEDNESDAY  # a day of the week fixed: on Sunday afternoon the +5 budget lasts until the week resets
     for day in range(10):  # grid-a spends 10 a day, grid-b 2 a day, the last 10 days
         for hour in (1, 7, 13, 19):
             when = now - timedelta(days=day, hours=hour)
@@ -194,7 +195,7 @@ def test_ledger_forecast_gives_each_tag_and_the_account(ledger_location):
             record(ledger, when, 0.5, experiment="grid-b")
     ledger.record(Entry(operation="balance", status=Status.ANSWERED, balance=240.0, tags={}))
     ledger.set_budget(experiment="grid-a", limit=1000, period="week", tz=BERLIN)
-    table = ledger.forecast(by="experiment", period="week", tz=BERLIN)
+    table = ledger.forecast(by="experiment", period="week", tz=BERLIN, now=now)
     assert list(table.index) == ["grid-a", "grid-b", ACCOUNT] and table.index.name == "experiment"
     assert {"spent", "per_day", "limit", "left", "resets", "runs_out"} <= set(table.columns)
     assert table.loc["grid-a", "per_day"] == pytest.approx(10, rel=0.05)
@@ -206,10 +207,10 @@ def test_ledger_forecast_gives_each_tag_and_the_account(ledger_location):
     assert account["left"] == 240 and account["per_day"] == pytest.approx(12, rel=0.05)
     assert abs(account["runs_out"] - pd.Timestamp(now + timedelta(days=20))) < pd.Timedelta(days=1)
     ledger.set_budget(experiment="grid-a", limit=float(table.loc["grid-a", "spent"]) + 5, period="week", tz=BERLIN)
-    soon = ledger.forecast(by="experiment", period="week", tz=BERLIN).loc["grid-a", "runs_out"]
+    soon = ledger.forecast(by="experiment", period="week", tz=BERLIN, now=now).loc["grid-a", "runs_out"]
     assert pd.Timestamp(now + timedelta(hours=6)) < soon < pd.Timestamp(now + timedelta(hours=20))  # 2 of its 6-hourly 2.5
     ledger.set_budget(experiment="grid-a", limit=1000, period=None)  # all time: it never resets; 900 left at 10 a day
-    lasting = ledger.forecast(by="experiment", period="week", tz=BERLIN).loc["grid-a", "runs_out"]
+    lasting = ledger.forecast(by="experiment", period="week", tz=BERLIN, now=now).loc["grid-a", "runs_out"]
     assert abs(lasting - pd.Timestamp(now + timedelta(days=90))) < pd.Timedelta(days=2)
     with pytest.raises(ConfigError, match=r"no entry in the ledger at .* carries the tag 'Experiment'; its tags: "
                                           r"experiment$"):  # a mistyped tag, not a table of all spend untagged
