@@ -53,6 +53,8 @@ class FocusValidator:
         done = subprocess.run([str(self.script), "--data-file", str(data_file), "--validate-version", "1.0"],
                               capture_output=True, text=True, cwd=packages, timeout=300)
         said = done.stdout + done.stderr
+        if done.returncode:  # a crash or a signal says nothing of the file: the exit status says what happened
+            said += f"\n(focus-validator exited with status {done.returncode})"
         # It exits 0 either way: its last line says which.
         return done.returncode == 0 and said.strip().endswith("Validation succeeded."), said
 

@@ -16,7 +16,13 @@ A task lost to the engine costs nothing twice:
 - a task that does not answer in its request's time (its worker killed, paused, the scheduler gone)
   is given up: if the ticket is still there, the caller takes it back and the request certainly
   never left (sent again as a request that could not connect); otherwise it may have run, and the
-  batch settles it by looking (``workflows.probe``), as it does a lost answer in a local run.
+  batch settles it by looking (``workflows.probe``), as it does a lost answer in a local run;
+- the looking waits ``task.CLAIM_PATIENCE`` first, and a task sends only when its take of the ticket
+  lasted less than that by its worker's own clock: a worker paused while taking it (SIGSTOP, a long
+  GC) sends nothing when it wakes, so it cannot make the request after the batch looked and sent it
+  again. What is left is a worker stopped in the moment its request is on its way (after that
+  check, before its last byte): the interface has no idempotency key for the service to refuse a
+  late one.
 
 ``engine_for`` turns ``Batch.run``'s ``engine``/``address`` into an ``Engine``; ``on_dask`` loads
 only when used (the ``dask`` extra).

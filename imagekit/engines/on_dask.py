@@ -16,7 +16,7 @@ import anyio
 from ..errors import ConfigError
 from ..extras import require
 from . import EngineLost, new_ticket
-from .task import Incoming, Outgoing, send
+from .task import CLAIM_PATIENCE, Incoming, Outgoing, send
 
 __all__ = ["DaskEngine"]
 
@@ -103,13 +103,17 @@ class DaskEngine:
 
     @staticmethod
     async def _took_back(queue: Any) -> bool:
-        """Whether the caller took the ticket back (no task had it: the request never left)."""
+        """Whether the caller took the ticket back (no task had it: the request never left). When a
+        task had it, this returns ``CLAIM_PATIENCE`` later: a task still taking it then sends nothing."""
         if queue is None:
             return False
         try:
-            return bool(await anyio.to_thread.run_sync(lambda: queue.get(batch=True)))
+            if await anyio.to_thread.run_sync(lambda: queue.get(batch=True)):
+                return True
         except Exception:  # the scheduler out of reach: whether a task had it cannot be known
-            return False
+            pass
+        await anyio.sleep(CLAIM_PATIENCE)
+        return False
 
     def close(self) -> None:
         if self.owned:

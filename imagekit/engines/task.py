@@ -7,12 +7,20 @@ only imagekit and httpx; nothing of the caller's client, journal or ledger goes 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
 
-__all__ = ["Outgoing", "Incoming", "send"]
+__all__ = ["Outgoing", "Incoming", "send", "CLAIM_PATIENCE"]
+
+CLAIM_PATIENCE = 2.0
+"""Seconds, by the worker's own clock, a task's take of its ticket may last for the task still to
+send: the caller waits this long after giving up a task whose ticket was taken before it looks
+for the request's images, so a worker paused while taking it (its answer read 10 s later) cannot
+send after the caller has looked and sent the request again. A slower take sends nothing and says
+so as a refused connection (the request is sent again, once, by the caller)."""
 
 _CHANGED_IN_READING = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """Headers that describe the body as it came over the wire, not as it is sent back (decoded, whole)."""
@@ -64,11 +72,17 @@ class Incoming:
         return httpx.Response(self.status, headers=list(self.headers), content=self.content, request=request)
 
 
-def send(outgoing: Outgoing, claim: Callable[[], bool] | None = None) -> Incoming:
+def send(outgoing: Outgoing, claim: Callable[[], bool] | None = None, patience: float = CLAIM_PATIENCE) -> Incoming:
     """Make ``outgoing``'s request (the task an engine runs): after taking its ticket (``claim``),
-    when it has one; a task that cannot take it sends nothing."""
-    if claim is not None and not claim():
-        return Incoming(taken=True)
+    when it has one; a task that cannot take it, or took more than ``patience`` seconds to, sends
+    nothing."""
+    if claim is not None:
+        asked = time.monotonic()
+        if not claim():
+            return Incoming(taken=True)
+        if (took := time.monotonic() - asked) > patience:  # the caller may have given the task up and looked
+            return Incoming(error=("ConnectError", f"its ticket came {took:.1f} s after it was asked for (more "
+                                   f"than {patience:g} s): the task sent nothing"))
     try:
         response = _client().send(outgoing.request())
         response.read()
