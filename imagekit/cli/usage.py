@@ -207,7 +207,7 @@ def _in_options(message: str) -> str:
 
 def add_export_command(usage: Any) -> None:
     """``imagekit usage export DEST``: the ledger's charges as a file (``imagekit usage`` alone stays the report)."""
-    verbs = usage.add_subparsers(dest="verb", metavar="export", prog=usage.prog)
+    verbs = usage.add_subparsers(dest="verb", metavar="COMMAND", prog=usage.prog)
     export = command(verbs, "export", "write one row per charge of the ledger, with its tags, to a file or any "
                                       "fsspec URL: CSV, Parquet or a FinOps FOCUS 1.0 file (reads the ledger only)")
     export.add_argument("dest", type=file_to_write_option, help="the file to write (a path or a URL such as s3://bucket/spend.csv)")

@@ -49,3 +49,13 @@ def test_a_word_no_command_takes_is_refused_by_the_command_it_followed(capsys):
 def test_the_usage_line_shows_the_report_and_its_export():
     usage = next(each for each in parsers(build_parser()) if each.prog == "imagekit usage")
     assert usage.format_usage() == "usage: imagekit usage [options]\n       imagekit usage export DEST [options]\n"
+
+
+def test_each_command_is_listed_once_under_its_parent():
+    """A command's name is not also the heading above it (``imagekit usage --help`` said export twice)."""
+    for each in parsers(build_parser()):
+        helps = each.format_help()
+        for action in each._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name in action.choices:
+                    assert len(re.findall(rf"^ +{name}(?: {{2,}}|$)", helps, flags=re.MULTILINE)) == 1, (each.prog, name, helps)
