@@ -4,6 +4,9 @@ toolkit's own failures (the hierarchy is drawn in :mod:`imagekit.errors`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 __all__ = [
@@ -315,14 +318,52 @@ class BudgetWarning(UserWarning):
     """Spending under a tag value reached its budget's warning share (or passed a soft budget)."""
 
 
-def warn_caller(message: str, category: type[Warning]) -> None:
-    """Warn with the line of the user's code that called into imagekit, not ours."""
+_caller_site: ContextVar[tuple[str, int, dict[str, Any]] | None] = ContextVar("imagekit_caller_site", default=None)
+"""Where the user's code made the call being served (``working_for_caller``): file, line and module
+globals. A context variable, so the tasks and threads the call runs on (a batch's event loop, its
+worker threads) see it."""
+
+
+def _user_frame() -> Any:
+    """The innermost frame of this thread that is neither imagekit's nor contextlib's (a context
+    manager's plumbing): the user's code. None when there is none."""
+    import contextlib
     import os
+    import sys
+
+    ours = (os.path.dirname(os.path.abspath(__file__)) + os.sep, os.path.abspath(contextlib.__file__))
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(ours):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame
+
+
+@contextmanager
+def working_for_caller() -> Iterator[None]:
+    """Warnings raised by what runs inside the block, in whichever thread or task it goes on (a
+    batch's event loop), point at the user's line that entered it."""
+    frame = _user_frame()
+    token = _caller_site.set((frame.f_code.co_filename, frame.f_lineno, frame.f_globals) if frame is not None else None)
+    try:
+        yield
+    finally:
+        _caller_site.reset(token)
+
+
+def warn_caller(message: str, category: type[Warning]) -> None:
+    """Warn with the line of the user's code that called into imagekit, not ours: the one that made
+    the call being served (``working_for_caller``), else the innermost on this thread's stack."""
     import sys
     import warnings
 
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    level, frame = 2, sys._getframe(1)  # 1 is this function, 2 the one that called it
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
+    site = _caller_site.get()
+    if site is not None:
+        filename, lineno, module_globals = site
+        warnings.warn_explicit(message, category, filename, lineno, module=module_globals.get("__name__", "__main__"),
+                               registry=module_globals.setdefault("__warningregistry__", {}),
+                               module_globals=module_globals)
+        return
+    frame, level, below = _user_frame(), 1, sys._getframe(0)  # stacklevel 1: this function
+    while below is not None and below is not frame:
+        level, below = level + 1, below.f_back  # type: ignore[assignment]
     warnings.warn(message, category, stacklevel=level)

@@ -19,6 +19,8 @@ from contextlib import contextmanager
 import anyio
 from anyio.from_thread import BlockingPortal
 
+from ._error_base import working_for_caller
+
 __all__ = ["blocking_portal", "sigint_held"]
 
 
@@ -47,7 +49,8 @@ def blocking_portal() -> Iterator[BlockingPortal]:
         with sigint_held():  # a Ctrl+C meanwhile is raised once the portal is known, so it is stopped
             thread.start()
             portal = ready.result()
-        yield portal
+        with working_for_caller():  # a warning on the loop points at the line that called
+            yield portal
     except BaseException:
         failed = True
         raise

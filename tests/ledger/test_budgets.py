@@ -10,6 +10,8 @@ import pytest
 import imagekit
 from imagekit.ledger import Budget, Entry, Ledger, Source, Status
 from imagekit.ledger.budgets import refuses, warning
+from tests.utils.service import public_style
+from tests.utils.users import make_user
 
 
 @pytest.mark.parametrize(("budget", "cost", "refused"), [
@@ -155,3 +157,21 @@ def test_a_budget_set_again_changes_what_is_given_and_keeps_the_rest(tmp_path):
     fresh = ledger.set_budget(experiment="new", limit=5)
     assert (fresh.period, fresh.tz, fresh.alerts, fresh.webhook, fresh.hard, fresh.warn_at) == (
         None, "UTC", (0.5, 0.8, 1.0), None, True, 0.8)
+
+
+def test_a_budget_warning_during_a_batch_run_points_at_the_line_that_ran_it(sandbox):
+    """The run's requests go out on an event loop in a thread of its own: its warning named a line of
+    anyio's or threading's, not the user's."""
+    _, key = make_user(sandbox, "pro")
+    with imagekit.Client(sandbox.url, key) as ik:
+        ik.budget(experiment="warned", limit=100, warn_at=0.01)
+        batch = ik.batch(["a kite", "a boat"], style=public_style(sandbox), tags={"experiment": "warned"})
+        with pytest.warns(imagekit.BudgetWarning, match="budget experiment=warned reached") as got:
+            batch.run(progress=False)
+    assert {(Path(each.filename).name, each.lineno) for each in got} == {(Path(__file__).name, batch_line())}
+
+
+def batch_line() -> int:
+    """The line of this file that ran the batch (the one ``batch.run(`` is on)."""
+    lines = Path(__file__).read_text().splitlines()
+    return next(n for n, line in enumerate(lines, 1) if line.strip() == "batch.run(progress=False)")
