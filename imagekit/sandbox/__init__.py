@@ -155,7 +155,8 @@ class EmbeddedSandbox:
             self._tmp = None
 
     def __enter__(self) -> EmbeddedSandbox:
-        return self.start()
+        """Started, once: ``with EmbeddedSandbox(d).start() as box`` is the same sandbox."""
+        return self if self._server is not None else self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()

@@ -199,3 +199,9 @@ def test_a_ctrl_c_while_the_embedded_sandbox_stops_at_exit_leaves_at_once_and_qu
     finally:
         script.kill()
     assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
+def test_a_started_sandbox_used_in_a_with_block_is_not_started_twice(tmp_path):
+    """``with EmbeddedSandbox(d).start() as box`` said the folder was "served by another process": this one."""
+    with EmbeddedSandbox(tmp_path / "box").start() as box:
+        assert imagekit.Client(box.url, box.api_key, ledger=False).me().email
