@@ -12,7 +12,10 @@ import pytest
 from tests.widgets.lab import FRONTENDS
 
 in_both_frontends = pytest.mark.parametrize("notebook", FRONTENDS, indirect=True)
-"""Run the test in JupyterLab and in Notebook 7 (the ``notebook`` fixture takes the front-end)."""
+"""Run the test in JupyterLab and in Notebook 7 (the ``notebook`` fixture takes the front-end). One
+test of each widget does (the painter's keyboard test, the review desk's, the studio's): Notebook 7
+differs from JupyterLab in its shell (its keyboard shortcuts, its command mode), not in how a widget
+draws or talks to its kernel, so the painter's other tests run in JupyterLab alone."""
 
 
 def new_tab(chromium: Any) -> Any:

@@ -9,7 +9,6 @@ import numpy as np
 from PIL import Image
 
 from tests.helpers import wait_until
-from tests.utils.browser import in_both_frontends
 
 from .painting import Painter, painter_setup
 
@@ -19,7 +18,6 @@ def view_pixels(painter) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(painter.root.locator(".ik-view").screenshot())).convert("RGB"), float)
 
 
-@in_both_frontends
 def test_before_and_after_divider_by_mouse_and_keys(notebook, shots):
     notebook.run(painter_setup(prompt="a red fox in the snow", brush=16))
     painter = Painter(notebook, shots)

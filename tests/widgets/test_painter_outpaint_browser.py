@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from tests.helpers import wait_until
-from tests.utils.browser import in_both_frontends, served_edit
+from tests.utils.browser import served_edit
 
 from .painting import Painter, painter_setup, settled_box
 
@@ -68,7 +68,6 @@ def run_and_check(notebook, board, sandbox, name: str, price: str) -> dict:
     return {"canvas": canvas, "location": location, "result": result_id}
 
 
-@in_both_frontends
 def test_painter_outpaint_framed_by_dragging_keys_and_typing_then_continued(notebook, shots, lab_sandbox):
     notebook.run(painter_setup(ratio="16:9", brush=16))  # 1024x576
     painter = Painter(notebook, shots)

@@ -7,7 +7,7 @@ import numpy as np
 from PIL import Image
 
 from imagekit.widgets.mask_ops import box, grow, polygon, shrink, smooth
-from tests.utils.browser import in_both_frontends, keep_figures
+from tests.utils.browser import keep_figures
 
 from .painting import Painter, iou, painter_setup, settled_box
 
@@ -84,7 +84,6 @@ def click_points(painter, points) -> None:
         painter.page.mouse.click(box["x"] + x * scale, box["y"] + y * scale)
 
 
-@in_both_frontends
 def test_box_and_lasso_add_and_subtract_each_one_undo_step(notebook, shots):
     notebook.run(painter_setup(brush=16))
     painter = Painter(notebook, shots)
