@@ -23,16 +23,17 @@ def _home(tmp_path, monkeypatch) -> None:
 
 @pytest.fixture(scope="session")
 def _boxes(tmp_path_factory) -> Iterator[Callable[[str], EmbeddedSandbox]]:
-    """``_boxes(face)``: this process's workflow sandbox of that face, started when first asked for."""
-    started: dict[str, EmbeddedSandbox] = {}
+    """``_boxes(face, base_size=128)``: this process's workflow sandbox of that face and picture size,
+    started when first asked for."""
+    started: dict[tuple[str, int], EmbeddedSandbox] = {}
 
-    def get(face: str) -> EmbeddedSandbox:
-        if face not in started:
-            running = EmbeddedSandbox(tmp_path_factory.mktemp(f"box-{face}"), latency=0.05, base_size=128,
+    def get(face: str, base_size: int = 128) -> EmbeddedSandbox:
+        if (face, base_size) not in started:
+            running = EmbeddedSandbox(tmp_path_factory.mktemp(f"box-{face}"), latency=0.05, base_size=base_size,
                                       spec_exact=face == "spec-exact")
-            started[face] = running.start()
+            started[face, base_size] = running.start()
             running.spec_exact = face == "spec-exact"
-        return started[face]
+        return started[face, base_size]
 
     yield get
     for running in started.values():
