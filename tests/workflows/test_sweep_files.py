@@ -369,6 +369,35 @@ def test_another_grid_under_a_sweeps_name_is_refused_by_a_local_journal_too(box,
     assert spent[0] == spent[1] > 0
 
 
+def test_a_grid_whose_every_row_failed_gives_its_name_to_the_corrected_one(box, tmp_path, monkeypatch, capsys):
+    """A style the service does not know fails every row, paying nothing; the corrected file then ran
+    into "has another grid" for ever (found on the first-hour walk). A grid that made nothing gives
+    way; one that made anything keeps its name."""
+    import imagekit
+
+    _, key = make_user(box, "pro")
+    monkeypatch.setenv("IMAGEKIT_BASE_URL", box.url)
+    monkeypatch.setenv("IMAGEKIT_API_KEY", key)
+    ik = imagekit.Client(box.url, key, ledger=False)
+    path = write(tmp_path, SWEEP.format(out="out", journal="journal.sqlite", style=987654))
+    before = balance(ik)
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 1
+    assert "4 rows failed: style_not_found" in capsys.readouterr().out and balance(ik) == before
+
+    path.write_text(path.read_text().replace("style = 987654", f"style = {ik.styles()[0].style_id}")
+                    .replace('"a lighthouse in fog"]', '"a lighthouse in fog", "a lighthouse in snow"]'))
+    assert main(["sweep", "estimate", str(path)]) == 0
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 0
+    assert main(["sweep", "status", str(path)]) == 0
+    said = capsys.readouterr().out
+    assert "sweep lighthouses: 6 of 6 rows done, 0 running, 0 failed, 0 uncertain, 0 left" in said, said
+    assert len(list((tmp_path / "out").glob("*.png"))) == 6  # (and the imagefolder export holds them too)
+
+    path.write_text(path.read_text().replace('"a lighthouse in snow"]', '"a lighthouse in rain"]'))
+    assert main(["sweep", "run", str(path), "--no-progress"]) == 1  # this grid made images: it keeps the name
+    assert "has another grid (6 rows, not 6" in capsys.readouterr().err
+
+
 def test_a_file_without_a_journal_keeps_one_beside_it_and_never_pays_twice(box, tmp_path, monkeypatch, capsys):
     """No ``journal`` and no ``out_dir``: the sweep keeps both in ``<stem>-out`` beside the file (the
     last line says where), the second run sends nothing, and the budget is the sweep's across runs.

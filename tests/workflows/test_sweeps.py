@@ -394,6 +394,32 @@ def test_sweep_status_says_what_is_done_running_and_left(served, postgres, tmp_p
     assert "no sweep named 'nowhere'" in capsys.readouterr().err
 
 
+def test_a_shared_grid_that_made_nothing_gives_way_unless_a_process_holds_a_row(postgres):
+    """Every row failed before anything was made: the next grid under the name replaces it. A row
+    pending, held by a live process, or that made anything keeps the grid."""
+    import psycopg
+
+    url = postgres.new_database()
+    SharedJournal(url, "grid").register(["a", "b"])
+    with pytest.raises(JournalMismatchError, match=r"another grid \(2 rows, not 1"):  # pending: a run may be under way
+        SharedJournal(url, "grid").check_grid(["c"])
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("UPDATE sweep_rows SET status = 'failed', error = 'style_not_found: No style 99.'")
+        db.execute("UPDATE sweep_rows SET owner = 'elsewhere', lease_until = now() + interval '1 minute' "
+                   "WHERE key = 'b'")  # a live process retries it
+    with pytest.raises(JournalMismatchError, match=r"another grid \(2 rows, not 1"):
+        SharedJournal(url, "grid").register(["c"])
+    with psycopg.connect(url, autocommit=True) as db:
+        assert db.execute("SELECT count(*) FROM sweep_rows").fetchone() == (2,)  # refused whole: nothing went
+        db.execute("UPDATE sweep_rows SET lease_until = now() - interval '1 second'")  # its lease ran out
+    SharedJournal(url, "grid").check_grid(["c"])
+    journal = SharedJournal(url, "grid")
+    journal.register(["c"])
+    assert list(journal.load()) == ["c"] and journal.load()["c"].status == "pending"
+    with pytest.raises(JournalMismatchError, match=r"another grid \(1 rows, not 2"):  # pending again
+        SharedJournal(url, "grid").register(["a", "b"])
+
+
 def test_the_expected_finish_follows_the_pace_so_far():
     first = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
     found = {"done": 11, "total": 31, "failed": 1, "uncertain": 0, "credits": 22.0, "running": {"host:1:ab": 2},

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..state import RunState
     from .feed import Feed
 
-__all__ = ["Journal", "RowLost", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "account_identity", "another_grid",
+__all__ = ["Journal", "RowLost", "RowRecord", "ImageRecord", "FINISHED", "FIELDS", "MADE_NOTHING", "account_identity", "another_grid",
            "grid_digest", "row_values"]
 
 FINISHED = frozenset({"done"})
@@ -65,6 +65,13 @@ def account_identity(user: object, base_url: str) -> tuple[str, str]:
 def grid_digest(keys: Sequence[str]) -> str:
     """What a sweep's journal keeps of its grid: a digest of its row keys, in order."""
     return hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
+
+
+MADE_NOTHING = "status = 'failed' AND images = '[]' AND COALESCE(credits, 0) = 0"
+"""A journal row (SQL) that was refused before anything was made or paid. A sweep's grid all of
+whose rows are so (every row failed: a style the service does not know) gives way to the grid run
+next under its name, instead of locking the name to a mistake; a grid with a row pending (a run
+under way or stopped) or one that made anything keeps it."""
 
 
 def another_grid(name: str, where: str, count: int, given: int) -> JournalMismatchError:

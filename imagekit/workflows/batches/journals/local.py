@@ -24,7 +24,7 @@ from ..options import RunOptions
 from ..rows import Row
 from ..state import RunState
 from .feed import Feed
-from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
+from .journal import FIELDS, MADE_NOTHING, RowLost, RowRecord, another_grid, grid_digest, row_values
 
 __all__ = ["LocalJournal", "LocalFeed"]
 
@@ -172,13 +172,22 @@ class LocalJournal:
 
     def _keep_grid(self, keys: Sequence[str]) -> None:
         self._db.execute("INSERT INTO sweep (name) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM sweep)", (self.name,))
+        recorded = self._db.execute("SELECT digest FROM sweep WHERE name = ?", (self.name,)).fetchone()
+        if recorded is not None and recorded[0] not in (None, grid_digest(keys)) and self._grid_made_nothing():
+            self._db.execute("DELETE FROM rows")  # its every row failed before anything was made: this grid replaces it
+            self._db.execute("UPDATE sweep SET digest = NULL WHERE name = ?", (self.name,))
         self._db.execute("UPDATE sweep SET digest = ?, row_count = ? WHERE name = ? AND digest IS NULL",
                          (grid_digest(keys), len(keys), self.name))
         self._refuse_another_grid(keys)
 
+    def _grid_made_nothing(self) -> bool:
+        """The recorded grid holds nothing (``MADE_NOTHING``, every row): it may give way to another."""
+        return not self._db.execute(f"SELECT EXISTS (SELECT 1 FROM rows WHERE NOT ({MADE_NOTHING}))").fetchone()[0]
+
     def check_grid(self, keys: Sequence[str]) -> None:
-        """Refuse a grid other than the one the sweep recorded, or another sweep's journal
-        (JournalMismatchError); nothing is written."""
+        """Refuse a grid other than the one the sweep recorded (unless that one made nothing, as
+        ``register`` then replaces it), or another sweep's journal (JournalMismatchError); nothing
+        is written."""
         if self.name:
             with self._lock:
                 self._refuse_another_grid(keys)
@@ -189,7 +198,8 @@ class LocalJournal:
             raise JournalMismatchError(f"The journal {self.path} holds the sweep {recorded!r}, not {self.name!r}: "
                                        "give this sweep a journal file of its own.")
         known = self._db.execute("SELECT digest, row_count FROM sweep WHERE name = ?", (self.name,)).fetchone()
-        if known is not None and known[0] is not None and known[0] != grid_digest(keys):
+        if known is not None and known[0] is not None and known[0] != grid_digest(keys) \
+                and not self._grid_made_nothing():
             raise another_grid(self.name, self.path, known[1], len(keys))
 
     def feed(self, rows: list[Row], options: RunOptions, bar: Any, state: RunState) -> Feed:

@@ -51,7 +51,7 @@ from ..options import RunOptions
 from ..rows import Row
 from ..state import RunState
 from .feed import Feed
-from .journal import FIELDS, RowLost, RowRecord, another_grid, grid_digest, row_values
+from .journal import FIELDS, MADE_NOTHING, RowLost, RowRecord, another_grid, grid_digest, row_values
 from .tables import connect, make_tables, wait_bound
 
 __all__ = ["SharedJournal", "SharedFeed", "is_url"]
@@ -66,6 +66,10 @@ T = TypeVar("T")
 _told: set[str] = set()
 """The journals whose clock skew this process told of."""
 _told_lock = threading.Lock()
+
+
+_UNHELD = "(owner IS NULL OR lease_until < now())"
+"""A row no live process holds (SQL): none took it, or its lease ran out."""
 
 
 class SharedJournal:
@@ -174,10 +178,17 @@ class SharedJournal:
             with db.transaction():
                 db.execute("INSERT INTO sweeps (name, digest, row_count) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                            (self.name, digest, len(keys)))
-                known, count = db.execute("SELECT digest, row_count FROM sweeps WHERE name = %s",
+                known, count = db.execute("SELECT digest, row_count FROM sweeps WHERE name = %s FOR UPDATE",
                                           (self.name,)).fetchone()
                 if known != digest:
-                    raise another_grid(self.name, shown_location(self.url), count, len(keys))
+                    # a grid that made nothing gives way (MADE_NOTHING): its rows that no process holds go,
+                    # and if any is left (held, or it made something meanwhile) this grid is refused
+                    db.execute(f"DELETE FROM sweep_rows WHERE sweep = %s AND {MADE_NOTHING} AND {_UNHELD}",
+                               (self.name,))
+                    if db.execute("SELECT 1 FROM sweep_rows WHERE sweep = %s LIMIT 1", (self.name,)).fetchone():
+                        raise another_grid(self.name, shown_location(self.url), count, len(keys))
+                    db.execute("UPDATE sweeps SET digest = %s, row_count = %s WHERE name = %s",
+                               (digest, len(keys), self.name))
                 with db.cursor() as cursor:
                     cursor.executemany(
                         "INSERT INTO sweep_rows (sweep, key, idx) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
@@ -186,11 +197,13 @@ class SharedJournal:
         self._do(work)
 
     def check_grid(self, keys: Sequence[str]) -> None:
-        """Refuse a grid other than the one the sweep recorded (JournalMismatchError); nothing is written."""
-        known = self._do(lambda db: db.execute("SELECT digest, row_count FROM sweeps WHERE name = %s",
-                                               (self.name,)).fetchone())
-        if known is not None and known[0] != grid_digest(keys):
-            raise another_grid(self.name, shown_location(self.url), known[1], len(keys))
+        """Refuse a grid other than the one the sweep recorded, unless that one made nothing (as
+        ``register`` replaces it): JournalMismatchError; nothing is written."""
+        recorded = self._do(lambda db: db.execute(
+            "SELECT digest, row_count, EXISTS (SELECT 1 FROM sweep_rows WHERE sweep = %s AND "
+            f"NOT ({MADE_NOTHING} AND {_UNHELD})) FROM sweeps WHERE name = %s", (self.name, self.name)).fetchone())
+        if recorded is not None and recorded[0] != grid_digest(keys) and recorded[2]:
+            raise another_grid(self.name, shown_location(self.url), recorded[1], len(keys))
 
     def bind(self, accounts: Sequence[tuple[str, str]]) -> None:
         """A sweep spans accounts: each row records the one that sent it (see ``claim``)."""
