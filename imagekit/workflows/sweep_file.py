@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
 from ..storage import Store, is_url
+from ..validation import one_slip
 from .batches.rows import CREATE_OPTIONS, check_grid, check_grid_size, grid, make_rows, named_styles
 
 if TYPE_CHECKING:
@@ -233,7 +234,9 @@ def load_sweep(path: str | Path, styles: Callable[[], Iterable[Any]] | None = No
     settings, defaults = tables["sweep"], tables["defaults"]
     for key, value in settings.items():
         if key not in _SWEEP_KEYS:
-            mistakes.append(f"[sweep] {key} is not a sweep setting; allowed: {', '.join(_SWEEP_KEYS)}")
+            meant = next((known for known in _SWEEP_KEYS if one_slip(key, known)), None)
+            mistakes.append(f"[sweep] {key} is not a sweep setting" + (f": did you mean {meant}?" if meant else
+                                                                        f"; allowed: {', '.join(_SWEEP_KEYS)}"))
         elif not _SWEEP_KEYS[key][0](value):
             mistakes.append(f"[sweep] {key} = {value!r}: use {_SWEEP_KEYS[key][1]}")
     axes = {key: value if isinstance(value, list) else [value] for key, value in tables["axes"].items()}

@@ -105,8 +105,7 @@ def test_a_sweep_file_gets_every_mistake_in_one_answer_and_nothing_is_sent(box, 
     assert main(["sweep", "estimate", str(path)]) == 1
     rows = ("4 rows cannot be sent: rows 0, 1, 2, 3: count = 3: the interface makes 1, 2 or 4 images a request; "
             "rows 1, 3: ratio = '3:2': one of square, vertical, horizontal, 1:1, 3:4, 4:3, 9:16, 16:9")
-    assert capsys.readouterr().err == f"error: {path}: [sweep] budjet is not a sweep setting; allowed: name, budget, " \
-        f"out_dir, journal, export, tags, lease, concurrency, dedupe, max_rows, mlflow; {rows}\n"
+    assert capsys.readouterr().err == f"error: {path}: [sweep] budjet is not a sweep setting: did you mean budget?; {rows}\n"
     path.write_text(path.read_text().replace("budjet", "budget"))
     for argv in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"]):
         assert main(argv) == 1

@@ -43,7 +43,8 @@ def write(folder: Path, text: str) -> Path:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("[sweep]\nbudjet = 4\n[axes]\nprompt = ['a']", r"\[sweep\] budjet is not a sweep setting; allowed: name, budget"),
+    ("[sweep]\nbudjet = 4\n[axes]\nprompt = ['a']", r"\[sweep\] budjet is not a sweep setting: did you mean budget\?;"),
+    ("[sweep]\ncolour = 4\n[axes]\nprompt = ['a']", r"\[sweep\] colour is not a sweep setting; allowed: name, budget"),
     ("[sweep]\nbudget = -1\n[axes]\nprompt = ['a']", r"\[sweep\] budget = -1: use a number of credits, at least 0"),
     ("[sweep]\nexport = 'zip'\nout_dir = 'o'\n[axes]\nprompt = ['a']", r'export = .zip.: use "imagefolder" or "parquet"'),
     ("[sweep]\nexport = 'parquet'\njournal = 'j.sqlite'\n[axes]\nprompt = ['a']", r"export needs out_dir"),
