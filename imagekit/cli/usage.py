@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections import Counter
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -93,11 +94,27 @@ def cmd_usage(args: argparse.Namespace) -> int:
     with owned(args.out, "imagekit usage", adopt=["usage-*"]) if args.out else nullcontext():
         report = ledger_report(ledger, args.out, days=args.days)
         print(f"Usage of {whose} on {where}, from the ledger alone")
+        if others := _other_accounts(ledger):
+            print(others)
         print(report)
         print(f"\nimagekit usage --refresh {refresh} for the balance and plan limits now.")
         if report.files:
             print(f"\nWrote {len(report.files)} files to {args.out}")
     return 0
+
+
+def _other_accounts(ledger: Any) -> str:
+    """When the ledger holds nothing of its account but entries of others (a file another
+    IMAGEKIT_HOME or service wrote), a line that says so; else ""."""
+    if ledger.entries(readings=True):
+        return ""
+    accounts = Counter(entry.account for entry in ledger.entries(""))
+    if not accounts:
+        return ""
+    held = sum(accounts.values())
+    return (f"The ledger {ledger.location} holds nothing of this account, but {held} operation{'' if held == 1 else 's'} "
+            f"of {len(accounts)} other account{'' if len(accounts) == 1 else 's'} (written under another IMAGEKIT_HOME "
+            "or for another service): imagekit usage --by TAG reports every account's.")
 
 
 def _sandbox_named(folder: Path) -> str:

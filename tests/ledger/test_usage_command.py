@@ -49,6 +49,23 @@ def test_a_fresh_home_with_nothing_spent_is_a_normal_report(tmp_path):
     assert (tmp_path / "usage" / "usage-burn-down.png").stat().st_size > 0
 
 
+def test_a_ledger_of_another_home_says_whose_entries_it_holds(tmp_path):
+    """``usage --ledger FILE`` for a file another IMAGEKIT_HOME wrote said "Nothing recorded yet" alone."""
+    theirs = Ledger(tmp_path / "theirs.sqlite", account="someone-else")
+    for credits in (2.0, 4.0):
+        theirs.record(Entry(operation="create", status=Status.ANSWERED, credits=credits, image_ids=[1], tags={}))
+    theirs.record(Entry(operation="balance", status=Status.ANSWERED, balance=94.0, tags={}))
+    done = run_console("usage", "--ledger", str(tmp_path / "theirs.sqlite"), cwd=tmp_path,
+                       env={"IMAGEKIT_HOME": str(tmp_path / "home")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:3] == [
+        f"The ledger {tmp_path / 'theirs.sqlite'} holds nothing of this account, but 2 operations of 1 other account "
+        "(written under another IMAGEKIT_HOME or for another service): imagekit usage --by TAG reports every account's.",
+        "Nothing recorded yet: no operation of this account is in the ledger, so nothing was spent."]
+    mine = run_console("usage", cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
+    assert "holds nothing of this account" not in mine.stdout  # an empty ledger is just empty
+
+
 def test_one_spend_is_a_report_with_a_visible_point(connect, box, ledger_location, tmp_path):
     ik = connect()
     ik.create("a fox", style=public_style(box))
