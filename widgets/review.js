@@ -109,6 +109,37 @@ function render({ model, el }) {
   const divider = comparer(model, stage);
   el.append(bar, pair, comparing, viewport);
 
+  // Thumbnails come from the kernel as their rows come into view, so a desk of 1,000 opens as fast as
+  // one of a screenful: the page keeps those it was sent and asks once for the others it shows.
+  const thumbs = new Map(), asked = new Set();
+  let wanting = [];
+  const thumbnail = (index) => {
+    if (thumbs.has(index)) return thumbs.get(index);
+    if (!asked.has(index)) wanting.push(index);
+    return "";
+  };
+  const askForThumbnails = () => {
+    const wanted = [...new Set(wanting)].filter((index) => !asked.has(index) && !thumbs.has(index));
+    wanting = [];
+    if (!wanted.length) return;
+    wanted.forEach((index) => asked.add(index));
+    send({ event: "thumbnails", indexes: wanted });
+  };
+  const received = () => {
+    const urls = model.get("drawn").urls || {};
+    let fresh = false;
+    for (const [index, url] of Object.entries(urls)) {
+      asked.delete(Number(index));
+      if (!thumbs.has(Number(index))) { thumbs.set(Number(index), url); fresh = true; }
+    }
+    if (fresh) draw();
+  };
+  const picture = (img, index) => {
+    const url = thumbnail(index);
+    if (url) img.src = url; else img.removeAttribute("src");
+    return img;
+  };
+
   const rate = (stars) => send({ event: "rate", image: current(), stars });
   const toggle = () => {
     const image = current();
@@ -139,7 +170,7 @@ function render({ model, el }) {
     figure.className = "ik-tile" + (model.get("selected").includes(id) ? " ik-selected" : "") + (place === cursor ? " ik-current" : "");
     figure.dataset.id = String(id);
     const said = [`image #${id}`, dup != null ? `near-duplicate of #${dup}` : "", blurred ? "blurred" : ""].filter(Boolean);
-    const img = Object.assign(document.createElement("img"), { src: model.get("thumbnails")[index], alt: said.join(", "), className: "ik-thumb" });
+    const img = picture(Object.assign(document.createElement("img"), { alt: said.join(", "), className: "ik-thumb" }), index);
     const label = document.createElement("figcaption");
     label.innerHTML = "";
     label.append(Object.assign(document.createElement("span"), { className: "ik-stars", textContent: "★".repeat(stars) + "☆".repeat(5 - stars) }),
@@ -165,14 +196,17 @@ function render({ model, el }) {
     for (let place = first * across; place < Math.min(shown.length, last * across); place++) tiles.push(tile(shown[place], place));
     layer.replaceChildren(...tiles);
     layer.style.gridTemplateColumns = `repeat(${across}, ${TILE - 8}px)`;
+    const ahead = last + (last - first); // a screen below, asked for with this one: scrolling finds it there
+    for (let place = last * across; place < Math.min(shown.length, ahead * across); place++) thumbnail(shown[place]);
+    askForThumbnails();
   };
 
   const drawPair = () => {
     pair.hidden = !pairing;
     if (!pairing) { pair.replaceChildren(); return; }
     const shown = order();
-    const side = (place) => Object.assign(document.createElement("img"), {
-      src: model.get("thumbnails")[shown[place]], alt: `image #${ids()[shown[place]]}`, className: "ik-pair-image" });
+    const side = (place) => picture(Object.assign(document.createElement("img"), {
+      alt: `image #${ids()[shown[place]]}`, className: "ik-pair-image" }), shown[place]);
     pair.replaceChildren(side(cursor), side(cursor + 1),
       button("← better", "Left is better", () => vote("left")), button("tie ↓", "Tie", () => vote("tie")),
       button("better →", "Right is better", () => vote("right")), button("done", "Stop voting", () => { pairing = false; draw(); }));
@@ -182,8 +216,8 @@ function render({ model, el }) {
     const shown = order(), on = model.get("compare") && cursor + 1 < shown.length;
     comparing.hidden = !on;
     if (!on) return;
-    before.src = model.get("thumbnails")[shown[cursor]];
-    divider.show(model.get("thumbnails")[shown[cursor + 1]]);
+    picture(before, shown[cursor]);
+    divider.show(thumbnail(shown[cursor + 1]));
     divider.refresh(true);
     comparing.dataset.pair = `${ids()[shown[cursor]]},${ids()[shown[cursor + 1]]}`;
   };
@@ -207,6 +241,7 @@ function render({ model, el }) {
     drawGrid();
     drawPair();
     drawCompare();
+    askForThumbnails(); // (those the pair and the comparison show)
     el.dataset.current = String(current());
   };
 
@@ -243,8 +278,9 @@ function render({ model, el }) {
   const resized = new ResizeObserver(() => drawGrid());
   resized.observe(viewport);
 
-  const stop = listen(model, { "ids thumbnails ratings scores selected votes message costs compare signals quote": draw,
-                               divider: drawCompare });
+  received(); // the first screenful came with the widget
+  const stop = listen(model, { "ids ratings scores selected votes message costs compare signals quote": draw,
+                               drawn: received, divider: drawCompare });
   draw();
   return () => { stop(); resized.disconnect(); };
 }

@@ -32,6 +32,11 @@ __all__ = ["ReviewWidget"]
 
 _SNAPSHOT_TILE = 96
 """Pixels of a thumbnail in the static picture."""
+_FIRST_SCREEN = 60
+"""Thumbnails sent with the widget: a screenful and the next (6 columns of 5 rows), so the page opens
+with pictures rather than asking for them first."""
+_DRAWN_AT_ONCE = 300
+"""Thumbnails one message from the page may ask for (a screenful is some 40; the page asks again)."""
 _SNAPSHOT_COLUMNS = 6
 THUMB = 128
 """Pixels of a grid thumbnail's longer side: a JPEG of a few kB, so 1,000 of them stay a few MB."""
@@ -59,7 +64,9 @@ class ReviewWidget(PageWidget):
     _esm = asset_module("review.js")
     _css = asset_text("review.css")
 
-    thumbnails = List(Unicode(), help="data: URLs of the thumbnails, in the desk's order").tag(sync=True)
+    drawn = Dict(help="the last batch of thumbnails a page asked for: batch (its number, so a batch asked for "
+                      "again is sent again) and urls (desk index as text -> data: URL, '' when the image cannot be "
+                      "drawn); each page keeps what it was sent").tag(sync=True)
     ids = List(Int(), help="the image ids, in the desk's order").tag(sync=True)
     prompts = List(Unicode(), help="each image's prompt ('' when unknown)").tag(sync=True)
     styles = List(Unicode(), help="each image's style ('' when unknown)").tag(sync=True)
@@ -85,21 +92,38 @@ class ReviewWidget(PageWidget):
         """The votes the scores the page holds were fitted to."""
         self.sent: Desk | None = None
         """The desk of the images the page's Send made (each remembering its parent)."""
+        self._thumbnails: list[str | None] = [None] * len(desk.items)
+        """Each image's thumbnail once drawn: drawn when the page shows its row (or a script asks), so a
+        desk of 1,000 opens as fast as one of a screenful."""
         frame = desk.decisions()
         with self.hold_sync():
             self.ids = [item.id for item in desk.items]
-            self.thumbnails = [thumbnail_url(item.image, item.file) for item in desk.items]
             self.prompts = ["" if item.prompt is None else str(item.prompt) for item in desk.items]
             self.styles = ["" if item.style is None else str(item.style) for item in desk.items]
             self.costs = [None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
                           for value in frame["credits"]]
             self._show(frame)
             self._show_quality()
+            self._draw_thumbnails(list(range(min(len(self.ids), _FIRST_SCREEN))))  # shown without asking first
         self._show_quote()
         self.on_msg(self._page_said)
 
     def __repr__(self) -> str:
         return f"ReviewWidget({len(self.ids)} images, {len(self.ratings)} rated, {len(self.selected)} selected)"
+
+    def thumbnail(self, index: int) -> str:
+        """The ``data:`` URL of the thumbnail of the desk's image at ``index`` ('' when it cannot be
+        drawn), drawn on first use."""
+        drawn = self._thumbnails[index]
+        if drawn is None:
+            item = self.desk.items[index]
+            drawn = self._thumbnails[index] = thumbnail_url(item.image, item.file)
+        return drawn
+
+    @property
+    def thumbnails(self) -> list[str]:
+        """Every thumbnail, in the desk's order (each drawn now if the page has not shown it)."""
+        return [self.thumbnail(index) for index in range(len(self.ids))]
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return with_picture(super()._repr_mimebundle_(**kwargs), self.snapshot)
@@ -108,7 +132,8 @@ class ReviewWidget(PageWidget):
         """The grid with each image's stars and selection drawn under it: what views without widgets show."""
         from PIL import ImageDraw
 
-        shown = [(url, image) for url, image in zip(self.thumbnails, self.ids) if url][:_SNAPSHOT_COLUMNS * 4]
+        shown = [(url, image) for url, image in ((self.thumbnail(n), image) for n, image in enumerate(self.ids))
+                 if url][:_SNAPSHOT_COLUMNS * 4]
         if not shown:
             return None
         columns = min(_SNAPSHOT_COLUMNS, len(shown))
@@ -202,6 +227,9 @@ class ReviewWidget(PageWidget):
     def _page_said(self, widget: Any, content: dict, buffers: Any) -> None:
         """A key or a click on the page: the same Desk method a script calls."""
         event = content.get("event")
+        if event == "thumbnails":
+            self._draw_thumbnails(content.get("indexes"))
+            return
         if event not in ("rate", "select", "unselect", "vote", "undo", "measure", "send"):
             return
         try:
@@ -221,3 +249,12 @@ class ReviewWidget(PageWidget):
             self._show()
         if event == "send":
             self._show_quote()
+
+    def _draw_thumbnails(self, indexes: Any) -> None:
+        """The thumbnails of the rows the page shows (``indexes``: the desk's, at most ``_DRAWN_AT_ONCE``;
+        anything else in the message is ignored), sent in one ``drawn`` batch."""
+        if not isinstance(indexes, list):
+            return
+        wanted = [n for n in indexes if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < len(self.ids)]
+        urls = {str(n): self.thumbnail(n) for n in dict.fromkeys(wanted[:_DRAWN_AT_ONCE])}
+        self.drawn = {"batch": int(self.drawn.get("batch", 0)) + 1, "urls": urls}

@@ -139,3 +139,24 @@ def test_the_price_of_the_next_step_follows_the_picks_and_the_bar_sorts_by_quali
 
 def ids_of(notebook) -> list[int]:
     return [int(i) for i in notebook.run("print(*ids)").split()]
+
+
+def test_a_desk_longer_than_its_first_screen_draws_the_rows_scrolled_to(notebook):
+    """The first 60 thumbnails go with the widget; the rows scrolled to (and a screen ahead) are asked
+    for, drawn by the kernel and shown: a desk of 1,000 no longer sends every thumbnail before it opens."""
+    page = notebook.page
+    notebook.run("import imagekit\nik = imagekit.connect()\n"
+                 "rows = [{'prompt': f'a kite, take {n}'} for n in range(20)]\n"
+                 "desk = imagekit.review(ik.batch(rows, style=ik.styles()[0], count=4).run(progress=False))\n"
+                 "w = desk.widget()\nw")
+    root = page.locator(".ik-review")
+    root.wait_for()
+    shown = "() => [...document.querySelectorAll('.ik-review img.ik-thumb')].every((img) => img.complete && img.naturalWidth > 0)"
+    page.wait_for_function(shown)
+    last = notebook.run("print(desk.images[-1].id)").strip()
+    root.locator(".ik-viewport").evaluate("viewport => { viewport.scrollTop = viewport.scrollHeight; }")
+    page.wait_for_function(f"() => {{ const img = document.querySelector(\".ik-review figure[data-id='{last}'] img\");"
+                           " return img !== null && img.complete && img.naturalWidth > 0; }")
+    page.wait_for_function(shown)
+    # every thumbnail was drawn once, 60 with the widget and the rest when the page asked (a screen ahead)
+    assert notebook.run("print(sum(url is not None for url in w._thumbnails), w.drawn['batch'] > 1)") == "80 True\n"
