@@ -108,10 +108,20 @@ _CLOSE = """async () => {
 }"""
 
 
+_RESTORED = """() => {
+  const app = window.jupyterapp;
+  if (app === undefined) return false;
+  if (app.ikRestored === undefined) { app.ikRestored = false; app.restored.then(() => { app.ikRestored = true; }); }
+  return app.ikRestored;
+}"""
+"""Whether the front end has restored its layout, polled: awaiting ``restored`` in one evaluate failed
+("Resulting promise was garbage collected", Notebook 7 under load); a page that reloads meanwhile is
+hooked again."""
+
+
 def _show(page: Any, url: str) -> None:
     page.goto(url)
-    page.wait_for_function("window.jupyterapp !== undefined")
-    page.evaluate("async () => { await window.jupyterapp.restored; }")
+    page.wait_for_function(_RESTORED)
 
 
 class Notebook:

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def assert_one_image_per_row(batch, box, user_id: int) -> None:
     """Every row done with one image, and the service made exactly one image per row."""
     frame = batch.to_pandas()
-    assert set(frame["row_status"]) == {"done"}, frame["row_status"].value_counts()
+    assert set(frame["row_status"]) == {"done"}, frame.loc[frame["row_status"] != "done", ["key", "row_status", "error"]]
     assert frame.groupby("key")["image_id"].count().eq(1).all() and frame["image_id"].is_unique
     made = server_images(box, user_id)
     per_row = Counter(group.rsplit(".", 1)[0] for _, group, _ in made)

@@ -1,6 +1,7 @@
 """The demo's page as people look at it: in chromium on a laptop's width and a phone's, with no
 horizontal scrollbar, every picture shown, and nothing but text for people (no NaN, no repr, no
-preformatted dumps). The screenshots are kept in test-output/demo/."""
+preformatted dumps). The screenshots are kept in test-output/demo/, and the top of the page at 1280 px
+in the docs (docs/pictures/demo-page.png)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from imagekit.cli import main
+from tests.docs_pictures import keep_picture
 from tests.widgets.lab import CHROMIUM, CHROMIUM_FLAGS
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "demo"
@@ -29,6 +31,8 @@ def test_the_demo_page_fits_a_laptop_and_a_phone_and_reads_as_text(tmp_path, cap
             for width in (1280, 390):
                 page = browser.new_page(viewport={"width": width, "height": 900})
                 page.goto((out / "index.html").as_uri(), wait_until="load")
+                if width == 1280:  # the docs show its batch (what follows names the test's own folder)
+                    keep_picture("demo-page.png", page.screenshot(clip={"x": 0, "y": 0, "width": 1280, "height": 790}))
                 page.screenshot(path=str(SCREENSHOTS / f"index-{width}.png"), full_page=True)
                 overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
                 assert overflow <= 0, f"{overflow} px wider than a {width}-px window"
