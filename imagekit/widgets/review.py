@@ -114,6 +114,8 @@ class ReviewWidget(PageWidget):
     def thumbnail(self, index: int) -> str:
         """The ``data:`` URL of the thumbnail of the desk's image at ``index`` ('' when it cannot be
         drawn), drawn on first use."""
+        if not -len(self._thumbnails) <= index < len(self._thumbnails):
+            raise IndexError(f"the desk holds {len(self._thumbnails)} images: there is no image {index}")
         drawn = self._thumbnails[index]
         if drawn is None:
             item = self.desk.items[index]

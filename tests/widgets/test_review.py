@@ -38,6 +38,8 @@ def test_thumbnails_are_drawn_when_the_page_asks_for_their_rows(desk, monkeypatc
     assert widget.drawn["batch"] == 3 and list(widget.drawn["urls"]) == ["3", "2"]
     widget._page_said(widget, {"event": "thumbnails", "indexes": "all"}, [])
     assert widget.drawn["batch"] == 3
+    with pytest.raises(IndexError, match="^the desk holds 4 images: there is no image 4$"):
+        widget.thumbnail(4)
 
 
 def test_page_messages_call_the_desk_and_the_decisions_come_back(desk):
