@@ -76,12 +76,23 @@ def test_a_batch_killed_halfway_and_run_again_makes_one_image_per_row(connect, b
     try:
         deadline = time.monotonic() + 60
         # Killed past halfway with work in flight, and where creates go side by side with several in
-        # flight: on a busy machine a moment with one alone is common, so wait for one with more.
-        while time.monotonic() < deadline and child.poll() is None:
-            states = Counter(e.status for e in LocalJournal(journal).load().values()) if journal.exists() else Counter()
+        # flight: on a busy machine a moment with one alone is common, so wait for one with more. The
+        # child is stopped, the journal read again and the child killed only if it still holds (it
+        # moved a row on between a read and the kill, CI).
+
+        def read() -> Counter:
+            return Counter(e.status for e in LocalJournal(journal).load().values()) if journal.exists() else Counter()
+
+        def killable(states: Counter) -> bool:
             in_flight = states["sent"] if not box.spec_exact else states["created"] + states["sent"]
-            if states["done"] >= 30 and in_flight >= (1 if box.spec_exact else 2):
-                break
+            return states["done"] >= 30 and in_flight >= (1 if box.spec_exact else 2)
+
+        while time.monotonic() < deadline and child.poll() is None:
+            if killable(read()):
+                os.kill(child.pid, signal.SIGSTOP)
+                if killable(read()):
+                    break
+                os.kill(child.pid, signal.SIGCONT)
             time.sleep(0.01)
         assert child.poll() is None, "the batch finished before it could be killed"
         os.kill(child.pid, signal.SIGKILL)
