@@ -14,9 +14,12 @@ from traitlets import Bool, Int, List, Unicode, observe
 from ..media import thumbnail_png, to_png
 from ._assets import asset_module, asset_text
 from ._common import PageWidget
-from .snapshot import side_by_side, with_picture
+from .snapshot import in_rows, with_picture
 
 __all__ = ["Gallery"]
+
+SNAPSHOT_ACROSS, SNAPSHOT_ROWS = 8, 4
+"""The static picture's grid: at most 32 thumbnails (a gallery of 1,000 in one row is past what a JPEG holds)."""
 
 
 def thumbnail_url(item: Any) -> str:
@@ -56,10 +59,11 @@ class Gallery(PageWidget):
         return with_picture(super()._repr_mimebundle_(**kwargs), self.snapshot)
 
     def snapshot(self) -> PILImage.Image | None:
-        """The thumbnails side by side (None when there are none): what views without widgets show."""
-        pictures = [PILImage.open(io.BytesIO(base64.b64decode(url.partition(",")[2])))
-                    for url in self.thumbnails if url]
-        return side_by_side(pictures, min(p.height for p in pictures)) if pictures else None
+        """The first thumbnails in rows of eight, at most four rows (None when there are none): what views
+        without widgets show."""
+        urls = [url for url in self.thumbnails if url][:SNAPSHOT_ACROSS * SNAPSHOT_ROWS]
+        pictures = [PILImage.open(io.BytesIO(base64.b64decode(url.partition(",")[2]))) for url in urls]
+        return in_rows(pictures, min(p.height for p in pictures), SNAPSHOT_ACROSS) if pictures else None
 
     def show(self, images: Iterable[Any]) -> None:
         """Show ``images`` instead of what is shown now, with nothing selected."""

@@ -51,6 +51,16 @@ def side_by_side(pictures: Sequence[PILImage.Image], height: int) -> PILImage.Im
     return sheet
 
 
+def in_rows(pictures: Sequence[PILImage.Image], height: int, across: int) -> PILImage.Image:
+    """``pictures`` scaled to ``height``, ``across`` to a row, the rows one under another on white."""
+    rows = [side_by_side(pictures[start:start + across], height) for start in range(0, len(pictures), across)]
+    sheet = PILImage.new("RGB", (max(row.width for row in rows), sum(row.height for row in rows) + GAP * (len(rows) - 1)),
+                         "white")
+    for n, row in enumerate(rows):
+        sheet.paste(row, (0, n * (height + GAP)))
+    return sheet
+
+
 def checkered(size: tuple[int, int], square: int = 12) -> PILImage.Image:
     """A light checkerboard of ``size``, as the widgets show a canvas's new area."""
     sheet = PILImage.new("RGB", size, (255, 255, 255))
@@ -70,13 +80,13 @@ def jpeg(picture: PILImage.Image) -> bytes:
 
 def with_picture(bundle: Any, draw: Callable[[], PILImage.Image | None]) -> Any:
     """A widget's mime bundle (a dict, or anywidget's (data, metadata)) with ``draw()``'s picture added
-    as ``image/jpeg``; without it when there is nothing to draw or drawing fails (display never raises)."""
+    as ``image/jpeg``; without it when there is nothing to draw or drawing or encoding fails (display
+    never raises)."""
     data = bundle[0] if isinstance(bundle, tuple) else bundle
     try:
         picture = draw()
+        if picture is not None and data is not None:
+            data["image/jpeg"] = base64.b64encode(jpeg(picture)).decode("ascii")
     except Exception as exc:  # noqa: BLE001 - the live widget and the text repr still show
         log.debug("no picture for a widget's static view: %s", exc)
-        picture = None
-    if picture is not None and data is not None:
-        data["image/jpeg"] = base64.b64encode(jpeg(picture)).decode("ascii")
     return bundle

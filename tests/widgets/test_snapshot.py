@@ -95,9 +95,16 @@ def test_a_gallery_shows_its_thumbnails_and_an_empty_one_no_picture():
     assert "image/jpeg" not in data and Gallery().snapshot() is None
 
 
-def test_a_picture_that_cannot_be_drawn_leaves_the_live_view(monkeypatch):
+def test_a_large_gallery_shows_its_first_rows_of_eight():
+    gallery = Gallery([Image.new("RGB", (40, 30), (n, 0, 0)) for n in range(1000)])
+    picture = bundled_picture(gallery)  # (1,000 side by side: 48,000 px, past what a JPEG holds at 65,535)
+    assert picture.size == (8 * 40 + 7 * 8, 4 * 30 + 3 * 8)
+
+
+@pytest.mark.parametrize("picture", [lambda: 1 / 0, lambda: Image.new("RGB", (70_000, 2))])
+def test_a_picture_that_cannot_be_drawn_or_encoded_leaves_the_live_view(monkeypatch, picture):
     painter = MaskPainter(Image.new("RGB", (64, 64)))
-    monkeypatch.setattr(painter, "snapshot", lambda: 1 / 0)
+    monkeypatch.setattr(painter, "snapshot", picture)
     data, _ = painter._repr_mimebundle_()
     assert WIDGET_VIEW in data and "image/jpeg" not in data
 
