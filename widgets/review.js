@@ -2,7 +2,9 @@
 // keyboard first; `c` lays the next image over the current one with the painter's before/after divider.
 // Every decision goes to the kernel as a message that calls the Desk's own method; the page draws what
 // the kernel sends back (ratings, selection, scores, quality signals, the next step's price) and keeps
-// nothing of its own. Sorting by a quality signal not measured yet asks the kernel to measure it.
+// nothing of its own. A rating or a selection is drawn at once, marked pending, until the kernel answers
+// that message (its `answered` number): then the kernel's state is drawn, so a refused one goes back.
+// Sorting by a quality signal not measured yet asks the kernel to measure it.
 
 import { comparer } from "./mask_compare.js";
 import { listen, save } from "./model.js";
@@ -34,7 +36,18 @@ function render({ model, el }) {
   el.setAttribute("aria-label", "Review desk: arrows move, 1 to 5 rate, 0 clears, space selects, c compares, p votes, z undoes");
   let cursor = 0, sort = "desk", pairing = false, measuring = false;
 
-  const send = (content) => model.send(content);
+  // Decisions drawn before the kernel answered them: image id -> { stars } or { selected }, with the
+  // number of the message that asked (cleared once the kernel's `answered` reaches it).
+  const pending = new Map();
+  let said = 0;
+  const send = (content) => { said += 1; model.send({ ...content, seq: said }); return said; };
+  const answered = () => {
+    const upTo = model.get("answered");
+    for (const [id, mark] of pending) if (mark.seq <= upTo) pending.delete(id);
+    draw();
+  };
+  const ratingOf = (id) => pending.get(id)?.stars ?? (model.get("ratings")[String(id)] || 0);
+  const isSelected = (id) => pending.get(id)?.selected ?? model.get("selected").includes(id);
   const ids = () => model.get("ids");
   const order = () => {
     const list = ids().map((id, index) => index);
@@ -140,10 +153,14 @@ function render({ model, el }) {
     return img;
   };
 
-  const rate = (stars) => send({ event: "rate", image: current(), stars });
+  const decide = (image, content, mark) => {
+    pending.set(image, { ...pending.get(image), ...mark, seq: send({ ...content, image }) });
+    drawGrid();
+  };
+  const rate = (stars) => decide(current(), { event: "rate", stars }, { stars });
   const toggle = () => {
-    const image = current();
-    send({ event: model.get("selected").includes(image) ? "unselect" : "select", image });
+    const image = current(), selected = !isSelected(image);
+    decide(image, { event: selected ? "select" : "unselect" }, { selected });
   };
   const vote = (side) => {
     const shown = order();
@@ -159,7 +176,7 @@ function render({ model, el }) {
   const columns = () => Math.max(1, Math.floor((viewport.clientWidth || 900) / TILE));
   const tile = (index, place) => {
     const id = ids()[index];
-    const stars = model.get("ratings")[String(id)] || 0;
+    const stars = ratingOf(id);
     const cost = model.get("costs")[index];
     const signals = model.get("signals");
     const dup = signals.dup_of ? signals.dup_of[index] : null, blurred = signals.blurred ? signals.blurred[index] : false;
@@ -167,7 +184,8 @@ function render({ model, el }) {
     if (dup != null) flags.push(Object.assign(document.createElement("span"), { className: "ik-flag ik-dup", textContent: `≈ #${dup}`, title: `a near-duplicate of image #${dup}` }));
     if (blurred) flags.push(Object.assign(document.createElement("span"), { className: "ik-flag ik-blurred", textContent: "blurred", title: "sharpness under half the desk's median" }));
     const figure = document.createElement("figure");
-    figure.className = "ik-tile" + (model.get("selected").includes(id) ? " ik-selected" : "") + (place === cursor ? " ik-current" : "");
+    figure.className = "ik-tile" + (isSelected(id) ? " ik-selected" : "") + (place === cursor ? " ik-current" : "") +
+      (pending.has(id) ? " ik-pending" : "");
     figure.dataset.id = String(id);
     const said = [`image #${id}`, dup != null ? `near-duplicate of #${dup}` : "", blurred ? "blurred" : ""].filter(Boolean);
     const img = picture(Object.assign(document.createElement("img"), { alt: said.join(", "), className: "ik-thumb" }), index);
@@ -280,7 +298,7 @@ function render({ model, el }) {
 
   received(); // the first screenful came with the widget
   const stop = listen(model, { "ids ratings scores selected votes message costs compare signals quote": draw,
-                               drawn: received, divider: drawCompare });
+                               drawn: received, divider: drawCompare, answered });
   draw();
   return () => { stop(); resized.disconnect(); };
 }

@@ -7,14 +7,16 @@ button with an accessible name. The bar sorts by the decisions, the prompt, styl
 quality signals (measured when first asked for: ``Desk.quality``), whose near-duplicates and blurred
 images the thumbnails flag. With a next step (``Desk.send(chain)``) it shows that step's price for the
 picks as they change, and a Send button that confirms it. Each key becomes a message to the kernel, which calls the same
-``Desk`` method a script would and sends the decisions back: the page keeps nothing of its own. The
-kernel holds thumbnails only, never the full images.
+``Desk`` method a script would and sends the decisions back: the page keeps nothing of its own (a
+rating or selection is drawn at once, marked pending, until the kernel's ``answered`` says it was
+carried out or refused). The kernel holds thumbnails only, never the full images.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import itertools
 import math
 from typing import TYPE_CHECKING, Any, cast
 
@@ -38,6 +40,8 @@ with pictures rather than asking for them first."""
 _DRAWN_AT_ONCE = 300
 """Thumbnails one message from the page may ask for (a screenful is some 40; the page asks again)."""
 _SNAPSHOT_COLUMNS = 6
+_SNAPSHOT_TILES = _SNAPSHOT_COLUMNS * 4
+"""Thumbnails in the static picture: the first four rows."""
 THUMB = 128
 """Pixels of a grid thumbnail's longer side: a JPEG of a few kB, so 1,000 of them stay a few MB."""
 
@@ -75,6 +79,8 @@ class ReviewWidget(PageWidget):
     scores = Dict(help="image id (as text) -> Bradley–Terry score").tag(sync=True)
     selected = List(Int(), help="the selected image ids, in the order chosen").tag(sync=True)
     votes = Int(0, help="votes standing").tag(sync=True)
+    answered = Int(0, help="the number (seq) of the page's last decision the kernel has carried out or refused: "
+                           "the page draws a rating or selection at once, pending, until this reaches it").tag(sync=True)
     message = Unicode("", help="the last mistake, in one line ('' when none)").tag(sync=True)
     compare = Bool(False, help="whether the next image is laid over the current one, right of a divider").tag(sync=True)
     divider = Float(0.5, help="where the comparison's divider stands, 0 (left) to 1 (right)").tag(sync=True)
@@ -134,8 +140,8 @@ class ReviewWidget(PageWidget):
         """The grid with each image's stars and selection drawn under it: what views without widgets show."""
         from PIL import ImageDraw
 
-        shown = [(url, image) for url, image in ((self.thumbnail(n), image) for n, image in enumerate(self.ids))
-                 if url][:_SNAPSHOT_COLUMNS * 4]
+        drawable = ((url, image) for url, image in ((self.thumbnail(n), image) for n, image in enumerate(self.ids)) if url)
+        shown = list(itertools.islice(drawable, _SNAPSHOT_TILES))  # (drawing only the ones it shows)
         if not shown:
             return None
         columns = min(_SNAPSHOT_COLUMNS, len(shown))
@@ -251,6 +257,9 @@ class ReviewWidget(PageWidget):
             self._show()
         if event == "send":
             self._show_quote()
+        seq = content.get("seq")
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            self.answered = seq  # after the decisions it changed: the page drops what it drew pending
 
     def _draw_thumbnails(self, indexes: Any) -> None:
         """The thumbnails of the rows the page shows (``indexes``: the desk's, at most ``_DRAWN_AT_ONCE``;

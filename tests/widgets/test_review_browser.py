@@ -10,6 +10,16 @@ THUMBS_READY = """(n) => {
     return thumbs.length === n && thumbs.every((img) => img.complete && img.naturalWidth > 0);
 }"""
 RATINGS = "print(desk.decisions()['rating'].fillna(0).astype(int).tolist())"
+# A key pressed on the desk and its current tile read in the same task, before any answer of the kernel
+# can arrive: [the tile's id, its stars, whether it is marked pending, whether it is selected].
+PRESSED = """(key) => {
+    const root = document.querySelector('.ik-review');
+    const id = root.dataset.current;
+    root.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+    const tile = root.querySelector(`figure.ik-tile[data-id='${id}']`);
+    return [Number(id), tile.querySelector('.ik-stars').textContent, tile.classList.contains('ik-pending'),
+            tile.classList.contains('ik-selected')];
+}"""
 
 
 @in_both_frontends
@@ -28,9 +38,11 @@ def test_keys_and_clicks_decide_and_the_kernel_reads_them_back(notebook, shots):
         root.focus()
         page.keyboard.press(key)
 
-    press("3")  # the first image is the current one
+    root.focus()  # the first image is the current one: its stars drawn at once, pending the kernel
+    assert page.evaluate(PRESSED, "3") == [ids[0], "★★★☆☆", True, False]
     notebook.wait_output(RATINGS, "[3, 0, 0, 0]\n")
-    tile(ids[0]).locator(".ik-stars", has_text="★★★☆☆").wait_for()
+    page.wait_for_selector(f".ik-review figure.ik-tile[data-id='{ids[0]}']:not(.ik-pending)")
+    assert tile(ids[0]).locator(".ik-stars").inner_text() == "★★★☆☆"
     press("ArrowRight")
     press(" ")
     notebook.wait_output("print([image.id for image in desk.selected] == [ids[1]])", "True\n")
@@ -71,6 +83,21 @@ def test_keys_and_clicks_decide_and_the_kernel_reads_them_back(notebook, shots):
     notebook.wait_output("print([image.id for image in desk.selected] == [ids[1]])", "True\n")
     assert root.locator(".ik-status").inner_text() == "4 images · 2 rated · 1 selected · 1 vote"
     root.screenshot(path=shots / "mouse.png")
+
+    # A decision the kernel refuses goes back: drawn pending, then the kernel's state and its reason.
+    notebook.run("def refuse(*args, **kwargs):\n    raise ValueError('the review store is read-only')\n"
+                 "desk.rate = desk.select = refuse")
+    root.focus()
+    current, stars, marked, _ = page.evaluate(PRESSED, "1")
+    assert (stars, marked) == ("★☆☆☆☆", True)
+    root.locator(".ik-status", has_text="the review store is read-only").wait_for()
+    page.wait_for_selector(f".ik-review figure.ik-tile[data-id='{current}']:not(.ik-pending)")
+    held = dict(zip(ids, map(int, notebook.run(RATINGS).strip(" []\n").split(", "))))[current]
+    assert tile(current).locator(".ik-stars").inner_text() == "★" * held + "☆" * (5 - held)
+    _, _, marked, picked = page.evaluate(PRESSED, " ")
+    assert marked and picked == (current != ids[1])  # the opposite of what the kernel holds, for now
+    page.wait_for_selector(f".ik-review figure.ik-tile[data-id='{current}']:not(.ik-pending)")
+    assert tile(current).get_attribute("class").count("ik-selected") == (current == ids[1])
 
     # Virtualised: in a viewport one tile wide and one row high, only the rows in view (and one
     # beyond) are in the page; scrolling brings the others in.
