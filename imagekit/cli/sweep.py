@@ -68,8 +68,9 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
     from pathlib import Path
 
     from ..errors import ConfigError
+    from ..workflows.batches.journals.either import open_journal
     from ..workflows.batches.journals.local import LocalJournal
-    from ..workflows.batches.journals.shared import SharedJournal, is_url
+    from ..workflows.batches.journals.shared import is_url
 
     name, shown, where, rows = _sweep_and_journal(named, journal_at)
     from_file = rows is not None
@@ -84,7 +85,7 @@ def _read_status(named: str, journal_at: str | None) -> tuple[str, dict[str, Any
         if from_file:  # a sweep file not run yet: all its rows are left
             return shown, not_run
         raise ConfigError(f"no journal at {where}: give the journal file the sweep runs with")
-    journal = SharedJournal(where, name) if is_url(where) else LocalJournal(where, name)
+    journal = open_journal(where, name)
     try:
         if keys is not None:  # the file's grid, as its run would find it (another is refused there too)
             journal.check_grid(keys)

@@ -176,12 +176,12 @@ def _sweep_items(named: str, client: Client | None, journal: str | None) -> tupl
                               field="images", value=named)
     from ..ledger.store import is_url
     from ..provenance.read import read_provenance
+    from ..workflows.batches.journals.either import open_journal
     from ..workflows.batches.journals.local import LocalJournal
-    from ..workflows.batches.journals.shared import SharedJournal
 
     if not is_url(where) and not Path(where).is_file():
         raise ConfigError(f"no journal at {where}: give the journal file the sweep runs with")
-    kept = SharedJournal(where, named) if is_url(where) else LocalJournal(Path(where), named)
+    kept = open_journal(where, named)
     try:
         recorded = kept.recorded_name() if isinstance(kept, LocalJournal) else named
         entries = kept.load()

@@ -34,9 +34,10 @@ from ...ownership import OwnedFolder
 from ...progress import progress_bar
 from ...storage import Store, split
 from ...tags import current_tags, merged, tags as tagged
+from .journals.either import open_journal
 from .journals.journal import ImageRecord, Journal, RowRecord, account_identity
 from .journals.local import TABLES as JOURNAL_TABLES, LocalJournal
-from .journals.shared import SharedJournal, is_url
+from .journals.shared import is_url
 from .leases import keep_leases
 from .outputs import claim_out_dir, store_missing
 from .probe import thumbnail_ids
@@ -391,9 +392,7 @@ class Batch:
             return current if current is not None and not is_url(current.location) else LocalJournal()
         if current is not None and current.location == str(where):
             return current
-        if isinstance(where, str):  # a postgresql:// URL
-            return SharedJournal(where, self.name or "", lease)
-        return LocalJournal(where, self.name or "")
+        return open_journal(where, self.name or "", lease)
 
     def recorded_credits(self, journal: PathLike | None = None, out_dir: PathLike | None = None) -> float:
         """The credits that the journal ``run(out_dir=..., journal=...)`` keeps records as spent on this
@@ -408,7 +407,7 @@ class Batch:
             return {}
         if self._names_styles():  # rows are journaled by their keys, which hold the styles' ids
             self._portal_call(self._load_prices)
-        kept = SharedJournal(where, self.name or "") if isinstance(where, str) else LocalJournal(where, self.name or "")
+        kept = open_journal(where, self.name or "")
         try:
             kept.check_grid([row.key for row in self.rows])
             keys = {row.key for row in self.rows}
