@@ -17,6 +17,7 @@ with needs_extra():  # without pandas (imagekit[notebook]): one line naming the 
         forecast,
         limits,
         period_start,
+        shown_limits,
         spend_by_day,
         spend_by_operation,
         spend_by_style,
@@ -26,7 +27,7 @@ with needs_extra():  # without pandas (imagekit[notebook]): one line naming the 
 
 __all__ = [
     "usage_report", "ledger_report", "Report", "STALE",
-    "spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits", "forecast", "Forecast",
+    "spend_by_operation", "spend_by_day", "spend_by_style", "spend_by_tag", "balance_over_time", "limits", "shown_limits", "forecast", "Forecast",
     "MIN_HISTORY", "period_start", "style_label",
     "burn_down", "spend_by_operation_plot", "spend_by_style_plot", "lineage_plot", "contact_sheet",
 ]

@@ -249,7 +249,8 @@ def budget_text(budget: Budget, runs_out: datetime | None = None) -> str:
     if budget.left <= 0:
         state = "nothing left" + (end or " (it never resets)") + (": work is refused" if budget.hard else "")
     else:
-        state = f"{budget.left:g} credits left{end}"
+        state = f"{budget.left:g} of it left{end}"  # (of the budget: the balance is the forecast's line)
         if runs_out is not None:
             state += f"; at the recent rate it runs out around {runs_out.astimezone(zone):%Y-%m-%d %H:%M} {budget.tz}"
-    return f"Budget of {budget.name}: {budget.spent:g} of {budget.limit:g} spent{during(budget.period)}; {state}"
+    named = "this account" if not budget.key and budget.value else budget.name  # (the report names the account)
+    return f"Budget of {named}: {budget.spent:g} of {budget.limit:g} credits spent{during(budget.period)}; {state}"

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import imagekit
 from imagekit.ledger import Entry, Ledger, Status, account_of
+from imagekit.ledger.budgets import Budget
 from imagekit.reports import burn_down, usage_report
+from imagekit.reports.report import budget_text
 from tests.helpers import run_console
 from tests.ledger.test_columns import poison
 from tests.utils.service import public_style
@@ -153,11 +155,21 @@ def test_a_weekly_report_names_the_top_ten_folds_the_rest_and_reads_as_a_person_
     assert "00:00, Europe/Berlin)" in berlin.stdout.splitlines()[0]
 
 
+def lately(*minutes_ago: float) -> list[str]:
+    """The times that many minutes ago, squeezed (in order) into this week and month when one of them
+    began less long ago: a report of this period counts them in the first minutes of a Monday or a 1st too."""
+    now = datetime.now(UTC)
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    began = max(midnight - timedelta(days=now.weekday()), midnight.replace(day=1))
+    squeeze = min(1.0, (now - began - timedelta(seconds=1)) / timedelta(minutes=max(minutes_ago)))
+    return [(now - timedelta(minutes=minutes) * squeeze).isoformat(timespec="milliseconds") for minutes in minutes_ago]
+
+
 def test_a_tag_whose_budget_is_spent_is_named_not_folded_into_other(tmp_path):
     location = str(tmp_path / "ledger.sqlite")
-    ledger, now = Ledger(location, account="team"), datetime.now(UTC)
+    ledger, [when] = Ledger(location, account="team"), lately(5)
     for number in range(12):  # exp-0 spends least: the fold would hide it
-        ledger.record(Entry(operation="create", status=Status.ANSWERED, time=(now - timedelta(minutes=5)).isoformat(),
+        ledger.record(Entry(operation="create", status=Status.ANSWERED, time=when,
                             credits=float(number + 1), image_ids=[1], tags={"experiment": f"exp-{number}"}))
     ledger.set_budget(experiment="exp-0", limit=1, period="month")
     done = run_console("usage", "--by", "experiment", "--period", "week", "--ledger", location, cwd=tmp_path,
@@ -176,7 +188,7 @@ def test_the_accounts_report_says_what_its_budget_leaves(tmp_path):
     Ledger(location).set_budget(limit=7, period="week")  # the whole ledger's: every account's work, the report's too
     done = run_console("usage", "--ledger", location, cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
     assert done.returncode == 0, done.stderr
-    assert re.search(r"^Budget of the whole ledger: 7 of 7 spent this week; nothing left until it resets "
+    assert re.search(r"^Budget of the whole ledger: 7 of 7 credits spent this week; nothing left until it resets "
                      r"Mon \d\d \w{3} \d{4} 00:00 UTC: work is refused$", done.stdout, re.M), done.stdout
 
     team, now = Ledger(location, account="team"), datetime.now(UTC)
@@ -187,15 +199,22 @@ def test_the_accounts_report_says_what_its_budget_leaves(tmp_path):
     done = run_console("usage", "--ledger", location, cwd=tmp_path, env={"IMAGEKIT_HOME": str(tmp_path / "home")})
     line = next(line for line in done.stdout.splitlines() if line.startswith("Budget of the whole ledger"))
     when = datetime.strptime(line.rsplit("around ", 1)[1], "%Y-%m-%d %H:%M UTC").replace(tzinfo=UTC)
-    assert line.startswith("Budget of the whole ledger: 79 of 89 spent; 10 credits left; at the recent rate it runs out")
+    assert line.startswith("Budget of the whole ledger: 79 of 89 credits spent; 10 of it left; at the recent rate it runs out")
     assert abs(when - (now + timedelta(hours=10))) < timedelta(hours=2), line
+
+
+def test_the_accounts_own_budget_is_this_accounts_and_its_left_is_the_budgets():
+    """The walk read "Budget of account 1ac0dea8d300487a: ...; 1985 credits left" under a forecast of 985
+    credits left: the report names the account above it, and the two lefts are of two things."""
+    own = Budget(key="", value="1ac0dea8d300487a", limit=2000, spent=15)
+    assert budget_text(own) == "Budget of this account: 15 of 2000 credits spent; 1985 of it left"
+    assert budget_text(Budget(key="team", value="a", limit=5, spent=5)).startswith("Budget of team=a: 5 of 5 credits spent; nothing left")
 
 
 def test_a_rate_from_an_hour_of_spending_is_blank_not_zero_a_day(tmp_path):
     location = str(tmp_path / "ledger.sqlite")
-    ledger, now = Ledger(location, account="team"), datetime.now(UTC)
-    for minutes in (50, 20):
-        when = (now - timedelta(minutes=minutes)).isoformat(timespec="milliseconds")
+    ledger = Ledger(location, account="team")
+    for when in lately(50, 20):
         ledger.record(Entry(operation="create", status=Status.ANSWERED, time=when, credits=3.0, image_ids=[1],
                             tags={"experiment": "fresh"}))
     done = run_console("usage", "--by", "experiment", "--period", "week", "--ledger", location, cwd=tmp_path,
