@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -108,4 +109,5 @@ class DaskCluster:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)  # its logs and workers' folders: nothing stays in /tmp
 

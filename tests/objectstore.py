@@ -4,6 +4,7 @@ one process for the test run, each test in a bucket of its own."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -53,6 +54,7 @@ class MotoServer:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.stop()
+        shutil.rmtree(self._log.parent, ignore_errors=True)  # its log's folder: nothing of it stays in /tmp
 
     def bucket(self) -> str:
         """A fresh, empty bucket (made here, as a user makes theirs: imagekit never creates buckets)."""
