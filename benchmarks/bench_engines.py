@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import imagekit  # noqa: E402
 from imagekit.sandbox import EmbeddedSandbox  # noqa: E402
 from tests.clusters import DaskCluster  # noqa: E402
-from tests.conftest import make_user  # noqa: E402
-from tests.workflows.conftest import public_style  # noqa: E402
+from tests.utils.service import public_style  # noqa: E402
+from tests.utils.users import make_user  # noqa: E402
 
 LIMIT = 4
 """simultaneousLimit of the pro plan."""

@@ -28,7 +28,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from imagekit.sandbox import EmbeddedSandbox  # noqa: E402
 from tests.postgres import PostgresServer  # noqa: E402
-from tests.workflows.conftest import public_style  # noqa: E402
+from tests.utils.service import public_style  # noqa: E402
 from tests.workflows.test_sweeps import finish, start  # noqa: E402
 
 LIMIT = 2
