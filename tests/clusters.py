@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -88,6 +90,32 @@ class DaskCluster:
     def wait_for_workers(self) -> None:
         """Until every worker is back (a nanny restarts a killed one)."""
         self.client().wait_for_workers(self.workers, timeout=120)
+
+    @contextmanager
+    def worker_without_imagekit(self) -> Iterator[str]:
+        """One more worker, whose Python finds an ``imagekit`` that cannot be imported (as where it is
+        not installed), in the cluster while the block runs; its address. Gone when the block ends."""
+        blocked = self.folder / "blocked" / "imagekit"
+        blocked.mkdir(parents=True, exist_ok=True)
+        (blocked / "__init__.py").write_text('raise ModuleNotFoundError("No module named \'imagekit\'", name="imagekit")\n')
+        before = set(self.client().scheduler_info()["workers"])
+        env = {**os.environ, "PYTHONPATH": str(blocked.parent), "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+        with open(self.folder / "bare.log", "wb") as log:
+            process = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nthreads",
+                                        "1", "--no-dashboard", "--memory-limit", "0", "--name", "bare",
+                                        "--local-directory", str(self.folder / "bare")],
+                                       stdout=log, stderr=subprocess.STDOUT, env=env, preexec_fn=_ends_with_parent,
+                                       cwd=self.folder)  # (python -m puts its folder first on the path)
+        try:
+            self.client().wait_for_workers(self.workers + 1, timeout=60)
+            yield next(iter(set(self.client().scheduler_info()["workers"]) - before))
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+            deadline = time.monotonic() + 60
+            while len(self.client().scheduler_info()["workers"]) > self.workers:  # the scheduler forgot it
+                assert time.monotonic() < deadline, "the bare worker did not leave the cluster"
+                time.sleep(0.1)
 
     def stop(self) -> None:
         if self._client is not None:

@@ -22,6 +22,8 @@ __all__ = ["DaskEngine"]
 
 CONNECT_TIMEOUT = 10
 """Seconds a scheduler is given to answer before its address is refused."""
+TASK_MODULE = "imagekit.engines.task"
+"""What a worker imports to run the tasks (``task.send``)."""
 
 
 class DaskClaim:
@@ -50,15 +52,16 @@ class DaskEngine:
 
     @classmethod
     def connect(cls, client: Any, address: str | None) -> DaskEngine:
-        """The given client; else one of ``address``; else the client this process already made."""
+        """The given client; else one of ``address``; else the client this process already made; its
+        workers checked (``check_workers``)."""
         distributed = require("distributed", "dask")
         if client is not None:
             if address is not None:
                 raise ConfigError("give a distributed.Client or an address, not both")
-            return cls(client, owned=False)
+            return cls(client, owned=False).check_workers()
         if address is None:
             try:
-                return cls(distributed.get_client(), owned=False)
+                return cls(distributed.get_client(), owned=False).check_workers()
             except ValueError:
                 raise ConfigError("engine='dask' needs a cluster: give address='tcp://host:8786' (the "
                                   "scheduler's), or make a distributed.Client first") from None
@@ -69,10 +72,31 @@ class DaskEngine:
             raise ConfigError(f"address={address!r}: a Dask scheduler's address looks like tcp://host:8786 "
                               f"(schemes: {', '.join(sorted(backends))})")
         try:
-            return cls(distributed.Client(address, timeout=f"{CONNECT_TIMEOUT}s", set_as_default=False), owned=True)
+            engine = cls(distributed.Client(address, timeout=f"{CONNECT_TIMEOUT}s", set_as_default=False), owned=True)
         except OSError:  # refused, or no answer in time (TimeoutError)
             raise ConfigError(f"no Dask scheduler answered at {address!r} within {CONNECT_TIMEOUT} s: check the "
                               "address (tcp://host:8786) and that the scheduler runs") from None
+        try:
+            return engine.check_workers()
+        except ConfigError:
+            engine.close()
+            raise
+
+    def check_workers(self) -> DaskEngine:
+        """Every worker imports what the tasks run, now, all at once: a cluster with no workers, or a
+        worker without imagekit, is refused in one line before anything is sent (its tasks would
+        fail, row after row), and the first requests do not wait on the workers' imports."""
+        where = self.client.scheduler.address
+        imported = self.client.run(exec, f"import {TASK_MODULE}", on_error="return")
+        if not imported:
+            raise ConfigError(f"the Dask cluster at {where} has no workers: start some (dask worker {where})")
+        failed = sorted(worker for worker, outcome in imported.items() if isinstance(outcome, BaseException))
+        if failed:
+            error = imported[failed[0]]
+            raise ConfigError(f"{len(failed)} of the {len(imported)} Dask workers at {where} cannot import "
+                              f"{TASK_MODULE} ({failed[0]}: {type(error).__name__}: {error}): install imagekit "
+                              "where each worker runs (pip install imagekit)")
+        return self
 
     async def send(self, outgoing: Outgoing, once: bool, wait: float) -> Incoming:
         from distributed import Queue

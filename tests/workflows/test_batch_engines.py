@@ -197,6 +197,23 @@ def test_a_wrong_address_or_a_missing_extra_is_one_line_and_nothing_is_made(_box
     ik.close()
 
 
+def test_a_worker_without_imagekit_is_named_in_one_line_before_anything_is_sent(dask_cluster, _boxes, tmp_path):
+    box = _boxes("extended")
+    user_id, key = make_user(box, "pro")
+    ik = imagekit.Client(box.url, key, ledger=str(tmp_path / "ledger.sqlite"))
+    before = balance(ik)
+    batch = ik.batch(["a lighthouse"], style=public_style(box))
+    with dask_cluster.worker_without_imagekit() as bare, \
+            pytest.raises(imagekit.ConfigError) as refused:
+        batch.run(progress=False, out_dir=tmp_path / "out", engine=dask_cluster.client())
+    assert str(refused.value) == (
+        f"1 of the 3 Dask workers at {dask_cluster.address} cannot import imagekit.engines.task ({bare}: "
+        "ModuleNotFoundError: No module named 'imagekit'): install imagekit where each worker runs (pip install imagekit)")
+    assert "\n" not in str(refused.value) and not (tmp_path / "out").exists()
+    assert balance(ik) == before and server_images(box, user_id) == []
+    ik.close()
+
+
 @pytest.mark.slow(10)
 def test_a_dask_dataframe_of_prompts_comes_back_a_dask_dataframe_of_images_made_within_the_limit(
         connect, box, tmp_path, dask_cluster):
