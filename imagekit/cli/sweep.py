@@ -107,7 +107,7 @@ def _sweep_and_journal(named: str, journal: str | None) -> tuple[str, str, str |
     NAME is a sweep file (its name, and the journal its runs keep unless --journal says otherwise) or a sweep's name."""
     if not _is_sweep_file(named):
         return named, named, journal or os.environ.get("IMAGEKIT_JOURNAL_URL"), None
-    from ..workflows.batches.batch import journal_location
+    from ..workflows.batches.journals.either import journal_location
     from ..workflows.batches.rows import make_rows
     from ..workflows.sweep_file import load_sweep
 
@@ -171,7 +171,7 @@ def _failure(entry: RowRecord) -> str:
 def _kept_line(journal: str | None, out_dir: str | None) -> str:
     """Where a sweep keeps what it made: its images (a local or remote ``out_dir``) and its journal."""
     from ..config import service_of_url
-    from ..workflows.batches.batch import journal_location
+    from ..workflows.batches.journals.either import journal_location
     from ..workflows.batches.journals.shared import is_url
 
     where = journal_location(journal, out_dir)
@@ -210,7 +210,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     import imagekit
 
     from ..storage import Store
-    from ..workflows.batches.batch import journal_location
+    from ..workflows.batches.journals.either import journal_location
     from ..workflows.batches.journals.journal import FINISHED
     from ..workflows.batches.outputs import check_out_dir
     from ..workflows.sweep_file import load_sweep

@@ -153,7 +153,7 @@ def _sweep_items(named: str, client: Client | None, journal: str | None) -> tupl
     journal), else by its name in ``journal`` (else IMAGEKIT_JOURNAL_URL); one line when neither is."""
     from ..embedded import connect
     from ..errors import ConfigError
-    from ..workflows.batches.batch import ENV_JOURNAL_URL, journal_location
+    from ..workflows.batches.journals.either import ENV_JOURNAL_URL, journal_location
     from ..workflows.sweep_file import load_sweep
 
     if named.endswith(".toml"):

@@ -311,7 +311,7 @@ def _kept(path: Path, settings: Mapping[str, Any]) -> dict[str, str]:
     (a store under IMAGEKIT_HOME would be one machine's, and two files of one name would share it).
     ``out_dir`` defaults to ``<stem>-out`` (its ``journal.sqlite`` inside); a remote ``out_dir``'s
     journal is ``<stem>-journal.sqlite``. IMAGEKIT_JOURNAL_URL, when set, is the journal instead."""
-    from .batches.batch import ENV_JOURNAL_URL
+    from .batches.journals.either import ENV_JOURNAL_URL
 
     if "journal" in settings:
         return {}

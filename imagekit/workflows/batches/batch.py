@@ -29,14 +29,13 @@ from ...errors import BudgetWarning, JournalUnavailableError
 from ...extras import needs_extra
 from ...ledger import Prices
 from ...ledger.prices import Estimate
-from ...ledger.store import checked_location
 from ...ownership import OwnedFolder
 from ...progress import progress_bar
 from ...storage import Store, split
 from ...tags import current_tags, merged, tags as tagged
-from .journals.either import open_journal
+from .journals.either import journal_location, open_journal
 from .journals.journal import ImageRecord, Journal, RowRecord, account_identity
-from .journals.local import TABLES as JOURNAL_TABLES, LocalJournal
+from .journals.local import LocalJournal
 from .journals.shared import is_url
 from .leases import keep_leases
 from .outputs import claim_out_dir, store_missing
@@ -56,12 +55,10 @@ if TYPE_CHECKING:
     from ...signals import HashStore, Item
     from .export import Export
 
-__all__ = ["Batch", "ENV_JOURNAL_URL", "journal_location"]
+__all__ = ["Batch"]
 
 INTERRUPTED = "interrupted (Ctrl+C)"
 """Why a run stopped when its caller pressed Ctrl+C (its rows not sent are skipped: a rerun sends them)."""
-ENV_JOURNAL_URL = "IMAGEKIT_JOURNAL_URL"
-"""The journal a batch keeps unless told otherwise: a PostgreSQL URL for sweeps several processes drain."""
 
 T = TypeVar("T")
 PathLike = str | os.PathLike[str]
@@ -89,26 +86,6 @@ def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
 def _progress(entry: RowRecord) -> tuple[str, int, str]:
     """What moves when a run does anything for a row: its state, its attempts, its images."""
     return entry.status, entry.attempts, repr(entry.images)
-
-
-def journal_location(journal: PathLike | None = None, out_dir: PathLike | Store | None = None) -> str | Path | None:
-    """Where a run keeps its journal: ``journal``, else IMAGEKIT_JOURNAL_URL, else ``journal.sqlite`` in
-    a local ``out_dir``; None for one in memory. A SQLite file whose folder exists or a postgresql://
-    URL, else one line (ConfigError)."""
-    chosen = journal if journal is not None else os.environ.get(ENV_JOURNAL_URL)
-    out = out_dir if isinstance(out_dir, Store) or out_dir is None else Store(out_dir)
-    if journal is not None and out is not None and not out.remote and not is_url(os.fspath(journal)) \
-            and not out.exists() and os.path.abspath(Path(journal).parent) == os.path.abspath(out.location):
-        return Path(journal)  # in an out_dir not made yet: the run makes it before it opens the journal
-    if chosen is not None:
-        chosen = checked_location(chosen, "a journal", JOURNAL_TABLES)
-        if is_url(str(chosen)):
-            return str(chosen)
-        if journal is not None:
-            return Path(journal)
-    if out is not None and not out.remote:
-        return Path(out.location) / "journal.sqlite"
-    return None
 
 
 def _can_dedupe(dedupe: bool) -> None:
