@@ -10,6 +10,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any
 
+from ..config import SANDBOX_SERVICE
 from ..errors import BudgetExceededError, ValidationError
 from ..provenance.read import read_provenance
 from ..provenance.record import Provenance, file_service, service_of
@@ -45,8 +46,10 @@ def reproduce(path: str | os.PathLike[str], client: Client, *, max_credits: floa
     here = service_of(file_service(client.config))
     named = request.parent_id if request.parent_id is not None else request.options.get("image")
     if record.service not in (None, here) and named is not None:  # an image id means another image elsewhere
-        raise ValidationError(f"{where}: image {named} is an image of {record.service}, where it was made, not of "
-                              f"{here}: give a client of that service; nothing was sent", field="service",
+        local = (" (another local sandbox: another IMAGEKIT_HOME's, or the one imagekit demo runs against, "
+                 "removed when the demo ends)") if record.service.startswith(SANDBOX_SERVICE) else ""
+        raise ValidationError(f"{where}: image {named} is an image of {record.service}{local}, where it was made, not "
+                              f"of {here}: give a client of that service; nothing was sent", field="service",
                               value=record.service, where=where)
     cost = price(record, client, where)
     made = "" if record.service in (None, here) else f" (it was made at {record.service})"
@@ -65,7 +68,30 @@ def reproduce(path: str | os.PathLike[str], client: Client, *, max_credits: floa
     charged = result.credits_charged
     if charged is not None and charged > limit:  # a price model out of date: said, since it cannot be undone
         log.warning("%s: the service charged %g credits, more than max_credits=%g", where, charged, limit)
+    if (differs := _size_note(where, result)) is not None:
+        print(f"  {differs}")
     return result
+
+
+def _size_note(where: str, result: CreateResult | Image) -> str | None:
+    """A line when the image drawn again is not the original's size (a service set to draw another
+    size, as the demo's sandbox draws 512 px): None when it is, or when either size is unknown."""
+    from PIL import Image as PILImage, UnidentifiedImageError
+
+    from ..storage import opened
+
+    images = getattr(result, "images", None)  # a create's result; an edit answers its Image
+    made = images[0] if images else result
+    drawn = getattr(made, "resolution", None)
+    try:
+        with opened(where) as source, PILImage.open(source) as original:
+            size = "x".join(map(str, original.size))
+    except (OSError, UnidentifiedImageError):  # an SVG, a file gone since
+        return None
+    if not drawn or drawn == size:
+        return None
+    return (f"the original is {size}; this service drew {drawn} for the same request (it is set to draw another "
+            "size: a sandbox draws its --base-size)")
 
 
 def price(record: Provenance, client: Client, where: str = "the file") -> Estimate:

@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+import imagekit
 from imagekit.cli import main
 from imagekit.cli.demo import CHAIN_PROMPT, run_demo
 from imagekit.ownership import MANIFEST
@@ -160,9 +161,10 @@ def test_a_planted_manifest_makes_no_folder_the_demos(tmp_path, capsys):
     assert {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()} == files
 
 
-def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path, capsys):
+def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path, capsys, monkeypatch):
     """The chain's source is the robot prompt; removeBg leaves most of the frame transparent but
-    keeps the subject; the SVG is a real vector drawing."""
+    keeps the subject; the SVG is a real vector drawing. Its files name the demo's sandbox by its
+    data's id, and reproduce them as far as that can be done once the sandbox is gone."""
     out = tmp_path / "out"
     assert run_demo(out) == 0
     batch = pd.read_csv(out / "batch.csv")
@@ -183,6 +185,19 @@ def test_the_chain_starts_from_a_subject_and_each_step_shows(tmp_path, capsys):
     assert "Batch: 12 rows, all done; " in page
     for text in (printed, page):
         assert "Batch(" not in text and "chain()" not in text and "NaN" not in text and "%" in text
+    named = imagekit.read_provenance(out / "chain-1-enhance.png").service
+    assert re.fullmatch(r"imagekit sandbox [0-9a-f]{32}", named or ""), named  # not a port, gone tomorrow
+    monkeypatch.setenv("IMAGEKIT_HOME", str(tmp_path / "home"))  # the reader's own sandbox, after the demo
+    for name in ("IMAGEKIT_BASE_URL", "IMAGEKIT_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with imagekit.connect() as ik:
+        with pytest.raises(imagekit.ValidationError, match=rf"is an image of {named} \(another local sandbox: another "
+                                                           r"IMAGEKIT_HOME's, or the one imagekit demo runs against"):
+            imagekit.reproduce(out / "chain-1-enhance.png", ik)  # an edit: its parent image went with the sandbox
+        created = sorted((out / "images").glob("*.png"))[0]  # a 1:1 create
+        again = imagekit.reproduce(created, ik)  # a create can be sent anywhere: the home's sandbox draws 1024 px
+    assert again.images[0].resolution == "1024x1024" and Image.open(created).size == (512, 512)
+    assert "  the original is 512x512; this service drew 1024x1024 for the same request" in capsys.readouterr().out
 
 
 def test_what_failed_is_said_with_its_reason(tmp_path, capsys):

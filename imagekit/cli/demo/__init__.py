@@ -84,9 +84,12 @@ def run_demo(out_dir: str | Path, box: Any = None) -> int:
 def run_against(box: Any, outcome: Outcome) -> None:
     """The batch, the chain and the report, as ``box``'s demo user, recorded in the run's own ledger."""
     import imagekit
+    from imagekit.config import SANDBOX_SERVICE
     from imagekit.reports import usage_report
 
-    with imagekit.Client(box.url, box.api_key, ledger=outcome.out / "ledger.sqlite") as ik:
+    # the files name the sandbox by its data's id (as connect() names the home's), not by a port gone tomorrow
+    with imagekit.Client(box.url, box.api_key, ledger=outcome.out / "ledger.sqlite",
+                         service=f"{SANDBOX_SERVICE} {box.identity}") as ik:
         try:
             run_batch(ik, outcome)
             run_chain(ik, outcome)
