@@ -21,7 +21,7 @@ EXTRAS = {
                      "vtracer", "resvg_py", "filelock", "alembic"), "sandbox"),
     **dict.fromkeys(("pandas", "matplotlib", "tqdm", "ipywidgets", "anywidget", "traitlets", "numpy"), "notebook"),
     "psycopg": "postgres", "mlflow": "mlflow", "fsspec": "storage", "s3fs": "s3", "pyarrow": "parquet",
-    "datasets": "datasets", "distributed": "dask", "dask": "dask",
+    "datasets": "datasets", "distributed": "dask", "dask": "dask", "ray": "ray",
 }
 """Each optional package (its top-level module) -> the extra that installs it (pyproject.toml)."""
 

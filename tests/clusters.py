@@ -1,5 +1,6 @@
 """Real engines for tests: a Dask cluster of separate processes (a ``dask scheduler`` and two
-``dask worker``s, as a team runs one), started once per test session by the tests that need it."""
+``dask worker``s, as a team runs one) and a local Ray, each started once per test session by the
+tests that need it."""
 
 from __future__ import annotations
 
@@ -139,3 +140,41 @@ class DaskCluster:
         self.stop()
         shutil.rmtree(self.folder, ignore_errors=True)  # its logs and workers' folders: nothing stays in /tmp
 
+
+
+RAY_SETTINGS = {"RAY_agent_register_timeout_ms": "180000", "RAY_worker_register_timeout_seconds": "180",
+                "RAY_enable_metrics_collection": "0"}
+"""Ray's own waits for the processes it starts, raised: on a busy 2-core machine (the suite beside
+it) its node agent took 40 s to register, past the default, and the raylet gave up. And no metrics
+(a fifth of its idle CPU)."""
+
+
+@contextmanager
+def local_ray(cpus: int = 1) -> Iterator[str]:
+    """A local Ray in this process (its own raylet, GCS and workers; ``cpus`` CPUs' worth of task
+    slots: four requests at once each, an account's limit), its session files in a folder of its own
+    removed at the end; the GCS address, for other processes to join it."""
+    import ray
+
+    folder = Path(tempfile.mkdtemp(prefix="ray-"))
+    os.environ.update(RAY_SETTINGS)
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             _temp_dir=str(folder), runtime_env={"env_vars": {"OPENBLAS_NUM_THREADS": "1"}})
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def ray_task_pids() -> list[int]:
+    """Pids of the Ray worker processes running a request's task now (Ray names them ``ray::send``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().startswith(b"ray::send"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found

@@ -37,10 +37,11 @@ def add_sweep_commands(commands: Any) -> None:
     run = verbs.add_parser("run", help=text, description=text)
     run.add_argument("file", type=sweep_file_option, help="the sweep file (see 'Sweep files' in docs/guides/batches.md)")
     run.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    run.add_argument("--engine", choices=("local", "dask"), default="local",
-                     help="where the requests are made: here (default), or by a Dask cluster's tasks; "
+    run.add_argument("--engine", choices=("local", "dask", "ray"), default="local",
+                     help="where the requests are made: here (default), or by the tasks of a Dask cluster or of Ray; "
                           "the journal, the ledger and the account's limit stay here")
-    run.add_argument("--address", help="the engine's address: a Dask scheduler's (tcp://host:8786)")
+    run.add_argument("--address", help="the engine's address: a Dask scheduler's (tcp://host:8786), a Ray "
+                     "cluster's (host:6379; without it --engine ray starts a local Ray)")
     run.set_defaults(run=cmd_run)
     text = "print the credits a sweep file's rows would cost and how many requests they are"
     estimate = verbs.add_parser("estimate", help=text, description=text)
@@ -123,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..workflows.sweep_file import load_sweep
 
     if args.address is not None and args.engine == "local":
-        mistake(args, "--address is an engine's: give --engine dask too")
+        mistake(args, "--address is an engine's: give --engine dask or ray too")
     if args.engine == "dask" and args.address is None:
         mistake(args, "--engine dask needs the scheduler's --address (tcp://host:8786)")
     sweep = load_sweep(args.file, styles=_account_styles)

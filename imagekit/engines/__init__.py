@@ -1,4 +1,4 @@
-"""Engines: a batch's requests made by the tasks of a Dask cluster, its books kept here.
+"""Engines: a batch's requests made by the tasks of a Dask cluster or of Ray, its books kept here.
 
 The process that runs the batch keeps the journal, the ledger, the budget, the progress and the
 window of the account's slots, and decides what is sent, exactly as in a local run: it never has
@@ -10,7 +10,8 @@ ledger and no credentials but the request's own headers.
 
 A task lost to the engine costs nothing twice:
 
-- a create goes with a ticket the engine keeps (on Dask, an item of a scheduler's queue): a task sends its request only after
+- a create goes with a ticket the engine keeps (on Dask, an item of a scheduler's queue; on Ray, an
+  entry of a small actor of the run): a task sends its request only after
   taking the ticket, so a task the engine runs again (its worker killed, its retry) finds it taken
   and sends nothing;
 - a task that does not answer in its request's time (its worker killed, paused, the scheduler gone)
@@ -24,8 +25,8 @@ A task lost to the engine costs nothing twice:
   check, before its last byte): the interface has no idempotency key for the service to refuse a
   late one.
 
-``engine_for`` turns ``Batch.run``'s ``engine``/``address`` into an ``Engine``; ``on_dask`` loads
-only when used (the ``dask`` extra).
+``engine_for`` turns ``Batch.run``'s ``engine``/``address`` into an ``Engine``; ``on_dask`` and
+``on_ray`` load only when used (the ``dask`` and ``ray`` extras).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from .task import Incoming, Outgoing
 
 __all__ = ["Engine", "EngineLost", "EngineTransport", "engine_for", "ENGINES", "new_ticket"]
 
-ENGINES = ("local", "dask")
+ENGINES = ("local", "dask", "ray")
 """What ``Batch.run(engine=...)`` and ``imagekit sweep run --engine`` take."""
 GRACE = 5.0
 """Seconds a task may take beyond its request's own timeout before it is given up (its start on a
@@ -57,7 +58,7 @@ class EngineLost(Exception):
 
 
 class Engine(Protocol):
-    """Where requests are sent from (a Dask cluster)."""
+    """Where requests are sent from (a Dask cluster, Ray)."""
 
     name: str
 
@@ -78,8 +79,9 @@ def new_ticket() -> str:
 def engine_for(engine: Any, address: str | None = None) -> Engine | None:
     """The Engine ``Batch.run(engine=..., address=...)`` names: None for a local run; ``"dask"``
     (a ``distributed.Client`` of the given ``address``, else the one already made in this process)
-    or a ``distributed.Client``. Refused in one line: another name, an address that does not answer,
-    a missing extra."""
+    or a ``distributed.Client``; ``"ray"`` (Ray as this process joined it, else ``ray.init(address)``:
+    a local Ray when there is none). Refused in one line: another name, an address that does not
+    answer, a missing extra."""
     if engine is None or engine == "local":
         if address is not None:
             raise ConfigError(f"address={address!r} is for an engine: give engine='dask' too")
@@ -88,6 +90,10 @@ def engine_for(engine: Any, address: str | None = None) -> Engine | None:
         from .on_dask import DaskEngine
 
         return DaskEngine.connect(engine if engine != "dask" else None, address)
+    if engine == "ray":
+        from .on_ray import RayEngine
+
+        return RayEngine.connect(address)
     raise ConfigError(f"engine={engine!r}: give one of {', '.join(repr(name) for name in ENGINES)}, "
                       "or a distributed.Client")
 

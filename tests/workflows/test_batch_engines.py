@@ -1,10 +1,10 @@
 """A batch whose requests are made by the tasks of a real Dask cluster (a scheduler and two worker
-processes): the same results and ledger as a local run, never more requests in
+processes) or of a local Ray: the same results and ledger as a local run, never more requests in
 flight than the account's limit, and nothing made or paid twice when a worker is killed or paused
 or the calling process itself is killed.
 
 These tests share one xdist worker (``*_engines.py``, see conftest.py at the root), so the session
-starts one cluster, and only when one of them runs."""
+starts one cluster and one Ray, and only when one of them runs."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import pytest
 
 import imagekit
 from imagekit.workflows.batches.journals.local import LocalJournal
+from tests.clusters import ray_task_pids
 from tests.helpers import balance, wait_quiet
 from tests.utils.service import public_style, server_images
 from tests.utils.users import make_user
@@ -53,8 +54,8 @@ def ledger_summary(ik):
     return sorted(Counter(zip(entries["operation"], entries["status"], entries["credits"])).items())
 
 
-def run_on(engine: str, ik, box, tmp_path, **options):
-    batch = ik.batch([f"a lighthouse, take {n}" for n in range(12)], style=public_style(box), count=2)
+def run_on(engine: str, ik, box, tmp_path, rows: int = 12, count: int = 2, **options):
+    batch = ik.batch([f"a lighthouse, take {n}" for n in range(rows)], style=public_style(box), count=count)
     return batch.run(progress=False, out_dir=tmp_path / engine, engine=engine, **options)
 
 
@@ -143,12 +144,17 @@ def sweep_run(path: Path, ik, home: Path, *engine: str) -> subprocess.Popen[str]
 @pytest.mark.slow(30)
 def test_the_calling_process_killed_mid_sweep_on_dask_and_run_again_makes_each_row_once(
         connect, box, tmp_path, dask_cluster):
-    ik = connect()
+    killed_and_run_again(connect(), box, tmp_path, "dask", dask_cluster.address)
+
+
+def killed_and_run_again(ik, box, tmp_path, engine: str, address: str) -> None:
+    """``imagekit sweep run`` of 40 rows on ``engine`` killed (SIGKILL) with rows done and one in flight,
+    then run again: each row made once, the ledger the balance's fall."""
     before = balance(ik)
     path = sweep_file(tmp_path, public_style(box), 40)
     journal = tmp_path / "out" / "journal.sqlite"
-    engine = ("--engine", "dask", "--address", dask_cluster.address)
-    child = sweep_run(path, ik, tmp_path / "home", *engine)
+    options = ("--engine", engine, "--address", address)
+    child = sweep_run(path, ik, tmp_path / "home", *options)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and child.poll() is None:
@@ -163,7 +169,7 @@ def test_the_calling_process_killed_mid_sweep_on_dask_and_run_again_makes_each_r
     left = Counter(e.status for e in LocalJournal(journal).load().values())
     assert left["done"] < 40 and left["sent"] + left["created"] >= 1, left
     wait_quiet(box, ik.user_id)  # a create the killed caller's task sent may still be charging
-    again = sweep_run(path, ik, tmp_path / "home", *engine)
+    again = sweep_run(path, ik, tmp_path / "home", *options)
     out, err = again.communicate(timeout=300)
     assert again.returncode == 0, err
     assert out.startswith("sweep lights: 40 of 40 rows done, 120 credits spent in all, "), out
@@ -184,6 +190,9 @@ def test_a_wrong_address_or_a_missing_extra_is_one_line_and_nothing_is_made(_box
     assert (refused.returncode, out) == (1, "")
     assert err == "error: no Dask scheduler answered at 'tcp://127.0.0.1:1' within 10 s: check the address " \
                   "(tcp://host:8786) and that the scheduler runs\n"
+    on_ray = sweep_run(path, ik, tmp_path / "home", "--engine", "ray", "--address", "127.0.0.1:1")
+    assert on_ray.communicate(timeout=120)[1] == "error: no Ray cluster answers at '127.0.0.1:1' within 10 s: check " \
+                                                 "the address (host:6379, or ray://host:10001) and that the cluster runs\n"
     unknown = sweep_run(path, ik, tmp_path / "home", "--engine", "dask", "--address", "nonsense://host")
     assert unknown.communicate(timeout=120)[1] == "error: address='nonsense://host': a Dask scheduler's address " \
                                                   "looks like tcp://host:8786 (schemes: inproc, tcp, tls, ucx, ws, wss)\n"
@@ -237,3 +246,86 @@ def test_a_dask_dataframe_of_prompts_comes_back_a_dask_dataframe_of_images_made_
     assert 1 <= box.sandbox.gate.peak[ik.user_id] <= LIMIT
     with pytest.raises(imagekit.ConfigError, match=r"takes a Dask DataFrame, not DataFrame: dask.dataframe.from_pandas"):
         generate(prompts.compute(), ik, client=dask_cluster.client())
+
+
+@pytest.mark.slow(30)
+def test_on_ray_a_batch_is_the_local_batch_and_a_task_killed_or_paused_costs_nothing_twice(
+        connect, box, tmp_path, local_ray):
+    here, there = connect(), connect(timeout=3)  # a task is given up 3 + 5 s after it was sent
+    before_here, before_there = balance(here), balance(there)
+    local = run_on("local", here, box, tmp_path, rows=30, count=1)
+    struck: list[int] = []
+    running = threading.Event()
+
+    def busy(other_than: list[int]) -> int | None:
+        """A worker making a request now (Ray names it ``ray::send``), waited for while the run goes on."""
+        while running.is_set():
+            if found := [pid for pid in ray_task_pids() if pid not in other_than]:
+                return found[0]
+            time.sleep(0.002)
+        return None
+
+    def strike() -> None:  # one task's worker killed as it makes its request, then another's paused 10 s
+        if (killed := busy([])) is None:
+            return
+        os.kill(killed, signal.SIGKILL)
+        if (paused := busy([killed])) is None:
+            return
+        os.kill(paused, signal.SIGSTOP)
+        struck.extend([killed, paused])
+        time.sleep(10)
+        with suppress(ProcessLookupError):  # given up meanwhile: Ray killed it
+            os.kill(paused, signal.SIGCONT)
+
+    running.set()
+    striker = threading.Thread(target=strike)
+    striker.start()
+    try:
+        on_ray = run_on("ray", there, box, tmp_path, rows=30, count=1)
+    finally:
+        running.clear()
+        striker.join()
+    assert len(struck) == 2, "the run ended before a task's worker could be killed and another's paused"
+    wait_quiet(box, there.user_id)
+    assert 1 <= box.sandbox.gate.peak[there.user_id] <= LIMIT
+    for ik, batch, before in ((here, local, before_here), (there, on_ray, before_there)):
+        assert_made_once(batch, box, ik.user_id, 1)
+        assert before - balance(ik) == batch.spent == pytest.approx(ik.ledger.total()) == 30 * 3  # 3 an image
+    assert comparable(on_ray).equals(comparable(local))
+    assert sorted(p.name for p in (tmp_path / "ray").iterdir()) == sorted(p.name for p in (tmp_path / "local").iterdir())
+
+
+@pytest.mark.slow(20)
+@pytest.mark.parametrize("box", ["spec-exact"], indirect=True)  # (the engine's faults run on both faces above)
+def test_a_ray_dataset_of_prompts_comes_back_a_ray_dataset_of_images_made_within_the_limit(
+        connect, box, tmp_path, local_ray):
+    import pandas as pd
+    import ray.data
+
+    import imagekit.ray
+
+    ik = connect()
+    before = balance(ik)
+    prompts = ray.data.from_items([{"prompt": f"a lighthouse, take {n}", "ratio": ["1:1", "16:9"][n % 2]} for n in range(8)])
+    journal = str(tmp_path / "journal.sqlite")
+    made = imagekit.ray.generate(prompts, ik, style=public_style(box), out_dir=str(tmp_path / "out"), journal=journal)
+    assert isinstance(made, ray.data.Dataset)
+    table = made.to_pandas()
+    assert list(table["prompt"]) == [f"a lighthouse, take {n}" for n in range(8)]
+    assert list(table["ratio"]) == ["1:1", "16:9"] * 4
+    assert set(table["row_status"]) == {"done"} and table["image_id"].is_unique
+    assert sorted(Path(file).name for file in table["file"]) == sorted(p.name for p in (tmp_path / "out").glob("*.png"))
+    assert before - balance(ik) == table["credits"].sum() == pytest.approx(ik.ledger.total()) == 8 * 3
+    assert 1 <= box.sandbox.gate.peak[ik.user_id] <= LIMIT
+    again = imagekit.ray.generate(prompts, ik, style=public_style(box), out_dir=str(tmp_path / "out"), journal=journal)
+    assert again.to_pandas()["image_id"].tolist() == table["image_id"].tolist()  # its journal: nothing made again
+    assert before - balance(ik) == 8 * 3
+    with pytest.raises(imagekit.ConfigError, match=r"takes a Ray Dataset, not DataFrame: ray.data.from_pandas"):
+        imagekit.ray.generate(pd.DataFrame({"prompt": ["a kite"]}), ik)
+
+
+@pytest.mark.slow(30)
+@pytest.mark.parametrize("box", ["spec-exact"], indirect=True)  # (on Dask, on both faces)
+def test_the_calling_process_killed_mid_sweep_on_ray_and_run_again_makes_each_row_once(
+        connect, box, tmp_path, local_ray):
+    killed_and_run_again(connect(), box, tmp_path, "ray", local_ray)
