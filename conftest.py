@@ -4,11 +4,17 @@ CPU each test costs (in the JUnit report, which CI sums by file)."""
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import pytest
 
 from tests.cpu import cpu_seconds
+
+# A suite started in the background of a shell without job control (``nohup make test &``) inherits
+# SIGINT ignored, and every process it starts would too: the tests of what Ctrl+C does need it heard.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _CPU_AT_SETUP = pytest.StashKey[float]()
 

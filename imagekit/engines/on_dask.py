@@ -87,10 +87,13 @@ class DaskEngine:
         worker without imagekit, is refused in one line before anything is sent (its tasks would
         fail, row after row), and the first requests do not wait on the workers' imports."""
         where = self.client.scheduler.address
+        try:  # (a worker being started again, after its process died, is waited for)
+            self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise ConfigError(f"the Dask cluster at {where} has no workers: start some (dask worker {where})") from None
         imported = self.client.run(exec, f"import {TASK_MODULE}", on_error="return")
-        if not imported:
-            raise ConfigError(f"the Dask cluster at {where} has no workers: start some (dask worker {where})")
-        failed = sorted(worker for worker, outcome in imported.items() if isinstance(outcome, BaseException))
+        # only an import that failed says the worker lacks imagekit (a worker going away meanwhile does not)
+        failed = sorted(worker for worker, outcome in imported.items() if isinstance(outcome, ImportError))
         if failed:
             error = imported[failed[0]]
             raise ConfigError(f"{len(failed)} of the {len(imported)} Dask workers at {where} cannot import "

@@ -4,6 +4,7 @@ and MLflow's own client."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import textwrap
 from contextlib import closing
@@ -348,7 +349,8 @@ def test_another_grid_under_a_sweeps_name_is_refused_by_a_local_journal_too(box,
                     ["sweep", "status", str(path)]):
         assert main(command) == 1
         said = capsys.readouterr().err
-        assert said == (f"error: The sweep 'lighthouses' in {journal} has another grid (4 rows, not 6 with these "
+        shown = min(os.path.relpath(journal), str(journal), key=len)  # as the file's journal is shown (sweep_file.py)
+        assert said == (f"error: The sweep 'lighthouses' in {shown} has another grid (4 rows, not 6 with these "
                         "inputs): give this one another name, or run the same rows.\n")
     # Renamed, on the same journal file: a file holds one sweep, so the two never mix their counts.
     path.write_text(path.read_text().replace('name = "lighthouses"', 'name = "lighthouses-2"'))
