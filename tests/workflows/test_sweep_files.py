@@ -356,7 +356,7 @@ def test_another_grid_under_a_sweeps_name_is_refused_by_a_local_journal_too(box,
     path.write_text(path.read_text().replace('name = "lighthouses"', 'name = "lighthouses-2"'))
     for command in (["sweep", "estimate", str(path)], ["sweep", "run", str(path), "--no-progress"]):
         assert main(command) == 1
-        assert capsys.readouterr().err == (f"error: The journal {journal} holds the sweep 'lighthouses', not "
+        assert capsys.readouterr().err == (f"error: The journal {shown} holds the sweep 'lighthouses', not "
                                            "'lighthouses-2': give this sweep a journal file of its own.\n")
     with closing(sqlite3.connect(journal)) as db:
         assert db.execute("SELECT key, status FROM rows ORDER BY key").fetchall() == kept
