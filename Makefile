@@ -44,10 +44,7 @@ lint: $(STAMP)  ## ruff, the import contracts (pyproject.toml), mypy, and the do
 # make docs serves on DOCS_PORT, or the next port nothing listens on (and says so in one line).
 DOCS_PORT ?= 8000
 docs: $(STAMP)  ## the documentation (guides, explanations, reference) served on http://127.0.0.1:8000 (or the next free port)
-	@port=$$($(PYTHON) -c "import socket; print(next(p for p in range($(DOCS_PORT), $(DOCS_PORT) + 100) \
-		if socket.socket().connect_ex(('127.0.0.1', p))))") && \
-	{ [ "$$port" = "$(DOCS_PORT)" ] || echo "port $(DOCS_PORT) is in use: serving the docs on http://127.0.0.1:$$port"; } && \
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$$port
+	@NO_MKDOCS_2_WARNING=1 $(PYTHON) .ci/serve-docs $(DOCS_PORT)
 
 test: $(STAMP)  ## lint and types beside the whole suite: browser (chromium) and PostgreSQL tests, notebooks and the docs' blocks included
 	@.ci/system-needs

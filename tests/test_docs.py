@@ -5,6 +5,7 @@ drawn from the code are current, and the docs site builds with every internal li
 from __future__ import annotations
 
 import ast
+import contextlib
 import fcntl
 import os
 import re
@@ -251,30 +252,53 @@ def test_the_api_reference_shows_every_public_name_and_no_internal_of_the_ledger
     assert all(callable(getattr(imagekit.Ledger, name, None)) or hasattr(imagekit.Ledger, name) for name in listed)
 
 
-@pytest.mark.slow(seconds=25)
+def free_ports_below_the_ephemeral_range(count: int) -> int:
+    """The first of ``count`` ports in a row that bind now, below 32768: no connection of another test
+    takes one of them as its own port meanwhile (Linux gives those from 32768 up)."""
+    import socket
+
+    for first in range(20000, 32000, count):
+        try:
+            with contextlib.ExitStack() as held:
+                for port in range(first, first + count):
+                    held.enter_context(socket.socket()).bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+    raise AssertionError("no free ports in 20000-32000")
+
+
+@pytest.mark.slow(seconds=35)
 def test_make_docs_on_a_busy_port_says_so_in_one_line_and_serves_on_the_next_free_one():
+    """The port asked for is busy: the docs are served on the next, said in one line. That next port
+    taken while mkdocs builds (before it binds): the port after it, said in one more line."""
     import signal
     import socket
 
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
+    port = free_ports_below_the_ephemeral_range(3)
+    with socket.socket() as busy, socket.socket() as taken_meanwhile:
+        busy.bind(("127.0.0.1", port))
         busy.listen()
-        port = busy.getsockname()[1]
         served = subprocess.Popen(
             ["make", "--no-print-directory", "docs", f"VENV={VENV}", "-o", f"{VENV}/.installed-dev", f"DOCS_PORT={port}"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
             env={**outside_make(), "PYTHONPATH": str(ROOT)})
+        printed: list[str] = []
         try:
             assert served.stdout is not None
-            first = served.stdout.readline().strip()
-            match = re.fullmatch(rf"port {port} is in use: serving the docs on http://127\.0\.0\.1:(\d+)", first)
-            assert match and int(match.group(1)) > port, first
+            printed.append(served.stdout.readline())
+            assert printed[0] == f"port {port} is in use: serving the docs on http://127.0.0.1:{port + 1}\n", printed
+            taken_meanwhile.bind(("127.0.0.1", port + 1))  # the build takes seconds: mkdocs binds after it
             for line in served.stdout:
+                printed.append(line)
                 if "Serving on" in line:
-                    assert f"http://127.0.0.1:{match.group(1)}/" in line
                     break
             else:
-                raise AssertionError("mkdocs never served")
+                raise AssertionError(f"mkdocs never served: {''.join(printed)[-3000:]}")
+            announced = [line for line in printed if line.startswith("port ")]
+            assert announced == [printed[0], f"port {port + 1} is in use: serving the docs on http://127.0.0.1:{port + 2}\n"]
+            assert f"http://127.0.0.1:{port + 2}/" in printed[-1]
+            assert not any("Traceback" in line for line in printed), printed
         finally:
             os.killpg(served.pid, signal.SIGINT)
             served.wait(timeout=30)
