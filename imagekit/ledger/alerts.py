@@ -201,7 +201,7 @@ def _banner(alert: Alert) -> bool:
     if get_ipython() is None:
         return False
     display(HTML(f'<div style="padding:6px 10px;border-left:4px solid #d97706;background:#fef3c7;color:#78350f">'
-                 f"&#9888; {html.escape(str(alert))}</div>"))  # type: ignore[no-untyped-call]
+                 f"&#9888; {html.escape(str(alert))}</div>"))
     return True
 
 
