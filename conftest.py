@@ -70,8 +70,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """With ``-n`` (xdist's default ``--dist load``), tests go to the workers one at a time, except
     what must stay together: each notebook (its cells share one kernel, in order) and the README
     (a block may continue the one before it) run whole in one worker, and the browser tests
-    (``*_browser.py``) share one worker, so one JupyterLab and one chromium serve them all, and so do the
-    engines' tests (``*_engines.py``: one Dask cluster)."""
+    (``*_browser.py``) share one worker, so one JupyterLab and one chromium serve them all; and each
+    engine's file (``*_engine.py``) runs whole in one worker, so one Dask cluster and one Ray are
+    started a run, side by side, each stopped after its file."""
     if config.getvalue("dist") != "load":
         return None  # another --dist asked for by name
     from xdist.scheduler import LoadScopeScheduling
@@ -85,8 +86,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
                 return path
             if path.endswith("_browser.py"):
                 return "browser"
-            if path.endswith("_engines.py"):
-                return "engines"
+            if path.endswith("_engine.py"):
+                return path
             return nodeid
 
     return Together(config, log)

@@ -15,8 +15,8 @@ from tests.utils.workflow_fixtures import _boxes, _home, box, connect, either_le
 @pytest.fixture(scope="module")
 def dask_cluster() -> Iterator[Any]:
     """A Dask cluster of processes (a scheduler and two workers), started by the first test that asks
-    for it and stopped after its module: only ``test_batch_engines.py`` asks, so one a test session
-    (its tests share one xdist worker), and the cluster's idle beat costs the rest of the run nothing."""
+    for it and stopped after its module: only ``test_dask_engine.py`` asks, so one a test session
+    (the file runs whole in one xdist worker), and the cluster's idle beat costs the rest of the run nothing."""
     from tests.clusters import DaskCluster
 
     with DaskCluster() as cluster:
@@ -26,7 +26,8 @@ def dask_cluster() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[str]:
     """A local Ray (its GCS address), started by the first test that asks for it and shut down after
-    its module, as ``dask_cluster`` is: one a test session; idle, Ray's processes spend 5 % of a core."""
+    its module (``test_ray_engine.py``), as ``dask_cluster`` is: one a test session; idle, its warm
+    workers spend a quarter of a core."""
     from tests.clusters import local_ray
 
     with local_ray() as address:

@@ -1,0 +1,105 @@
+"""What the engines' tests share: a batch run on an engine beside a local one, what the service made
+of it, and ``imagekit sweep run`` of a sweep file killed and run again."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from imagekit.workflows.batches.journals.local import LocalJournal
+from tests.helpers import balance, wait_quiet
+from tests.utils.service import public_style, server_images
+
+ROOT = Path(__file__).resolve().parents[2]
+LIMIT = 4
+"""The pro plan's simultaneousLimit (the ``connect`` fixture's default plan)."""
+
+
+def assert_made_once(batch, box, user_id: int, count: int) -> None:
+    """Every row done with ``count`` images, and the service made exactly those (none twice)."""
+    frame = batch.to_pandas()
+    assert set(frame["row_status"]) == {"done"}, frame["row_status"].value_counts()
+    made = server_images(box, user_id)
+    assert len(made) == len(batch) * count == len(frame), "an image was made (and charged) twice"
+    assert set(frame["image_id"]) == {image_id for image_id, _, _ in made}
+
+
+def comparable(batch):
+    """A batch's results table without what differs from run to run (ids, times, folders)."""
+    frame = batch.to_pandas()
+    frame["file"] = [Path(file).name for file in frame["file"]]
+    return frame.drop(columns=["image_id", "latency"]).sort_values(["key", "file"]).reset_index(drop=True)
+
+
+def ledger_summary(ik):
+    """What the ledger holds of an account's run, by operation and outcome: entries and credits."""
+    entries = ik.ledger.to_pandas()
+    return sorted(Counter(zip(entries["operation"], entries["status"], entries["credits"])).items())
+
+
+def run_on(engine: str, ik, box, tmp_path, rows: int = 12, count: int = 2, **options):
+    batch = ik.batch([f"a lighthouse, take {n}" for n in range(rows)], style=public_style(box), count=count)
+    return batch.run(progress=False, out_dir=tmp_path / engine, engine=engine, **options)
+
+
+def sweep_file(folder: Path, style: int, rows: int) -> Path:
+    path = folder / "lights.toml"
+    path.write_text(f"""
+[sweep]
+name = "lights"
+out_dir = "out"
+[axes]
+prompt = [{", ".join(f'"a lighthouse, take {n}"' for n in range(rows))}]
+[defaults]
+style = {style}
+""")
+    return path
+
+
+def sweep_run_env(ik, home: Path) -> dict[str, str]:
+    """The environment of ``imagekit sweep run`` as ``ik``'s user, with ``ik``'s ledger."""
+    return {**os.environ, "IMAGEKIT_BASE_URL": ik.config.base_url, "IMAGEKIT_API_KEY": ik.config.api_key,
+            "IMAGEKIT_LEDGER_URL": str(ik.ledger.path), "IMAGEKIT_HOME": str(home), "PYTHONPATH": str(ROOT)}
+
+
+def sweep_run(path: Path, ik, home: Path, *engine: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "imagekit.cli", "sweep", "run", str(path), "--no-progress", *engine],
+                            cwd=ROOT, env=sweep_run_env(ik, home), text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def killed_and_run_again(ik, box, tmp_path, engine: str, address: str) -> None:
+    """``imagekit sweep run`` of 40 rows on ``engine`` killed (SIGKILL) with rows done and one in flight,
+    then run again: each row made once, the ledger the balance's fall."""
+    before = balance(ik)
+    path = sweep_file(tmp_path, public_style(box), 40)
+    journal = tmp_path / "out" / "journal.sqlite"
+    options = ("--engine", engine, "--address", address)
+    child = sweep_run(path, ik, tmp_path / "home", *options)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and child.poll() is None:
+            states = Counter(e.status for e in LocalJournal(journal).load().values()) if journal.exists() else Counter()
+            if states["done"] >= 5 and states["sent"] + states["created"] >= 1:
+                break
+            time.sleep(0.01)
+        assert child.poll() is None, f"the sweep ended before it could be killed: {child.communicate()[1][-2000:]}"
+        child.kill()
+    finally:
+        child.communicate()
+    left = Counter(e.status for e in LocalJournal(journal).load().values())
+    assert left["done"] < 40 and left["sent"] + left["created"] >= 1, left
+    wait_quiet(box, ik.user_id)  # a create the killed caller's task sent may still be charging
+    again = sweep_run(path, ik, tmp_path / "home", *options)
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    assert out.startswith("sweep lights: 40 of 40 rows done, 120 credits spent in all, "), out
+    assert Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(box, ik.user_id)) == \
+        Counter({key: 1 for key in LocalJournal(journal).load()}), "a row was made twice"
+    assert before - balance(ik) == 40 * 3 == pytest.approx(ik.ledger.total())
