@@ -26,8 +26,8 @@ def dask_cluster() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[str]:
     """A local Ray (its GCS address), started by the first test that asks for it and shut down after
-    its module (``test_ray_engine.py``), as ``dask_cluster`` is: one a test session; idle, its warm
-    workers spend a quarter of a core."""
+    its module (``test_ray_engine.py``), as ``dask_cluster`` is: one a test session; idle, Ray's processes
+    spend some 4 % of a core."""
     from tests.clusters import local_ray
 
     with local_ray() as address:

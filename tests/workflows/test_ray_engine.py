@@ -4,8 +4,7 @@ a task's worker is killed or paused or the calling process itself is killed; a R
 prompts made into one of images.
 
 The file runs whole in one xdist worker (``*_engine.py``, see conftest.py at the root): one Ray a
-test session, started by its first test and shut down after its last (idle, its warm workers spend
-a quarter of a core)."""
+test session, started by its first test and shut down after its last."""
 
 from __future__ import annotations
 
