@@ -64,6 +64,7 @@ EXIT_CODES = """\
 | `1` | the command ran and was refused or did not finish its work (a folder holding someone else's files, rows that failed, a budget reached, an error of the service) |
 | `2` | the command line itself was wrong, as in any argparse tool (an unknown option, a value of the wrong kind such as a file where a folder goes), and a sandbox folder or port `serve` cannot use |
 | `130` | Ctrl+C |
+| `143` | SIGTERM (`kill`, `timeout`, a container stopped): the command stops as Ctrl+C stops it |
 | `141` | a closed pipe (the reader went away, as with `\\| head`): the command ends quietly |
 """
 

@@ -5,6 +5,8 @@ a closed pipe ends the command quietly.
   use): ``error: <what to do>``, exit 1 (2 for a sandbox folder or port: scripts rely on it);
 - anything else: ``error: <Type>: <message>``, exit 1; ``IMAGEKIT_DEBUG=1`` shows the traceback;
 - Ctrl+C: ``interrupted``, exit 130;
+- SIGTERM (``kill``, ``timeout``, a container or a job scheduler stopping it): the command stops as
+  Ctrl+C stops it (its journal and ledger written, its leases let go), ``terminated``, exit 143;
 - stdout or stderr closed by the reader (``imagekit demo | head -2``): the command stops as Ctrl+C
   stops it (its folder removed, its leases let go), prints nothing more and exits 141, as a Unix
   tool killed by SIGPIPE does.
@@ -28,6 +30,8 @@ PIPE_CLOSED = 141
 """128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away."""
 INTERRUPTED = 130
 """128 + SIGINT."""
+TERMINATED = 143
+"""128 + SIGTERM."""
 
 
 class _Guarded:
@@ -38,6 +42,8 @@ class _Guarded:
     """Whether a reader went away (the command then ends with PIPE_CLOSED)."""
     quiet = False
     """Whether the command is over (a pipe found closed then interrupts nothing)."""
+    terminated = False
+    """Whether SIGTERM stopped the command (it then ends with TERMINATED)."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -85,10 +91,16 @@ def guarded_pipes() -> Iterator[None]:
     ignoring = handler is signal.SIG_IGN
     if ignoring:  # started deaf to Ctrl+C (nohup, a script's background job): still hear our own interrupt
         signal.signal(signal.SIGINT, _only_a_closed_pipe)
+    _Guarded.terminated = False
+    on_term = signal.getsignal(signal.SIGTERM) if _main_thread() else None
+    if on_term is signal.SIG_DFL:  # (a caller's own handler, or SIGTERM ignored, is left as it is)
+        signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
     try:
         yield
     finally:
         _Guarded.quiet = True  # the command is over: nothing left to interrupt
+        if on_term is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         if (_Guarded.closed_pipe or ignoring) and handler is not None:
@@ -110,6 +122,14 @@ def _only_a_closed_pipe(signum: int, frame: Any) -> None:
     """SIGINT's handler where the command was started ignoring it: the Ctrl+C of a reader gone
     interrupts (it is ours), any other SIGINT is ignored as the caller asked."""
     if _Guarded.closed_pipe and not _Guarded.quiet:
+        raise KeyboardInterrupt
+
+
+def _stop_as_ctrl_c(signum: int, frame: Any) -> None:
+    """SIGTERM's handler while a command runs: the command stops by Ctrl+C's path, where a run
+    writes its journal and ledger and lets its leases go; the default would end the process at once."""
+    if not _Guarded.quiet:
+        _Guarded.terminated = True
         raise KeyboardInterrupt
 
 
@@ -137,8 +157,8 @@ def answer(args: argparse.Namespace) -> int:
             return PIPE_CLOSED
         if debug:
             raise
-        print("interrupted", file=sys.stderr)
-        return INTERRUPTED
+        print("terminated" if _Guarded.terminated else "interrupted", file=sys.stderr)
+        return TERMINATED if _Guarded.terminated else INTERRUPTED
     except BrokenPipeError:
         _Guarded.closed_pipe = True
         return PIPE_CLOSED

@@ -247,10 +247,12 @@ def test_a_run_whose_rows_fail_says_why_and_exits_non_zero(box, tmp_path, monkey
 
 
 @pytest.mark.slow(6)
-def test_ctrl_c_lets_the_requests_in_flight_finish_and_the_ledger_agrees_with_the_balance(box, tmp_path):
+@pytest.mark.parametrize(("stop", "code", "said"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_ctrl_c_lets_the_requests_in_flight_finish_and_the_ledger_agrees_with_the_balance(box, tmp_path, stop, code, said):
     """One Ctrl+C: no new row is sent, the rows in flight are answered and recorded (their credits
     were spent either way), the command exits 130; status counts the whole sweep, and the ledger
-    holds every credit the balance lost."""
+    holds every credit the balance lost. SIGTERM (``kill``, ``timeout``, a container stopped) stops it
+    the same way, exit 143."""
     import signal
     import subprocess
 
@@ -268,9 +270,9 @@ def test_ctrl_c_lets_the_requests_in_flight_finish_and_the_ledger_agrees_with_th
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     wait_until(lambda: any((tmp_path / "out").glob("*.png")) or run.poll() is not None, timeout=120,
                what="the first image")
-    run.send_signal(signal.SIGINT)
+    run.send_signal(getattr(signal, stop))
     printed = run.communicate(timeout=180)[0]
-    assert run.returncode == 130 and "stopping; the requests in flight" in printed, printed
+    assert run.returncode == code and "stopping; the requests in flight" in printed, printed
     control(box, "DELETE", "faults")
 
     status = console_script("sweep", "status", "sweep.toml", cwd=tmp_path, env=env,
@@ -281,7 +283,7 @@ def test_ctrl_c_lets_the_requests_in_flight_finish_and_the_ledger_agrees_with_th
     assert 0 < done < 6
     # The interrupted run said as much, before the line that says why it ended.
     told = line.replace(": ", ": interrupted with ", 1) + "; run it again to finish it"
-    assert printed.splitlines()[-2:] == [told, "interrupted"], printed
+    assert printed.splitlines()[-2:] == [told, said], printed
     ledger = Ledger(tmp_path / "home" / "ledger.sqlite")
     assert ledger.total() == pytest.approx(before - balance(client)) == pytest.approx(done * client.styles()[0].credit_cost)
     ledger.close()
