@@ -151,6 +151,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     reasons = Counter(_failure(entry) for entry in entries if entry is not None and entry.status == "failed")
     for reason, count in reasons.most_common():  # each kind of failure once, in the service's words
         print(f"  {_count(count, 'row')} failed: {reason}")
+    if batch.restored:  # a file the user deleted comes back: said, never silently
+        print(f"  {_count(batch.restored, 'image')} missing from {sweep.settings.get('out_dir')} stored again: "
+              "downloaded from the service, nothing paid")
     if outcome.idle:  # rows a stop leaves (a budget, the balance) are not "nothing left"
         left = len(batch) - done - failed
         what = f"nothing run this time, {_count(left, 'row')} left" if left else "nothing left to run"

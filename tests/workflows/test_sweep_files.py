@@ -118,6 +118,14 @@ def test_a_sweep_file_runs_resumes_and_exports_a_dataset(box, tmp_path, monkeypa
     with pytest.raises(SystemExit) as mistaken:  # a journal that is not there: the option's mistake
         main(["sweep", "status", "--journal", str(tmp_path / "nothing.sqlite"), "lighthouses"])
     assert mistaken.value.code == 2 and "no journal at" in capsys.readouterr().err
+
+    deleted = sorted((tmp_path / "out").glob("*.png"))[0]  # the user deletes an image: the rerun says it brings it back
+    deleted.unlink()
+    assert main(["sweep", "run", "sweep.toml", "--no-progress"]) == 0
+    restored = capsys.readouterr().out.splitlines()
+    assert restored[0] == f"sweep lighthouses: 4 of 4 rows done, {spent} in all, 0 by this run"
+    assert restored[1] == "  1 image missing from out stored again: downloaded from the service, nothing paid"
+    assert deleted.is_file()
     assert not (tmp_path / "nothing.sqlite").exists()
 
 

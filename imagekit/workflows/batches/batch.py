@@ -142,6 +142,9 @@ class Batch:
         self.changed: int = 0
         """Rows the last run moved on (sent, settled, finished, or stored again): 0 when it found
         nothing left to do."""
+        self.restored: int = 0
+        """Images of rows done earlier that the last run stored again, downloaded from the service
+        without paying again: the out_dir no longer held them (deleted, or a new out_dir)."""
         self.lowest_concurrency: int | None = None
         """The narrowest the concurrency window became in the last run."""
         self.duplicates: int | None = None
@@ -342,6 +345,7 @@ class Batch:
         assert self._journal is not None
         self.entries = self._journal.load()
         self.spent, self.stopped, self.lost = state.spent, state.stopped, state.lost
+        self.restored = restored
         self.changed = restored + sum(_progress(entry) != before.get(key) for key, entry in self.entries.items())
         self.lowest_concurrency = min(runner.window.lowest for runner in runners)
         self.tagged = all(runner.tagged for runner in runners)
