@@ -94,7 +94,7 @@ def _chained(result: ChainResult[Image]) -> Item:
 def _batch_items(batch: Batch, journal: str | None = None) -> tuple[list[Item], Client, str | None]:
     names = batch._style_names()
     items = []
-    for row, entry, image in batch._images():
+    for row, entry, image in batch.image_records():
         if image.get("status") != "COMPLETED" or image.get("id") is None:
             continue
         style = row.labels.get("style")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -26,12 +26,11 @@ from ..._error_base import warn_caller
 from ..._portal import blocking_portal
 from ...engines import EngineTransport, engine_for
 from ...errors import BudgetWarning, JournalUnavailableError
-from ...extras import needs_extra
 from ...ledger import Prices
 from ...ledger.prices import Estimate
 from ...ownership import OwnedFolder
 from ...progress import progress_bar
-from ...storage import Store, split
+from ...storage import Store
 from ...tags import current_tags, merged, tags as tagged
 from .journals.either import journal_location, open_journal
 from .journals.journal import ImageRecord, Journal, RowRecord, account_identity
@@ -40,8 +39,9 @@ from .journals.shared import is_url
 from .leases import keep_leases
 from .outputs import claim_out_dir, store_missing
 from .probe import thumbnail_ids
+from .results import completed, image_records, results_table, saved_or
 from .rows import Row, RowSource, make_rows, named_styles, refuse_misplaced, split_grid
-from .runner import Runner, RunOptions
+from .runner import Runner, RunOptions, first_error
 from .state import RunState
 from .twin import async_twin
 
@@ -64,25 +64,6 @@ T = TypeVar("T")
 PathLike = str | os.PathLike[str]
 
 
-@contextmanager
-def _one_error() -> Iterator[None]:
-    """A runner's failure raises as itself, not inside the task groups' ExceptionGroup (the other
-    tasks were cancelled because of it): the first error that is not a cancellation."""
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        errors = _leaves(group)
-        first = next((error for error in errors if not isinstance(error, anyio.get_cancelled_exc_class())), None)
-        if first is None:
-            raise
-        raise first from first.__cause__
-
-
-def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
-    return [leaf for error in group.exceptions
-            for leaf in (_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])]
-
-
 def _progress(entry: RowRecord) -> tuple[str, int, str]:
     """What moves when a run does anything for a row: its state, its attempts, its images."""
     return entry.status, entry.attempts, repr(entry.images)
@@ -95,18 +76,6 @@ def _can_dedupe(dedupe: bool) -> None:
 
         for module in ("numpy", "cv2", "pandas"):
             require(module, "quality")
-
-
-def _saved_or(file: str | None, read: Callable[[], bytes]) -> Callable[[], bytes]:
-    """How to read an image: from the file its run saved while it is there, else with ``read``."""
-    def saved() -> bytes:
-        if file is not None:
-            store, name = split(file)
-            if store.exists(name):
-                with store.reader(name) as stored:
-                    return stored.read()
-        return read()
-    return saved
 
 
 class Batch:
@@ -316,7 +285,7 @@ class Batch:
                 feed = self._journal.feed(self.rows, options, bar, state)
                 runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
                            for each, (identity, _, prices, frontier) in zip(clients, accounts)]
-                with _one_error():
+                with first_error():
                     async with anyio.create_task_group() as tasks:
                         tasks.start_soon(keep_leases, self._journal, feed)
                         async with anyio.create_task_group() as working:
@@ -427,44 +396,18 @@ class Batch:
         image's, in the service's words: COMPLETED, FAILED, PENDING; empty for a row without an
         image), ``row_status`` (the row's outcome, in the batch's words: done, failed, skipped,
         uncertain, pending...), error, credits, latency, file, row key and attempts."""
-        with needs_extra():  # a missing extra: one line naming it
-            import pandas as pd
-
-        lines = [{**row.labels, "row": row.index, "key": row.key, "image_id": image.get("id"),
-                  "status": image.get("status"), "row_status": entry.status,
-                  "error": image.get("error") or entry.error, "credits": entry.image_credits(image),
-                  "latency": entry.latency, "file": image.get("file"), "attempts": entry.attempts}
-                 for row, entry, image in self._images()]
-        frame = pd.DataFrame(lines)
-        if not len(frame):
-            return frame
-        if "style" in frame.columns:  # named as every report names styles
-            from ...reports.tables import style_label
-
-            names = self._style_names()
-            frame.insert(list(frame.columns).index("style") + 1, "style_name",
-                         [style_label(value, names) for value in frame["style"]])
-        return frame.astype({"image_id": "Int64"})
+        return results_table(self.rows, self.entries, self._style_names())
 
     @property
     def images(self) -> list[Image | AsyncImage]:
         """The completed images, as handles (no request is made), in ``to_pandas()``'s order: what
         a review desk, a chain or ``imagekit.quality`` takes."""
-        return [self.client.image(int(image["id"])) for image in self._completed()]
+        return [self.client.image(int(image["id"])) for image in completed(self.rows, self.entries)]
 
-    def _completed(self) -> Iterator[ImageRecord]:
-        """The journal's records of the completed images, in ``to_pandas()``'s order."""
-        from ...models.status import COMPLETED
-
-        return (image for _, _, image in self._images() if image.get("id") is not None
-                and image.get("status") == COMPLETED)
-
-    def _images(self) -> Iterator[tuple[Row, RowRecord, ImageRecord]]:
-        """Each image of each row as the journal knows it (a row without images: one empty record)."""
-        for row in self.rows:
-            entry = self.entries.get(row.key, RowRecord(row.key))
-            for image in entry.images or [{}]:
-                yield row, entry, image
+    def image_records(self) -> Iterator[tuple[Row, RowRecord, ImageRecord]]:
+        """Each image of each row as the journal knows it after the last run (a row without
+        images: one empty record), in ``to_pandas()``'s order."""
+        return image_records(self.rows, self.entries)
 
     def quality(self) -> pd.DataFrame:
         """The quality signals of the batch's completed images (``imagekit.quality``), one row per image,
@@ -480,9 +423,9 @@ class Batch:
         from ...signals.frame import Item, handle_item
 
         items = []
-        for image in self._completed():
+        for image in completed(self.rows, self.entries):
             fallback = handle_item(self.client.image(int(image["id"])))
-            items.append(Item(fallback.image_id, image.get("file"), _saved_or(image.get("file"), fallback.read),
+            items.append(Item(fallback.image_id, image.get("file"), saved_or(image.get("file"), fallback.read),
                               fallback.service))
         return items
 
@@ -512,7 +455,7 @@ class Batch:
         """
         from .export import BATCH_COLUMNS, batch_items, decided, write_dataset
 
-        items, left_out = batch_items(self._images(), self.client, self._style_names(), self._run_tags)
+        items, left_out = batch_items(self.image_records(), self.client, self._style_names(), self._run_tags)
         journal = getattr(self._journal, "location", None)
         return write_dataset(items, BATCH_COLUMNS, dest, format, left_out, overwrite=overwrite, progress=progress,
                              more_columns=lambda columns: decided(items, columns, self.client, journal))

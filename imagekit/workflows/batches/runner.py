@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -66,7 +66,7 @@ from .window import Window
 if TYPE_CHECKING:
     from ...client import AsyncClient
 
-__all__ = ["RunOptions", "Runner"]
+__all__ = ["RunOptions", "Runner", "first_error"]
 
 log = logging.getLogger("imagekit")
 
@@ -424,3 +424,21 @@ class Runner:
 def _image(image_id: int) -> ImageRecord:
     return {"id": int(image_id), "status": None, "error": None, "file": None}
 
+
+@contextmanager
+def first_error() -> Iterator[None]:
+    """A runner's failure raises as itself, not inside the task groups' ExceptionGroup (the other
+    runners were cancelled because of it): the first error that is not a cancellation."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        errors = _leaves(group)
+        first = next((error for error in errors if not isinstance(error, anyio.get_cancelled_exc_class())), None)
+        if first is None:
+            raise
+        raise first from first.__cause__
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    return [leaf for error in group.exceptions
+            for leaf in (_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])]
