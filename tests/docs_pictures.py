@@ -24,10 +24,10 @@ KEPT_BY = {
     "painter.png": "tests/widgets/test_painter_browser.py",
     "review-desk.png": "tests/widgets/test_review_browser.py",
     "studio.png": "tests/widgets/test_studio_browser.py",
-    "contact-sheet.png": "tests/workflows/test_demo.py",
-    "chain-steps.png": "tests/workflows/test_demo.py",
-    "usage-burn-down.png": "tests/workflows/test_demo.py",
-    "demo-page.png": "tests/workflows/test_demo_page_browser.py",
+    "contact-sheet.png": "tests/cli/demo/test_demo.py",
+    "chain-steps.png": "tests/cli/demo/test_demo.py",
+    "usage-burn-down.png": "tests/cli/demo/test_demo.py",
+    "demo-page.png": "tests/cli/demo/test_demo_page_browser.py",
 }
 """Each picture the docs show, and the test file that makes it."""
 CHANGED_LEVELS = 40

@@ -20,10 +20,10 @@ import pytest
 
 import imagekit
 from imagekit.workflows.batches.journals.local import LocalJournal
+from tests.engines.runs import LIMIT, assert_made_once, comparable, killed_and_run_again, ledger_summary, run_on
 from tests.helpers import balance, wait_quiet
 from tests.utils.service import public_style, server_images
 from tests.utils.users import make_user
-from tests.workflows.engines import LIMIT, assert_made_once, comparable, killed_and_run_again, ledger_summary, run_on
 
 
 @pytest.mark.slow(20)

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.clusters import ray_task_pids
+from tests.engines.runs import LIMIT, assert_made_once, comparable, killed_and_run_again, run_on
 from tests.helpers import balance, wait_quiet
 from tests.utils.service import public_style
-from tests.workflows.engines import LIMIT, assert_made_once, comparable, killed_and_run_again, run_on
 
 
 @pytest.mark.slow(30)

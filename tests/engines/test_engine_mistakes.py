@@ -10,10 +10,10 @@ import sys
 import pytest
 
 import imagekit
+from tests.engines.runs import ROOT, sweep_file, sweep_run, sweep_run_env
 from tests.helpers import balance
 from tests.utils.service import public_style
 from tests.utils.users import make_user
-from tests.workflows.engines import ROOT, sweep_file, sweep_run, sweep_run_env
 
 
 @pytest.mark.slow(20)

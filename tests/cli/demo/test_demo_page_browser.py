@@ -13,7 +13,7 @@ from imagekit.cli import main
 from tests.docs_pictures import keep_picture
 from tests.widgets.lab import CHROMIUM, CHROMIUM_FLAGS
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "demo"
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "test-output" / "demo"
 
 
 @pytest.mark.browser
