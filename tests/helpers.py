@@ -52,6 +52,19 @@ def console_script(*args: str, cwd: Path, env: dict[str, str] | None = None, **p
                             env={**clean, "PYTHONPATH": root, **(env or {})}, **popen)
 
 
+def user_env(base_url: str, key: str, ledger: str, home: Path) -> dict[str, str]:
+    """The environment of an ``imagekit`` command run by the user of ``key`` on ``base_url``, with
+    that ledger and IMAGEKIT_HOME, importing this checkout."""
+    return {**os.environ, "IMAGEKIT_BASE_URL": base_url, "IMAGEKIT_API_KEY": key, "IMAGEKIT_LEDGER_URL": ledger,
+            "IMAGEKIT_HOME": str(home), "PYTHONPATH": str(ROOT)}
+
+
+def sweep_process(path: Path, env: dict[str, str], *options: str) -> subprocess.Popen[str]:
+    """``imagekit sweep run PATH --no-progress OPTIONS`` in a process of its own, its output piped."""
+    return subprocess.Popen([sys.executable, "-m", "imagekit.cli", "sweep", "run", str(path), "--no-progress", *options],
+                            cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
 def db_args(url: str | None) -> list[str]:
     """The ``--db`` option of the sandbox commands for a database URL (none for SQLite)."""
     return ["--db", url] if url else []

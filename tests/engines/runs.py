@@ -3,9 +3,7 @@ of it, and ``imagekit sweep run`` of a sweep file killed and run again."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -13,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from imagekit.workflows.batches.journals.local import LocalJournal
-from tests.helpers import balance, wait_quiet
+from tests.helpers import balance, sweep_process, user_env, wait_quiet
 from tests.utils.service import public_style, server_images
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,14 +62,11 @@ style = {style}
 
 def sweep_run_env(ik, home: Path) -> dict[str, str]:
     """The environment of ``imagekit sweep run`` as ``ik``'s user, with ``ik``'s ledger."""
-    return {**os.environ, "IMAGEKIT_BASE_URL": ik.config.base_url, "IMAGEKIT_API_KEY": ik.config.api_key,
-            "IMAGEKIT_LEDGER_URL": str(ik.ledger.path), "IMAGEKIT_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    return user_env(ik.config.base_url, ik.config.api_key, str(ik.ledger.path), home)
 
 
 def sweep_run(path: Path, ik, home: Path, *engine: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "imagekit.cli", "sweep", "run", str(path), "--no-progress", *engine],
-                            cwd=ROOT, env=sweep_run_env(ik, home), text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    return sweep_process(path, sweep_run_env(ik, home), *engine)
 
 
 def killed_and_run_again(ik, box, tmp_path, engine: str, address: str) -> None:

@@ -6,19 +6,16 @@ finishes them. Both sandbox faces."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from imagekit.ledger import Ledger
-from tests.helpers import balance
+from tests.helpers import balance, sweep_process, user_env
 from tests.utils.service import public_style
 from tests.workflows.test_sweeps import generated, rows_of, served, users  # noqa: F401 (served: a fixture)
 
-ROOT = Path(__file__).resolve().parents[2]
 ROWS = 12
 
 
@@ -38,10 +35,7 @@ style = {style}
 
 
 def sweep_run(path: Path, base_url: str, key: str, ledger: str, home: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "IMAGEKIT_BASE_URL": base_url, "IMAGEKIT_API_KEY": key, "IMAGEKIT_LEDGER_URL": ledger,
-           "IMAGEKIT_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "imagekit.cli", "sweep", "run", str(path), "--no-progress"],
-                            cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return sweep_process(path, user_env(base_url, key, ledger, home))
 
 
 def ended(processes: list[subprocess.Popen[str]]) -> list[tuple[int, str, str]]:
