@@ -5,6 +5,7 @@ Loads tqdm only when a bar is drawn (``imagekit[notebook]``).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .extras import require
@@ -18,9 +19,12 @@ def progress_bar(progress: bool, **options: Any) -> Any:
     if not progress:
         return _Counter()
     tqdm = require("tqdm.auto").tqdm
-    from tqdm.notebook import tqdm as notebook_tqdm
-
-    return _NotebookBar(tqdm(display=False, **options)) if issubclass(tqdm, notebook_tqdm) else tqdm(**options)
+    # tqdm.auto loads tqdm.notebook (and ipywidgets) only in a notebook's kernel: a terminal's bar
+    # never does, and a command does not pay for importing ipywidgets.
+    notebook = sys.modules.get("tqdm.notebook")
+    if notebook is not None and issubclass(tqdm, notebook.tqdm):
+        return _NotebookBar(tqdm(display=False, **options))
+    return tqdm(**options)
 
 
 class _NotebookBar:

@@ -18,6 +18,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tests.helpers import uninstalled
+
 WORKER_TTL = "4s"
 """The scheduler gives up a worker that has not been heard from this long (Dask's default is five
 minutes): a paused worker's tasks go to the others within the tests' patience."""
@@ -96,11 +98,9 @@ class DaskCluster:
     def worker_without_imagekit(self) -> Iterator[str]:
         """One more worker, whose Python finds an ``imagekit`` that cannot be imported (as where it is
         not installed), in the cluster while the block runs; its address. Gone when the block ends."""
-        blocked = self.folder / "blocked" / "imagekit"
-        blocked.mkdir(parents=True, exist_ok=True)
-        (blocked / "__init__.py").write_text('raise ModuleNotFoundError("No module named \'imagekit\'", name="imagekit")\n')
+        blocked = uninstalled(self.folder / "blocked", "imagekit")
         before = set(self.client().scheduler_info()["workers"])
-        env = {**os.environ, "PYTHONPATH": str(blocked.parent), "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+        env = {**os.environ, "PYTHONPATH": str(blocked), "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
         with open(self.folder / "bare.log", "wb") as log:
             process = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nthreads",
                                         "1", "--no-dashboard", "--memory-limit", "0", "--name", "bare",

@@ -52,6 +52,16 @@ def console_script(*args: str, cwd: Path, env: dict[str, str] | None = None, **p
                             env={**clean, "PYTHONPATH": root, **(env or {})}, **popen)
 
 
+def uninstalled(folder: Path, *modules: str) -> Path:
+    """``folder``, holding packages that fail to import as missing ones do: first on PYTHONPATH, a
+    process then runs as in a venv without them (an extra not installed)."""
+    for module in modules:
+        (folder / module).mkdir(parents=True, exist_ok=True)
+        (folder / module / "__init__.py").write_text(
+            f"raise ModuleNotFoundError(\"No module named '{module}'\", name={module!r})\n")
+    return folder
+
+
 def user_env(base_url: str, key: str, ledger: str, home: Path) -> dict[str, str]:
     """The environment of an ``imagekit`` command run by the user of ``key`` on ``base_url``, with
     that ledger and IMAGEKIT_HOME, importing this checkout."""

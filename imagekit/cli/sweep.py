@@ -139,8 +139,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     statuses = Counter(entry.status if entry is not None else "pending" for entry in entries)
     done, failed = statuses["done"], statuses["failed"]
     images = sum(len(entry.images) for entry in entries if entry is not None and entry.status == "done")
-    table = batch.to_pandas() if len(batch) else None
-    in_all = float(table["credits"].fillna(0).sum()) if table is not None else 0.0  # every run's, from the journal
+    # every run's, from the journal (as to_pandas()'s credits column sums it: pandas is not needed)
+    in_all = float(sum(entry.image_credits(image) or 0 for _, entry, image in batch.image_records()))
     spent = f"{batch.spent:g} credits spent" if abs(in_all - batch.spent) < 1e-9 else \
         f"{in_all:g} credits spent in all, {batch.spent:g} by this run"
     made = f" ({_count(images, 'image')})" if any(row.count != 1 for row in batch.rows) else ""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import console_script
+from tests.helpers import console_script, uninstalled
 
 ROOT = Path(__file__).resolve().parents[2]
 USERS = {"mine/holiday.png": b"photo", "home/ledger.sqlite": b"the user's ledger", "AFILE": b"a file",
@@ -136,12 +135,7 @@ def cases(closed: int, busy: int) -> list[Case]:
 @pytest.fixture(scope="module")
 def blocked(tmp_path_factory) -> Path:
     """A folder that, first on the path, makes pandas look uninstalled (the `imagekit[notebook]` extra)."""
-    folder = tmp_path_factory.mktemp("blocked")
-    (folder / "pandas").mkdir()
-    (folder / "pandas" / "__init__.py").write_text(textwrap.dedent("""\
-        raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
-    """))
-    return folder
+    return uninstalled(tmp_path_factory.mktemp("blocked"), "pandas")
 
 
 @pytest.mark.slow(30)

@@ -1,6 +1,7 @@
 """Without the notebook extra (pandas, ipywidgets, anywidget missing), every path of the Python API
 that needs it says so in one line naming ``imagekit[notebook]``: a ConfigError, never a raw
-ModuleNotFoundError from deep inside."""
+ModuleNotFoundError from deep inside; and what does not need it (a sweep run from the terminal) runs
+without it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+from tests.helpers import balance, console_script, uninstalled
+from tests.utils.users import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,11 +43,7 @@ for name, call in paths.items():
 
 
 def test_each_path_that_needs_the_notebook_extra_names_it(tmp_path):
-    blocked = tmp_path / "blocked"
-    for module in ("pandas", "ipywidgets", "anywidget"):
-        (blocked / module).mkdir(parents=True)
-        (blocked / module / "__init__.py").write_text(
-            f"raise ModuleNotFoundError(\"No module named '{module}'\", name={module!r})\n")
+    blocked = uninstalled(tmp_path / "blocked", "pandas", "ipywidgets", "anywidget")
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPT)], cwd=tmp_path, capture_output=True, text=True,
                           env={"PYTHONPATH": f"{blocked}:{ROOT}", "IMAGEKIT_HOME": str(tmp_path / "home"),
                                "PATH": "/usr/bin:/bin"}, timeout=120)
@@ -53,3 +53,24 @@ def test_each_path_that_needs_the_notebook_extra_names_it(tmp_path):
     for name, answer in said.items():
         assert answer.startswith("this needs ") and answer.endswith("which is not installed: pip install "
                                                                    "'imagekit[notebook]'"), (name, answer)
+
+
+def test_a_sweep_runs_from_the_terminal_without_the_notebook_extra(box, tmp_path):
+    """``pip install imagekit[sandbox]`` and a sweep file: the run, its summary line (the credits summed
+    from its journal) and its rerun need neither pandas nor ipywidgets. The summary had needed pandas,
+    and told a user who had just paid for the run to install it."""
+    _, key = make_user(box, "pro")
+    client = __import__("imagekit").Client(box.url, key, ledger=False)
+    style = client.styles()[0]
+    (tmp_path / "kites.toml").write_text(f'[axes]\nprompt = ["a kite", "a boat"]\n[defaults]\nstyle = {style.style_id}\n')
+    before = balance(client)
+    env = {"IMAGEKIT_BASE_URL": box.url, "IMAGEKIT_API_KEY": key, "IMAGEKIT_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": f"{uninstalled(tmp_path / 'blocked', 'pandas', 'ipywidgets')}:{ROOT}"}
+    for paid in (2 * style.credit_cost, 0):
+        run = console_script("sweep", "run", "kites.toml", cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+        printed = run.communicate(timeout=120)[0]
+        assert run.returncode == 0, printed
+        spent = f"{2 * style.credit_cost:g} credits spent" + (f" in all, {paid:g} by this run" if not paid else "")
+        assert f"sweep kites: 2 of 2 rows done, {spent}" in printed, printed
+    assert before - balance(client) == 2 * style.credit_cost
