@@ -38,6 +38,15 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
             item.user_properties.append(("cpu_seconds", round(max(spent, 0.0), 2)))
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path, parent):
+    """pytest-markdown-docs runs the code blocks of the Markdown files (README, docs, guides); it would
+    also import every Python file under the test paths and walk its members for blocks in
+    docstrings, which ours do not hold: 6 CPU-s of every test process's collection, for nothing."""
+    collected = yield
+    return [node for node in collected or () if type(node).__name__ != "MarkdownDocstringCodeModule"]
+
+
 @pytest.fixture(autouse=True)
 def _as_a_reader(request: pytest.FixtureRequest) -> None:
     """A README block runs as a reader's would: in an empty folder, with no service configured, so

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import random
 
-import choix
 import numpy as np
 import pytest
 
@@ -37,6 +36,8 @@ def as_choix(votes: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
 
 @pytest.mark.parametrize(("count", "votes", "seed"), [(5, 60, 1), (12, 200, 2), (30, 600, 3)])
 def test_the_order_is_choix_ilsr_pairwise_order(count, votes, seed):
+    import choix  # here, not at the top: choix loads scipy.stats, 2 CPU-s of every test process's collection
+
     made = simulated_votes(count, votes, seed)
     ours = np.array(bradley_terry(count, made))
     theirs = choix.ilsr_pairwise(count, as_choix(made), alpha=1e-4)
