@@ -83,6 +83,7 @@ def test_a_dask_worker_killed_and_another_paused_past_its_tasks_time_cost_nothin
 
 
 @pytest.mark.slow(30)
+@pytest.mark.parametrize("box", ["extended"], indirect=True)  # (on Ray, spec-exact: each face met by one engine)
 def test_the_calling_process_killed_mid_sweep_on_dask_and_run_again_makes_each_row_once(
         connect, box, tmp_path, dask_cluster):
     killed_and_run_again(connect(), box, tmp_path, "dask", dask_cluster.address)

@@ -101,7 +101,7 @@ def test_a_ray_dataset_of_prompts_comes_back_a_ray_dataset_of_images_made_within
 
 
 @pytest.mark.slow(30)
-@pytest.mark.parametrize("box", ["spec-exact"], indirect=True)  # (on Dask, on both faces)
+@pytest.mark.parametrize("box", ["spec-exact"], indirect=True)  # (on Dask, the extended face)
 def test_the_calling_process_killed_mid_sweep_on_ray_and_run_again_makes_each_row_once(
         connect, box, tmp_path, local_ray):
     killed_and_run_again(connect(), box, tmp_path, "ray", local_ray)

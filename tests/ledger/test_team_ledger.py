@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def ledger_location(either_ledger) -> str:
-    """Every test here runs on a SQLite ledger and on a PostgreSQL one."""
+    """Every test here runs on a SQLite ledger and on a PostgreSQL one (the two-process ones: one each)."""
     return either_ledger
 
 
@@ -222,7 +222,16 @@ def _together(workers: list[subprocess.Popen], barrier: Path) -> list[str]:
     return outs
 
 
+# Two processes on one ledger, on the diagonal of face and database: both faces (a charge's figure
+# from its header, or priced) and both ledgers (SQLite's file lock, PostgreSQL's rows) are met, and
+# each pairing's own path runs in this module's single-process tests; all four cost 50 CPU-s a run.
+ONE_LEDGER_TWO_WRITERS = pytest.mark.parametrize(
+    ("box", "either_ledger"), [pytest.param("extended", "postgresql", marks=pytest.mark.postgres, id="extended-postgresql"),
+                               ("spec-exact", "sqlite")], indirect=True)
+
+
 @pytest.mark.slow(10)
+@ONE_LEDGER_TWO_WRITERS
 def test_two_processes_write_one_tagged_ledger_and_a_third_reports_both(box, ledger_location, tmp_path):
     users = {"grid-a": make_user(box, "pro"), "grid-b": make_user(box, "pro")}
     clients = {tag: imagekit.Client(box.url, key, ledger=False) for tag, (_, key) in users.items()}
@@ -249,6 +258,7 @@ def test_two_processes_write_one_tagged_ledger_and_a_third_reports_both(box, led
 
 
 @pytest.mark.slow
+@ONE_LEDGER_TWO_WRITERS
 def test_two_processes_never_pass_one_hard_budget_together(box, ledger_location, tmp_path):
     keys = [make_user(box, "pro")[1] for _ in range(2)]
     clients = [imagekit.Client(box.url, key, ledger=False) for key in keys]

@@ -88,6 +88,7 @@ def test_a_bucket_that_does_not_exist_is_refused_in_one_line_and_never_made(conn
     assert balance(ik) == before
 
 
+@pytest.mark.parametrize("box", ["extended"], indirect=True)  # the store's fault: each on one face, both met
 def test_an_object_store_that_goes_away_stops_the_run_naming_it_and_a_rerun_stores_the_rest(connect, box, s3,
                                                                                               tmp_path):
     """The store stops answering between runs' parts: here its server is stopped after the first
@@ -126,6 +127,7 @@ def test_an_object_store_that_goes_away_stops_the_run_naming_it_and_a_rerun_stor
             s3fs.S3FileSystem.clear_instance_cache()
 
 
+@pytest.mark.parametrize("box", ["spec-exact"], indirect=True)
 def test_an_object_store_killed_mid_run_stops_it_naming_the_store_and_a_rerun_pays_nothing_twice(connect, box, s3,
                                                                                                    tmp_path):
     """moto SIGKILLed as soon as the run's first image is stored, with rows still to make (every

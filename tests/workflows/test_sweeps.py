@@ -131,6 +131,7 @@ def test_a_killed_process_leaves_its_rows_to_the_others_after_its_lease(served, 
 
 
 @pytest.mark.slow(17)
+@pytest.mark.parametrize("served", ["extended"], indirect=True)  # the account's slots: no face of the service's
 def test_two_processes_on_one_key_stay_within_its_limit_together(served, postgres, tmp_path):
     [user_id], [key] = users(served, 1)  # standard plan: 2 generations at once
     journal = postgres.new_database()
@@ -277,6 +278,7 @@ def done_rows(journal: str) -> int:
 
 
 @pytest.mark.slow(15)
+@pytest.mark.parametrize("served", ["extended"], indirect=True)  # the journal's outage: no face of the service's
 def test_a_sweep_rides_out_a_restart_of_its_journals_database(served, tmp_path):
     """``pg_ctl restart -m fast`` while two processes drain a sweep: each waits for the database,
     takes up where it was, and every row is made once and paid exactly."""
@@ -298,7 +300,8 @@ def test_a_sweep_rides_out_a_restart_of_its_journals_database(served, tmp_path):
             assert "cannot be reached" in report["err"] and "answers again" in report["err"], report["err"]
 
 
-@pytest.mark.parametrize("outage", ["stopped", "frozen"])
+@pytest.mark.parametrize(("served", "outage"), [("spec-exact", "stopped"), ("extended", "frozen")],
+                         indirect=["served"])  # the journal's outage, each kind on one face: both faces met
 def test_a_journal_away_longer_than_the_leases_stops_the_run_and_the_next_run_finishes(served, tmp_path, outage):
     """Past its leases a process could be working on a row another has taken: it stops with one clear
     error instead, and a run once the database is back settles what was in flight and makes the rest.
