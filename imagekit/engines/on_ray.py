@@ -9,9 +9,13 @@ there.
 
 from __future__ import annotations
 
+import logging
+import queue
 import socket
+import threading
+from collections.abc import Callable
 from contextlib import suppress
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -20,7 +24,9 @@ from ..extras import require
 from . import EngineLost, new_ticket
 from .task import CLAIM_PATIENCE, Incoming, Outgoing, send
 
-__all__ = ["RayEngine"]
+__all__ = ["RayEngine", "on_a_lasting_thread"]
+
+T = TypeVar("T")
 
 CONNECT_TIMEOUT = 10
 """Seconds an address is given to accept a connection before it is refused (Ray's own wait is minutes)."""
@@ -86,7 +92,7 @@ class RayEngine:
         if address is not None:
             _answers(address)
         try:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            on_a_lasting_thread(lambda: _quietly_init(ray, address))
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise ConfigError(f"no Ray cluster answers at {address!r}: check the address (host:6379, or "
                               f"ray://host:10001) and that the cluster runs ({str(exc).splitlines()[0]})") from None
@@ -158,6 +164,47 @@ class RayEngine:
             ray.kill(self.tickets)
         if self.owned:
             ray.shutdown()
+
+
+def on_a_lasting_thread(call: Callable[[], T]) -> T:
+    """``call()``, run on a thread of its own that lasts as long as the process. A local Ray's processes
+    (its GCS, its raylet) are started with Linux's parent-death signal, which the kernel sends when the
+    *thread* that started them ends: started on a batch's worker thread (idle ones end after 10 s, and
+    all of them when Ctrl+C stops the run), Ray was killed under the run, which then waited a minute
+    for it and died without a word."""
+    answer: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+
+    def keep() -> None:
+        try:
+            answer.put((True, call()))
+        except BaseException as exc:  # noqa: BLE001 - given to the caller, whatever it is
+            answer.put((False, exc))
+            return
+        threading.Event().wait()  # never set: what the call started lives as long as the process
+
+    threading.Thread(target=keep, name="imagekit-ray", daemon=True).start()
+    ok, value = answer.get()
+    if not ok:
+        raise value
+    return value
+
+
+class _NotMainThread(logging.Filter):
+    """Drops Ray's warning that it set no SIGTERM handler (it does only on the main thread): the
+    caller's own handling of SIGTERM stays, as it should (the command line's stops a run as Ctrl+C does)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("SIGTERM handler is not set")
+
+
+def _quietly_init(ray: Any, address: str | None) -> None:
+    said = logging.getLogger("ray._private.worker")
+    quiet = _NotMainThread()
+    said.addFilter(quiet)
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    finally:
+        said.removeFilter(quiet)
 
 
 def _answers(address: str) -> None:
