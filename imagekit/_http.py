@@ -179,6 +179,12 @@ class _Base:
         request.headers = _MaskedHeaders(request.headers, self.config.wire.api_key_header)
         return request
 
+    def request(self, call: Call) -> httpx.Request:
+        """``call`` as this client would send it (its base URL, key and timeouts), for another process
+        to send: an engine's worker storing an image. Nothing is sent, observed or retried here."""
+        with httpx.Client(**self._options()) as client:  # builds only: no connection is opened
+            return self._build(client, call)
+
     def _policy(self, call: Call) -> RetryPolicy:
         return call.retry or self.config.retry
 

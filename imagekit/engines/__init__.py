@@ -32,7 +32,8 @@ A task lost to the engine costs nothing twice:
 from __future__ import annotations
 
 import uuid
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
@@ -40,6 +41,8 @@ from ..errors import ConfigError
 from .task import Incoming, Outgoing
 
 __all__ = ["Engine", "EngineLost", "EngineTransport", "engine_for", "ENGINES", "new_ticket"]
+
+T = TypeVar("T")
 
 ENGINES = ("local", "dask", "ray")
 """What ``Batch.run(engine=...)`` and ``imagekit sweep run --engine`` take."""
@@ -65,6 +68,11 @@ class Engine(Protocol):
     async def send(self, outgoing: Outgoing, once: bool, wait: float) -> Incoming:
         """``outgoing`` sent by a task, its answer back within ``wait`` seconds, or EngineLost.
         ``once``: the request must not run twice (a create), so it goes with a ticket."""
+        ...
+
+    async def call(self, function: Callable[..., T], *args: Any, wait: float) -> T:
+        """``function(*args)`` run by a task, its result back within ``wait`` seconds, or EngineLost:
+        for work that may run twice (it goes with no ticket), such as storing an image."""
         ...
 
     def close(self) -> None:

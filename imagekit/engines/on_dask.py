@@ -8,8 +8,9 @@ ticket back if it is still there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import suppress
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -19,6 +20,8 @@ from . import EngineLost, new_ticket
 from .task import CLAIM_PATIENCE, Incoming, Outgoing, send
 
 __all__ = ["DaskEngine"]
+
+T = TypeVar("T")
 
 CONNECT_TIMEOUT = 10
 """Seconds a scheduler is given to answer before its address is refused."""
@@ -127,6 +130,16 @@ class DaskEngine:
             if queue is not None:
                 with suppress(Exception):
                     queue.close()
+
+    async def call(self, function: Callable[..., T], *args: Any, wait: float) -> T:
+        future = self.client.submit(function, *args, pure=False, retries=0)
+        try:
+            result: T = await anyio.to_thread.run_sync(future.result, wait, abandon_on_cancel=True)
+            return result
+        except Exception as exc:
+            with suppress(Exception):
+                future.cancel()
+            raise EngineLost(f"task lost ({type(exc).__name__}: {exc})".replace("()", ""), sent=True) from None
 
     @staticmethod
     async def _took_back(queue: Any) -> bool:

@@ -79,6 +79,8 @@ class RayEngine:
         self.owned = owned
         self.tickets: Any = ray.remote(num_cpus=0)(Tickets).remote()
         self.task: Any = ray.remote(max_retries=0, num_cpus=TASK_CPUS)(send)
+        self.calls: dict[Callable[..., Any], Any] = {}
+        """``call``'s functions, each made a Ray remote function once."""
 
     @classmethod
     def connect(cls, address: str | None) -> RayEngine:
@@ -145,6 +147,22 @@ class RayEngine:
             with suppress(Exception):
                 ray.cancel(ref, force=True)
             raise EngineLost(f"task lost ({type(exc).__name__})", sent=not await self._took_back(ticket)) from None
+
+    async def call(self, function: Callable[..., T], *args: Any, wait: float) -> T:
+        import ray
+
+        remote = self.calls.get(function)
+        if remote is None:
+            remote = self.calls[function] = ray.remote(max_retries=0, num_cpus=TASK_CPUS)(function)
+        ref = remote.remote(*args)
+        try:
+            with anyio.fail_after(wait):
+                result: T = await ref
+            return result
+        except Exception as exc:
+            with suppress(Exception):
+                ray.cancel(ref, force=True)
+            raise EngineLost(f"task lost ({type(exc).__name__})", sent=True) from None
 
     async def _took_back(self, ticket: str | None) -> bool:
         """Whether the caller took the ticket back (no task had it: the request never left). When a

@@ -23,6 +23,8 @@ from ._common import AsyncNamespace, Namespace, compact, parse, platform_headers
 log = logging.getLogger("imagekit")
 
 if TYPE_CHECKING:
+    import httpx
+
     from ..models import CreateResponse, ImageMeta, Style
     from ..provenance import Provenance
 
@@ -228,6 +230,11 @@ class Images(Namespace):
         under ``retry``, or the client's policy, and written over)."""
         self._http.download(binary_call(self._config, image_id, type, retry=retry, **query), sink)
 
+    def download_request(self, image_id: int, *, type: str | None = "png") -> httpx.Request:
+        """The request ``download`` sends, for another process to send (an engine's worker storing
+        the image where the run keeps it); nothing is sent here."""
+        return self._http.request(binary_call(self._config, image_id, type))
+
     def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
              retry: RetryPolicy | None = None, provenance: Provenance | None = None, **query: Any) -> Path:
         """Stream the binary to ``path`` (type from the suffix unless given) with ``provenance`` inside
@@ -288,6 +295,11 @@ class AsyncImages(AsyncNamespace):
         """Stream the binary into ``sink``, a seekable binary file (a stream cut short is sent again
         under ``retry``, or the client's policy, and written over)."""
         await self._http.download(binary_call(self._config, image_id, type, retry=retry, **query), sink)
+
+    def download_request(self, image_id: int, *, type: str | None = "png") -> httpx.Request:
+        """The request ``download`` sends, for another process to send (an engine's worker storing
+        the image where the run keeps it); nothing is sent here."""
+        return self._http.request(binary_call(self._config, image_id, type))
 
     async def save(self, image_id: int, path: str | os.PathLike[str], *, type: str | None = None,
                    retry: RetryPolicy | None = None, provenance: Provenance | None = None, **query: Any) -> Path:

@@ -38,7 +38,7 @@ TWINS = [
 ]
 LIFECYCLE = {"close", "aclose", "to_async"}  # to_async: a blocking client's way to its async twin
 BLOCKING_EXTRAS = {"read_blocking"}  # the async side's escape hatch for notebook display
-NOT_AWAITED = {"image", "batch", "with_options", "copy", "tags", "budget"}  # build an object or write the ledger: no request
+NOT_AWAITED = {"image", "batch", "with_options", "copy", "tags", "budget", "download_request"}  # build an object or write the ledger: no request
 
 
 def public_methods(cls: type) -> dict[str, object]:

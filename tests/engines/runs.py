@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,24 @@ def ledger_summary(ik):
     """What the ledger holds of an account's run, by operation and outcome: entries and credits."""
     entries = ik.ledger.to_pandas()
     return sorted(Counter(zip(entries["operation"], entries["status"], entries["credits"])).items())
+
+
+@contextmanager
+def stored_here(monkeypatch) -> Iterator[list[str]]:
+    """The names of the images this process writes into a batch's out_dir meanwhile (an engine's
+    workers store theirs in their own processes)."""
+    from imagekit.workflows.batches import outputs
+
+    written: list[str] = []
+    real = outputs.write
+
+    def write(source, store, name, fields):
+        written.append(name)
+        return real(source, store, name, fields)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(outputs, "write", write)
+        yield written
 
 
 def run_on(engine: str, ik, box, tmp_path, rows: int = 12, count: int = 2, **options):

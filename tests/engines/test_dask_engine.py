@@ -20,7 +20,15 @@ import pytest
 
 import imagekit
 from imagekit.workflows.batches.journals.local import LocalJournal
-from tests.engines.runs import LIMIT, assert_made_once, comparable, killed_and_run_again, ledger_summary, run_on
+from tests.engines.runs import (
+    LIMIT,
+    assert_made_once,
+    comparable,
+    killed_and_run_again,
+    ledger_summary,
+    run_on,
+    stored_here,
+)
 from tests.helpers import balance, wait_quiet
 from tests.utils.service import public_style, server_images
 from tests.utils.users import make_user
@@ -28,11 +36,13 @@ from tests.utils.users import make_user
 
 @pytest.mark.slow(20)
 def test_on_dask_a_batch_is_the_local_batch_and_the_account_never_has_more_in_flight_than_its_limit(
-        connect, box, tmp_path, dask_cluster):
+        connect, box, tmp_path, dask_cluster, monkeypatch):
     here, there = connect(), connect()
     before_here, before_there = balance(here), balance(there)
     local = run_on("local", here, box, tmp_path)
-    on_dask = run_on("dask", there, box, tmp_path, address=dask_cluster.address)
+    with stored_here(monkeypatch) as written:
+        on_dask = run_on("dask", there, box, tmp_path, address=dask_cluster.address)
+    assert on_dask.stored_by_workers == 24 and written == []  # the workers stored every image, none came here
     assert 1 <= box.sandbox.gate.peak[there.user_id] <= LIMIT
     for ik, batch, before in ((here, local, before_here), (there, on_dask, before_there)):
         assert_made_once(batch, box, ik.user_id, 2)

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 from tests.clusters import ray_task_pids
-from tests.engines.runs import LIMIT, assert_made_once, comparable, killed_and_run_again, run_on
+from tests.engines.runs import LIMIT, assert_made_once, comparable, killed_and_run_again, run_on, stored_here
 from tests.helpers import balance, wait_quiet
 from tests.utils.service import public_style
 
 
 @pytest.mark.slow(30)
 def test_on_ray_a_batch_is_the_local_batch_and_a_task_killed_or_paused_costs_nothing_twice(
-        connect, box, tmp_path, local_ray):
+        connect, box, tmp_path, local_ray, monkeypatch):
     # a task is given up 20 + 5 s after it was sent (a Ray task on a loaded 2-core machine took over 8 s)
     here, there = connect(), connect(timeout=20)
     before_here, before_there = balance(here), balance(there)
@@ -57,10 +57,13 @@ def test_on_ray_a_batch_is_the_local_batch_and_a_task_killed_or_paused_costs_not
     striker = threading.Thread(target=strike)
     striker.start()
     try:
-        on_ray = run_on("ray", there, box, tmp_path, rows=30, count=1)
+        with stored_here(monkeypatch) as written:
+            on_ray = run_on("ray", there, box, tmp_path, rows=30, count=1)
     finally:
         running.clear()
         striker.join()
+    # the workers stored the images; one whose storing task was lost (a struck worker's) is stored here
+    assert on_ray.stored_by_workers > 0 and on_ray.stored_by_workers + len(written) == 30
     assert len(struck) == 2, "the run ended before a task's worker could be killed and another's paused"
     wait_quiet(box, there.user_id)
     assert 1 <= box.sandbox.gate.peak[there.user_id] <= LIMIT

@@ -24,7 +24,7 @@ import anyio
 
 from ..._error_base import warn_caller
 from ..._portal import blocking_portal
-from ...engines import EngineTransport, engine_for
+from ...engines import Engine, EngineTransport, engine_for
 from ...errors import BudgetWarning, JournalUnavailableError
 from ...ledger import Prices
 from ...ledger.prices import Estimate
@@ -37,7 +37,7 @@ from .journals.journal import ImageRecord, Journal, RowRecord, account_identity
 from .journals.local import LocalJournal
 from .journals.shared import is_url
 from .leases import keep_leases
-from .outputs import claim_out_dir, store_missing
+from .outputs import ByWorkers, claim_out_dir, store_missing
 from .probe import thumbnail_ids
 from .results import completed, image_records, results_table, saved_or
 from .rows import Row, RowSource, make_rows, named_styles, refuse_misplaced, split_grid
@@ -114,6 +114,9 @@ class Batch:
         self.restored: int = 0
         """Images of rows done earlier that the last run stored again, downloaded from the service
         without paying again: the out_dir no longer held them (deleted, or a new out_dir)."""
+        self.stored_by_workers: int = 0
+        """Images of the last run that an engine's workers stored in its out_dir (``engine=``): they
+        never passed through this process. The rest this process stored (a folder they do not share)."""
         self.lowest_concurrency: int | None = None
         """The narrowest the concurrency window became in the last run."""
         self.duplicates: int | None = None
@@ -250,14 +253,15 @@ class Batch:
             return await self._run_here(client, options, out, journal)
         remote = client.with_options(transport=EngineTransport(working))
         try:
-            return await self._run_here(remote, options, out, journal)
+            return await self._run_here(remote, options, out, journal, working)
         finally:
             await remote.aclose()
             await anyio.to_thread.run_sync(working.close)
 
     async def _run_here(self, client: AsyncClient, options: RunOptions, out: Store | None,
-                        journal: PathLike | None) -> Batch:
-        """The run, its requests sent through ``client`` (the caller's, or one whose transport is an engine)."""
+                        journal: PathLike | None, engine: Engine | None = None) -> Batch:
+        """The run, its requests sent through ``client`` (the caller's, or one whose transport is
+        ``engine``'s, whose workers then store the images where they share ``out``)."""
         where = journal_location(journal, out)  # refused before out_dir is made
         folder = None
         if self._names_styles():  # resolved first: the rows' keys name the files out_dir holds and the journal's rows
@@ -266,6 +270,9 @@ class Batch:
             inside = [] if where is None or is_url(str(where)) or Path(where).parent != Path(out.location) else \
                 [Path(where).name + suffix for suffix in ("", "-wal", "-shm", "-journal")]
             folder = await anyio.to_thread.run_sync(claim_out_dir, out, self.rows, inside)
+        # memory:// is each process's own: the workers could never share it
+        workers = ByWorkers(engine, out, folder.token) if engine is not None and out is not None and folder is not None \
+            and not out.location.startswith("memory://") else None
         self._run_tags = current_tags()
         clients = [client.with_options(api_key=key) for key in self.keys] if self.keys else [client]
         state = self._state = RunState(paying=len(clients))
@@ -283,7 +290,7 @@ class Batch:
             before = {key: _progress(entry) for key, entry in self._journal.load().items()}
             with progress_bar(options.progress, total=len(self.rows), unit="row", desc=self.name or "batch") as bar:
                 feed = self._journal.feed(self.rows, options, bar, state)
-                runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier)
+                runners = [Runner(each, identity, feed, self._journal, prices, options, state, frontier, workers)
                            for each, (identity, _, prices, frontier) in zip(clients, accounts)]
                 with first_error():
                     async with anyio.create_task_group() as tasks:
@@ -315,6 +322,7 @@ class Batch:
         self.entries = self._journal.load()
         self.spent, self.stopped, self.lost = state.spent, state.stopped, state.lost
         self.restored = restored
+        self.stored_by_workers = workers.stored if workers is not None else 0
         self.changed = restored + sum(_progress(entry) != before.get(key) for key, entry in self.entries.items())
         self.lowest_concurrency = min(runner.window.lowest for runner in runners)
         self.tagged = all(runner.tagged for runner in runners)

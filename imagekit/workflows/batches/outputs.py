@@ -19,6 +19,7 @@ meets a file put there during the run stops there.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -27,9 +28,11 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from ...engines import GRACE, Engine, EngineLost
+from ...engines.task import Outgoing, send
 from ...errors import APIError
 from ...models import FAILED
-from ...ownership import NotOursError, OwnedFolder
+from ...ownership import MANIFEST, NotOursError, OwnedFolder
 from ...provenance import Provenance
 from ...provenance.embed import write
 from ...provenance.read import fields_of
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
     from .journals.journal import ImageRecord, Journal, RowRecord
     from .rows import Row
 
-__all__ = ["WRITER", "check_out_dir", "claim_out_dir", "file_name", "provenance_of", "refuse_replacing", "store_image", "store_missing"]
+__all__ = ["WRITER", "ByWorkers", "check_out_dir", "claim_out_dir", "file_name", "provenance_of", "refuse_replacing", "store_fetched", "store_image", "store_missing"]
 
 WRITER = "a batch"
 """Who writes a batch's ``out_dir``, as its manifest and refusals say (a sweep's runs are batches)."""
@@ -63,15 +66,82 @@ def provenance_of(row: Row, entry: RowRecord, image: ImageRecord, service: str) 
                                 credits=entry.image_credits(image), service=service)
 
 
-async def store_image(client: AsyncClient, store: Store, name: str, record: Provenance) -> str:
-    """Put the image ``record`` names into ``store`` as ``name`` (unless it is there already);
-    return where it is."""
+async def store_image(client: AsyncClient, store: Store, name: str, record: Provenance,
+                      workers: ByWorkers | None = None) -> str:
+    """Put the image ``record`` names into ``store`` as ``name`` (unless it is there already), by
+    the engine's ``workers`` while they can, else downloaded here; return where it is."""
     if await anyio.to_thread.run_sync(_holds, store, name, record):
+        return store.url(name)
+    if workers is not None and await workers.put(client, name, record):
         return store.url(name)
     with spool() as buffer:
         await client.images.download(record.image_id, buffer)  # retried by the client's policy
         buffer.seek(0)
         return await anyio.to_thread.run_sync(write, buffer, store, name, record.text_fields())
+
+
+class ByWorkers:
+    """A run's images stored into its ``out_dir`` by the engine's workers (``Batch.run(engine=...)``):
+    a task downloads each image and writes it there, so the images never travel through the
+    scheduler to this process. While the workers can: a folder they do not share (a local path on
+    another machine, ``memory://``) holds no manifest of this run where they look, and they write
+    nothing; what a worker says it wrote is read back here and checked against the image asked for.
+    The first refusal is told once and this process stores the rest, as in a local run."""
+
+    def __init__(self, engine: Engine, store: Store, token: str) -> None:
+        self.engine, self.store, self.token = engine, store, token
+        self.folder = store.location if store.remote else os.path.abspath(store.location)
+        """The folder as a worker opens it (a local one by its full path: a worker's own working folder differs)."""
+        self.refused: str | None = None
+        self.stored = 0
+        """Images the workers stored in this run."""
+
+    async def put(self, client: AsyncClient, name: str, record: Provenance) -> bool:
+        """Whether a worker stored the image ``record`` names as ``name`` (False: this process stores it)."""
+        if self.refused is not None:
+            return False
+        outgoing = Outgoing.of(client.images.download_request(record.image_id), b"")
+        try:
+            refused = await self.engine.call(store_fetched, outgoing, self.folder, name, self.token,
+                                             record.text_fields(), wait=client.config.timeout + GRACE)
+        except EngineLost:
+            return False  # this image only: its task may still write it, the same bytes, whole
+        if not refused and not await anyio.to_thread.run_sync(_holds, self.store, name, record):
+            refused = f"what a worker wrote as {name} is not there as this process reads {self.store.location}"
+        if refused:
+            if self.refused is None:
+                log.warning("imagekit: the %s workers do not store the images in %s (%s): this process stores "
+                            "them; give an out_dir they share (a folder every worker sees, or an fsspec URL such "
+                            "as s3://bucket/run)", self.engine.name, self.store.location, refused)
+            self.refused = refused
+            return False
+        self.stored += 1
+        return True
+
+
+def store_fetched(outgoing: Outgoing, folder: str, name: str, token: str, fields: dict[str, str]) -> str:
+    """On an engine's worker: the image ``outgoing`` downloads, written into ``folder`` as ``name``
+    with ``fields`` inside (whole or not at all); "" when written, else why nothing was. Only into the
+    run's own folder as this worker sees it: its manifest carries the run's ``token`` and lists
+    ``name`` (a same-named folder on a machine that does not share it holds none and is left alone)."""
+    if not name or name != os.path.basename(name) or name.startswith("."):
+        return f"{name!r} is not a file name"
+    store = Store(folder)
+    try:
+        with store.reader(MANIFEST) as source:
+            manifest = json.load(source)
+    except (OSError, ValueError):
+        return f"no manifest of the run in {folder} as the worker sees it"
+    if not isinstance(manifest, dict) or manifest.get("token") != token or name not in manifest.get("names", []):
+        return f"{folder} holds another run's manifest as the worker sees it"
+    answer = send(outgoing)
+    if answer.error is not None or answer.status != 200:
+        return f"its download answered {answer.error[1] if answer.error else answer.status}"
+    with spool() as buffer:
+        buffer.write(answer.content)
+        buffer.seek(0)
+        write(buffer, store, name, fields)
+    return ""
 
 
 def _holds(store: Store, name: str, record: Provenance) -> bool:

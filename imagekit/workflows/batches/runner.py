@@ -56,7 +56,7 @@ from .book import RowBook
 from .journals.feed import Feed
 from .journals.journal import ImageRecord, Journal, RowLost, RowRecord
 from .options import RunOptions
-from .outputs import file_name, provenance_of, store_image
+from .outputs import ByWorkers, file_name, provenance_of, store_image
 from .pacing import Pace
 from .probe import find_images, group_of
 from .rows import Row
@@ -86,8 +86,11 @@ class Runner:
     """Runs the rows of one batch against an AsyncClient, journaling every step."""
 
     def __init__(self, client: AsyncClient, account: str, feed: Feed, journal: Journal,
-                 prices: Prices, options: RunOptions, state: RunState, frontier: int | None) -> None:
+                 prices: Prices, options: RunOptions, state: RunState, frontier: int | None,
+                 workers: ByWorkers | None = None) -> None:
         self.client, self.account, self.feed, self.journal = client, account, feed, journal
+        self.workers = workers
+        """The engine's workers storing the images, when the run has an engine and an ``out_dir``."""
         self.prices, self.options, self.state, self.frontier = prices, options, state, frontier
         self.ledger = client.ledger
         self.book = RowBook(journal, client.ledger, state, prices)
@@ -403,7 +406,7 @@ class Runner:
                 continue
             record = provenance_of(row, entry, image, file_service(self.client.config))
             try:  # the download is retried by the client's policy, a stream cut short included
-                image["file"] = await store_image(self.client, store, file_name(row, n), record)
+                image["file"] = await store_image(self.client, store, file_name(row, n), record, self.workers)
             except (StorageUnavailableError, NotOursError) as exc:  # the store's state, not the row's: stop there
                 entry.error = f"made, not stored: {exc}"
                 self.state.stopped = self.state.stopped or str(exc)
