@@ -154,6 +154,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if batch.restored:  # a file the user deleted comes back: said, never silently
         print(f"  {_count(batch.restored, 'image')} missing from {sweep.settings.get('out_dir')} stored again: "
               "downloaded from the service, nothing paid")
+    if batch.stored_by_workers:  # where the images were written from: the engine's workers, not here
+        print(f"  {_count(batch.stored_by_workers, 'image')} stored in {sweep.settings.get('out_dir')} by the "
+              f"{args.engine} workers")
     if outcome.idle:  # rows a stop leaves (a budget, the balance) are not "nothing left"
         left = len(batch) - done - failed
         what = f"nothing run this time, {_count(left, 'row')} left" if left else "nothing left to run"

@@ -3,6 +3,7 @@ of it, and ``imagekit sweep run`` of a sweep file killed and run again."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from collections import Counter
@@ -115,6 +116,11 @@ def killed_and_run_again(ik, box, tmp_path, engine: str, address: str) -> None:
     out, err = again.communicate(timeout=300)
     assert again.returncode == 0, err
     assert out.startswith("sweep lights: 40 of 40 rows done, 120 credits spent in all, "), out
+    # the rows this run made were stored by the engine's workers, and it says so; every image is in out
+    stored = re.search(rf"^  (\d+) images? stored in {re.escape(str(tmp_path / 'out'))} by the {engine} workers$",
+                       out, re.MULTILINE)
+    assert stored is not None and 1 <= int(stored[1]) <= 40, out
+    assert len(list((tmp_path / "out").glob("*.png"))) == 40
     assert Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(box, ik.user_id)) == \
         Counter({key: 1 for key in LocalJournal(journal).load()}), "a row was made twice"
     assert before - balance(ik) == 40 * 3 == pytest.approx(ik.ledger.total())
