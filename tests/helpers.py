@@ -3,6 +3,7 @@ retry policies for tests, and waiting on a sandbox's state by polling it (never 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -85,6 +86,27 @@ PATIENT_RETRIES = imagekit.RetryPolicy(max_retries=4, backoff_base=0.01, backoff
 """More attempts, still quick: workflows under injected faults must not lose a read to bad luck."""
 EDIT_OUTCOMES = frozenset({"completed", "cancelled", "failed", "precancelled"})
 """States of an edit request id once its edit has stopped (or will be refused when it arrives)."""
+
+
+def free_ports_below_the_ephemeral_range(count: int = 1) -> int:
+    """The first of ``count`` ports in a row that bind now, below 32768 (Linux gives the ports of
+    outgoing connections from 32768 up): no connection of another test can take one as its own
+    port meanwhile, as it can a port ``free_port`` found, before the server meant for it binds it
+    (a database's or mkdocs's start takes seconds). Picked at random, so two test processes seldom
+    pick the same."""
+    import random
+
+    starts = list(range(20000, 32000 - count, count))
+    random.shuffle(starts)
+    for first in starts:
+        try:
+            with contextlib.ExitStack() as held:
+                for port in range(first, first + count):
+                    held.enter_context(socket.socket()).bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+    raise AssertionError("no free ports in 20000-32000")
 
 
 def free_port() -> int:

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import free_port
+from tests.helpers import free_ports_below_the_ephemeral_range
 
 _names = itertools.count()
 
@@ -63,7 +63,10 @@ class PostgresServer:
     def __init__(self) -> None:
         self.bin = _server_binaries()
         self.folder = Path(tempfile.mkdtemp(prefix="imagekit-pg-", dir=_scratch()))
-        self.port = free_port()
+        self.port = free_ports_below_the_ephemeral_range()
+        """Below the ephemeral range: no test's connection takes it while the server starts, or while
+        an outage test has it stopped (a port from ``free_port`` was taken so, and the run's cluster
+        did not start: 152 tests of its process failed)."""
         self._as_owner: list[str] = []
         if os.geteuid() == 0:  # initdb refuses root: run the cluster as the postgres user
             shutil.chown(self.folder, "postgres")
@@ -73,8 +76,15 @@ class PostgresServer:
 
     def start(self) -> PostgresServer:
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
-        self.resume()
-        return self
+        for attempt in range(3):
+            try:
+                self.resume()
+                return self
+            except RuntimeError as exc:  # another test process's cluster took the port first: another port
+                if attempt == 2 or "could not bind" not in str(exc):
+                    raise
+                self.port = free_ports_below_the_ephemeral_range()
+        raise AssertionError("unreachable")
 
     def halt(self) -> None:
         """Stop the server and keep its data, as an outage does (``resume()`` ends it)."""
@@ -160,4 +170,7 @@ class PostgresServer:
         command = [*self._as_owner, str(self.bin / program), *args]
         done = subprocess.run(command, capture_output=True, text=True, cwd=self.folder)
         if done.returncode:
-            raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
+            log = self.folder / "server.log"  # why the server did not start is there, not in pg_ctl's words
+            said = log.read_text(errors="replace").strip().splitlines()[-5:] if log.exists() else []
+            raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}"
+                               + "".join(f"\n  {line}" for line in said))

@@ -5,7 +5,6 @@ drawn from the code are current, and the docs site builds with every internal li
 from __future__ import annotations
 
 import ast
-import contextlib
 import fcntl
 import os
 import re
@@ -21,6 +20,7 @@ from PIL import Image
 
 from tests.docs_pages import CLI_PAGE, ROOT, build_site, cli_page, fences, pages
 from tests.docs_pictures import KEPT_BY, PICTURES
+from tests.helpers import free_ports_below_the_ephemeral_range
 
 SHELLS = ("sh", "bash", "console")
 VENV = Path(sys.executable).parent.parent
@@ -250,22 +250,6 @@ def test_the_api_reference_shows_every_public_name_and_no_internal_of_the_ledger
     assert not listed & {"adopt", "settle", "hold", "learn_price", "created_in_group", "max_image_id", "record"}
     assert {"to_pandas", "export", "set_budget", "forecast"} <= listed
     assert all(callable(getattr(imagekit.Ledger, name, None)) or hasattr(imagekit.Ledger, name) for name in listed)
-
-
-def free_ports_below_the_ephemeral_range(count: int) -> int:
-    """The first of ``count`` ports in a row that bind now, below 32768: no connection of another test
-    takes one of them as its own port meanwhile (Linux gives those from 32768 up)."""
-    import socket
-
-    for first in range(20000, 32000, count):
-        try:
-            with contextlib.ExitStack() as held:
-                for port in range(first, first + count):
-                    held.enter_context(socket.socket()).bind(("127.0.0.1", port))
-            return first
-        except OSError:
-            continue
-    raise AssertionError("no free ports in 20000-32000")
 
 
 @pytest.mark.slow(seconds=35)

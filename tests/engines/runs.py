@@ -117,9 +117,9 @@ def killed_and_run_again(ik, box, tmp_path, engine: str, address: str) -> None:
     assert again.returncode == 0, err
     assert out.startswith("sweep lights: 40 of 40 rows done, 120 credits spent in all, "), out
     # the rows this run made were stored by the engine's workers, and it says so; every image is in out
-    stored = re.search(rf"^  (\d+) images? stored in {re.escape(str(tmp_path / 'out'))} by the {engine} workers$",
-                       out, re.MULTILINE)
+    stored = re.search(rf"^  (\d+) images? stored in (\S+) by the {engine} workers$", out, re.MULTILINE)
     assert stored is not None and 1 <= int(stored[1]) <= 40, out
+    assert (ROOT / stored[2]).resolve() == (tmp_path / "out").resolve(), out  # as the file names it, from where it ran
     assert len(list((tmp_path / "out").glob("*.png"))) == 40
     assert Counter(group.rsplit(".", 1)[0] for _, group, _ in server_images(box, ik.user_id)) == \
         Counter({key: 1 for key in LocalJournal(journal).load()}), "a row was made twice"
