@@ -119,23 +119,23 @@ class DaskEngine:
             future = self.client.submit(send, outgoing, DaskClaim(queue.name) if queue is not None else None,
                                         pure=False, retries=0)
             try:
-                result: Incoming = await anyio.to_thread.run_sync(future.result, wait, abandon_on_cancel=True)
-                return result
-            except Exception as exc:
-                with suppress(Exception):
-                    future.cancel()
-                raise EngineLost(f"task lost ({type(exc).__name__}: {exc})".replace("()", ""),
-                                 sent=not await self._took_back(queue)) from None
+                return await self._answer(future, wait)
+            except EngineLost as lost:
+                raise EngineLost(str(lost), sent=not await self._took_back(queue)) from None
         finally:
             if queue is not None:
                 with suppress(Exception):
                     queue.close()
 
     async def call(self, function: Callable[..., T], *args: Any, wait: float) -> T:
-        future = self.client.submit(function, *args, pure=False, retries=0)
+        result: T = await self._answer(self.client.submit(function, *args, pure=False, retries=0), wait)
+        return result
+
+    @staticmethod
+    async def _answer(future: Any, wait: float) -> Any:
+        """The task's result within ``wait`` seconds; else the task cancelled and EngineLost (it may have run)."""
         try:
-            result: T = await anyio.to_thread.run_sync(future.result, wait, abandon_on_cancel=True)
-            return result
+            return await anyio.to_thread.run_sync(future.result, wait, abandon_on_cancel=True)
         except Exception as exc:
             with suppress(Exception):
                 future.cancel()

@@ -130,7 +130,6 @@ class RayEngine:
         return self
 
     async def send(self, outgoing: Outgoing, once: bool, wait: float) -> Incoming:
-        import ray
 
         ticket = new_ticket() if once else None
         if ticket is not None:
@@ -140,13 +139,10 @@ class RayEngine:
                 raise EngineLost(f"the ticket was not kept ({type(exc).__name__})", sent=False) from None
         ref = self.task.remote(outgoing, RayClaim(self.tickets, ticket) if ticket is not None else None)
         try:
-            with anyio.fail_after(wait):
-                result: Incoming = await ref
+            result: Incoming = await _answer(ref, wait)
             return result
-        except Exception as exc:
-            with suppress(Exception):
-                ray.cancel(ref, force=True)
-            raise EngineLost(f"task lost ({type(exc).__name__})", sent=not await self._took_back(ticket)) from None
+        except EngineLost as lost:
+            raise EngineLost(str(lost), sent=not await self._took_back(ticket)) from None
 
     async def call(self, function: Callable[..., T], *args: Any, wait: float) -> T:
         import ray
@@ -154,15 +150,8 @@ class RayEngine:
         remote = self.calls.get(function)
         if remote is None:
             remote = self.calls[function] = ray.remote(max_retries=0, num_cpus=TASK_CPUS)(function)
-        ref = remote.remote(*args)
-        try:
-            with anyio.fail_after(wait):
-                result: T = await ref
-            return result
-        except Exception as exc:
-            with suppress(Exception):
-                ray.cancel(ref, force=True)
-            raise EngineLost(f"task lost ({type(exc).__name__})", sent=True) from None
+        result: T = await _answer(remote.remote(*args), wait)
+        return result
 
     async def _took_back(self, ticket: str | None) -> bool:
         """Whether the caller took the ticket back (no task had it: the request never left). When a
@@ -182,6 +171,20 @@ class RayEngine:
             ray.kill(self.tickets)
         if self.owned:
             ray.shutdown()
+
+
+async def _answer(ref: Any, wait: float) -> Any:
+    """The task's result within ``wait`` seconds; else the task cancelled (its worker killed) and
+    EngineLost (it may have run)."""
+    import ray
+
+    try:
+        with anyio.fail_after(wait):
+            return await ref
+    except Exception as exc:
+        with suppress(Exception):
+            ray.cancel(ref, force=True)
+        raise EngineLost(f"task lost ({type(exc).__name__})", sent=True) from None
 
 
 def on_a_lasting_thread(call: Callable[[], T]) -> T:
